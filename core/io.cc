@@ -1,0 +1,298 @@
+#include "core/io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "core/tensor.h"
+#include "core/tensor_proto.h"
+
+namespace parity {
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+class CollectingErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_.empty()) {
+      first_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
+               ": " + message;
+    }
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+void WriteAll(int fd, const std::string& bytes, const std::string& path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    PARITY_ENFORCE(n > 0, ErrorKind::kIo, "cannot write ", path, ": ", std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+}
+
+// npy dtype descriptors parity reads and writes.
+struct NpyType {
+  const char* descr;
+  caffe2::TensorProto::DataType dtype;
+  size_t size;
+};
+constexpr NpyType kNpyTypes[] = {
+    {"<f4", caffe2::TensorProto::FLOAT, 4},  {"<f8", caffe2::TensorProto::DOUBLE, 8},
+    {"<i4", caffe2::TensorProto::INT32, 4},  {"<i8", caffe2::TensorProto::INT64, 8},
+    {"|b1", caffe2::TensorProto::BOOL, 1},   {"|u1", caffe2::TensorProto::UINT8, 1},
+    {"|i1", caffe2::TensorProto::INT8, 1},   {"<i2", caffe2::TensorProto::INT16, 2},
+    {"<u2", caffe2::TensorProto::UINT16, 2},
+};
+
+// Value of `key` in the npy header dict, e.g. 'descr': '<f4' -> <f4.
+std::string NpyHeaderField(const std::string& header, const std::string& key,
+                           const std::string& what) {
+  size_t at = header.find("'" + key + "'");
+  PARITY_ENFORCE(at != std::string::npos, ErrorKind::kInvalidNet, what, ": npy header lacks '",
+                 key, "'");
+  size_t colon = header.find(':', at);
+  PARITY_ENFORCE(colon != std::string::npos, ErrorKind::kInvalidNet, what, ": bad npy header");
+  size_t start = header.find_first_not_of(' ', colon + 1);
+  PARITY_ENFORCE(start != std::string::npos, ErrorKind::kInvalidNet, what, ": bad npy header");
+  size_t end;
+  if (header[start] == '\'') {
+    end = header.find('\'', start + 1);
+    PARITY_ENFORCE(end != std::string::npos, ErrorKind::kInvalidNet, what, ": bad npy header");
+    return header.substr(start + 1, end - start - 1);
+  }
+  if (header[start] == '(') {
+    end = header.find(')', start);
+    PARITY_ENFORCE(end != std::string::npos, ErrorKind::kInvalidNet, what, ": bad npy header");
+    return header.substr(start + 1, end - start - 1);
+  }
+  end = header.find_first_of(",}", start);
+  return header.substr(start, end - start);
+}
+
+}  // namespace
+
+std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  PARITY_ENFORCE(in.good(), ErrorKind::kIo, "cannot read ", path, ": ", std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  PARITY_ENFORCE(!in.bad(), ErrorKind::kIo, "error while reading ", path);
+  return buffer.str();
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  PARITY_ENFORCE(fd >= 0, ErrorKind::kIo, "cannot create ", tmp, ": ", std::strerror(errno));
+  try {
+    WriteAll(fd, bytes, tmp);
+    PARITY_ENFORCE(::fsync(fd) == 0, ErrorKind::kIo, "cannot fsync ", tmp, ": ",
+                   std::strerror(errno));
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int saved = errno;
+    ::unlink(tmp.c_str());
+    throw MakeError(ErrorKind::kIo, "cannot rename ", tmp, " to ", path, ": ",
+                    std::strerror(saved));
+  }
+  // Make the rename itself durable.
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+bool IsTextProtoPath(const std::string& path) {
+  return EndsWith(path, ".pbtxt") || EndsWith(path, ".prototxt") || EndsWith(path, ".txt") ||
+         EndsWith(path, ".textproto");
+}
+
+void ParseProto(const std::string& bytes, bool text, const std::string& what,
+                google::protobuf::Message* message) {
+  if (text) {
+    google::protobuf::TextFormat::Parser parser;
+    CollectingErrors errors;
+    parser.RecordErrorsTo(&errors);
+    bool ok = parser.ParseFromString(bytes, message);
+    PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid text ",
+                   message->GetTypeName(), ": ", errors.first());
+  } else {
+    bool ok = message->ParseFromString(bytes);
+    PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid binary ",
+                   message->GetTypeName(), " (malformed protobuf bytes",
+                   message->IsInitialized() ? "" : " or missing required fields", ")");
+  }
+}
+
+void LoadProtoFile(const std::string& path, google::protobuf::Message* message) {
+  ParseProto(ReadFileBytes(path), IsTextProtoPath(path), path, message);
+}
+
+void SaveProtoFile(const std::string& path, const google::protobuf::Message& message) {
+  std::string bytes;
+  if (IsTextProtoPath(path)) {
+    PARITY_ENFORCE(google::protobuf::TextFormat::PrintToString(message, &bytes),
+                   ErrorKind::kInternal, "cannot print ", message.GetTypeName());
+  } else {
+    PARITY_ENFORCE(message.SerializeToString(&bytes), ErrorKind::kInternal, "cannot serialize ",
+                   message.GetTypeName(), " (missing required fields?)");
+  }
+  WriteFileAtomic(path, bytes);
+}
+
+caffe2::NetDef LoadNetDef(const std::string& path) {
+  caffe2::NetDef net;
+  LoadProtoFile(path, &net);
+  return net;
+}
+
+void SaveNetDef(const std::string& path, const caffe2::NetDef& net) { SaveProtoFile(path, net); }
+
+std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
+  std::string bytes = ReadFileBytes(path);
+  if (EndsWith(path, ".npy")) return {ParseNpy(bytes, path)};
+  bool text = IsTextProtoPath(path);
+  if (text) {
+    // Text tells the two messages apart by field names: "protos {" only exists in TensorProtos.
+    if (bytes.find("protos") != std::string::npos) {
+      caffe2::TensorProtos protos;
+      ParseProto(bytes, true, path, &protos);
+      return {protos.protos().begin(), protos.protos().end()};
+    }
+    caffe2::TensorProto proto;
+    ParseProto(bytes, true, path, &proto);
+    return {proto};
+  }
+  caffe2::TensorProtos protos;
+  if (protos.ParseFromString(bytes) && protos.protos_size() > 0) {
+    return {protos.protos().begin(), protos.protos().end()};
+  }
+  caffe2::TensorProto proto;
+  ParseProto(bytes, false, path, &proto);
+  return {proto};
+}
+
+void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors) {
+  if (EndsWith(path, ".npy")) {
+    PARITY_ENFORCE(tensors.size() == 1, ErrorKind::kBadArgument, path, ": an .npy file holds ",
+                   "one tensor, got ", tensors.size(), " (use .pb or .pbtxt)");
+    WriteFileAtomic(path, SerializeNpy(tensors[0]));
+    return;
+  }
+  caffe2::TensorProtos protos;
+  for (const auto& t : tensors) *protos.add_protos() = t;
+  SaveProtoFile(path, protos);
+}
+
+caffe2::TensorProto ParseNpy(const std::string& bytes, const std::string& what) {
+  PARITY_ENFORCE(bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0,
+                 ErrorKind::kInvalidNet, what, " is not an .npy file (bad magic)");
+  int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_len;
+  size_t header_start;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    header_start = 10;
+  } else {
+    PARITY_ENFORCE(bytes.size() >= 12 && (major == 2 || major == 3), ErrorKind::kInvalidNet, what,
+                   ": unsupported .npy version ", major);
+    header_len = 0;
+    for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + i]);
+    header_start = 12;
+  }
+  PARITY_ENFORCE(header_start + header_len <= bytes.size(), ErrorKind::kInvalidNet, what,
+                 ": truncated .npy header");
+  std::string header = bytes.substr(header_start, header_len);
+  std::string descr = NpyHeaderField(header, "descr", what);
+  std::string fortran = NpyHeaderField(header, "fortran_order", what);
+  PARITY_ENFORCE(fortran.rfind("False", 0) == 0, ErrorKind::kInvalidNet, what,
+                 ": Fortran-order .npy arrays are not supported; save with C order");
+  if (descr == "<b1") descr = "|b1";
+  if (descr == "<u1") descr = "|u1";
+  if (descr == "<i1") descr = "|i1";
+  const NpyType* type = nullptr;
+  for (const NpyType& candidate : kNpyTypes) {
+    if (descr == candidate.descr) type = &candidate;
+  }
+  PARITY_ENFORCE(type != nullptr, ErrorKind::kInvalidNet, what, ": unsupported .npy dtype '",
+                 descr, "' (use little-endian f4, f8, i4, i8, b1, u1, i1, i2 or u2)");
+  std::vector<int64_t> dims;
+  std::stringstream shape(NpyHeaderField(header, "shape", what));
+  std::string item;
+  while (std::getline(shape, item, ',')) {
+    size_t first = item.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    char* end = nullptr;
+    long long d = std::strtoll(item.c_str() + first, &end, 10);
+    PARITY_ENFORCE(end != item.c_str() + first, ErrorKind::kInvalidNet, what,
+                   ": bad .npy shape entry '", item, "'");
+    dims.push_back(d);
+  }
+  int64_t count = CheckedNumElements(dims);
+  size_t data_start = header_start + header_len;
+  PARITY_ENFORCE(bytes.size() - data_start == static_cast<size_t>(count) * type->size,
+                 ErrorKind::kInvalidNet, what, ": .npy data has ", bytes.size() - data_start,
+                 " bytes, shape ", ShapeString(dims), " of ", descr, " needs ",
+                 static_cast<size_t>(count) * type->size);
+  caffe2::TensorProto proto;
+  for (int64_t d : dims) proto.add_dims(d);
+  proto.set_data_type(type->dtype);
+  proto.set_raw_data(bytes.substr(data_start));
+  // Normalize to typed fields so the rest of parity sees one representation.
+  Tensor tensor = TensorFromProto(proto);
+  return TensorToProto(tensor);
+}
+
+std::string SerializeNpy(const caffe2::TensorProto& proto) {
+  Tensor tensor = TensorFromProto(proto);
+  const NpyType* type = nullptr;
+  for (const NpyType& candidate : kNpyTypes) {
+    if (candidate.dtype == proto.data_type()) type = &candidate;
+  }
+  PARITY_ENFORCE(type != nullptr, ErrorKind::kBadArgument, "cannot write dtype ",
+                 DataTypeName(tensor.dtype()), " to .npy");
+  std::string shape = "(";
+  for (int64_t d : tensor.dims()) shape += std::to_string(d) + ", ";
+  if (tensor.ndim() > 1) shape.resize(shape.size() - 2);
+  if (tensor.ndim() == 1) shape.resize(shape.size() - 1);
+  shape += ")";
+  std::string header = std::string("{'descr': '") + type->descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad so the data starts on a 64-byte boundary, ending the header with '\n'.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(1);
+  out += static_cast<char>(0);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(static_cast<const char*>(tensor.raw_data()), tensor.nbytes());
+  return out;
+}
+
+}  // namespace parity

@@ -1,0 +1,95 @@
+#include "core/net.h"
+
+#include <map>
+#include <mutex>
+
+#include "core/workspace.h"
+
+namespace parity {
+namespace {
+
+std::string NetContext(const caffe2::NetDef& def) {
+  return def.name().empty() ? std::string("net") : "net '" + def.name() + "'";
+}
+
+std::map<std::string, NetFactory>& NetFactories() {
+  static auto* factories = new std::map<std::string, NetFactory>{
+      {"simple", [](const caffe2::NetDef& def, Workspace* ws) -> std::unique_ptr<NetBase> {
+         return std::make_unique<SimpleNet>(def, ws);
+       }}};
+  return *factories;
+}
+
+std::mutex& NetFactoriesMutex() {
+  static auto* mutex = new std::mutex();
+  return *mutex;
+}
+
+}  // namespace
+
+caffe2::NetDef WithNetDeviceOption(const caffe2::NetDef& def) {
+  caffe2::NetDef out = def;
+  if (!def.has_device_option()) return out;
+  for (auto& op : *out.mutable_op()) {
+    if (!op.has_device_option()) *op.mutable_device_option() = def.device_option();
+  }
+  return out;
+}
+
+NetBase::NetBase(const caffe2::NetDef& def, Workspace* ws) : def_(WithNetDeviceOption(def)) {
+  ops_.reserve(def_.op_size());
+  for (int i = 0; i < def_.op_size(); ++i) {
+    try {
+      ops_.push_back(CreateOperator(def_.op(i), ws));
+    } catch (Error& error) {
+      error.AddContext(OpContext(i, def_.op(i)));
+      error.AddContext(NetContext(def_));
+      throw;
+    }
+  }
+}
+
+void NetBase::RunOp(int index) {
+  try {
+    ops_[index]->Run();
+  } catch (Error& error) {
+    // Nested nets (Do, If, RecurrentNetwork) add their own context first, so a message reads
+    // "net 'outer': op #2 (Do): net 'inner': op #0 (Add): ...".
+    error.AddContext(OpContext(index, def_.op(index)));
+    error.AddContext(NetContext(def_));
+    throw;
+  }
+}
+
+void SimpleNet::Run() {
+  const int count = static_cast<int>(ops_.size());
+  for (int i = 0; i < count; ++i) RunOp(i);
+}
+
+bool RegisterNetType(const std::string& type, NetFactory factory) {
+  std::lock_guard<std::mutex> lock(NetFactoriesMutex());
+  NetFactories()[type] = std::move(factory);
+  return true;
+}
+
+std::vector<std::string> NetTypes() {
+  std::lock_guard<std::mutex> lock(NetFactoriesMutex());
+  std::vector<std::string> types;
+  for (const auto& [type, factory] : NetFactories()) types.push_back(type);
+  return types;
+}
+
+std::unique_ptr<NetBase> CreateNetForDef(const caffe2::NetDef& def, Workspace* ws) {
+  std::string type = def.type().empty() ? "simple" : def.type();
+  NetFactory factory;
+  {
+    std::lock_guard<std::mutex> lock(NetFactoriesMutex());
+    auto it = NetFactories().find(type);
+    PARITY_ENFORCE(it != NetFactories().end(), ErrorKind::kInvalidNet, NetContext(def),
+                   ": unknown net type '", type, "'");
+    factory = it->second;
+  }
+  return factory(def, ws);
+}
+
+}  // namespace parity

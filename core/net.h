@@ -1,0 +1,54 @@
+// Nets: a NetDef instantiated in a workspace. The executor is chosen by NetDef.type: "simple" (or
+// empty) runs ops in order; other executors register under their type names ("dag", ...).
+#ifndef PARITY_CORE_NET_H_
+#define PARITY_CORE_NET_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/operator.h"
+#include "core/proto/caffe2.pb.h"
+
+namespace parity {
+
+class Workspace;
+
+class NetBase {
+ public:
+  NetBase(const caffe2::NetDef& def, Workspace* ws);
+  virtual ~NetBase() = default;
+  // Runs every op; a failure is a parity::Error whose context names the net and the op.
+  virtual void Run() = 0;
+  const caffe2::NetDef& def() const { return def_; }
+  const std::string& name() const { return def_.name(); }
+  const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }
+
+ protected:
+  // Runs op `index`, adding "net 'x': op #i (Type 'name')" to any error it throws.
+  void RunOp(int index);
+
+  caffe2::NetDef def_;
+  std::vector<std::unique_ptr<Operator>> ops_;
+};
+
+class SimpleNet final : public NetBase {
+ public:
+  SimpleNet(const caffe2::NetDef& def, Workspace* ws) : NetBase(def, ws) {}
+  void Run() override;
+};
+
+// The def with NetDef.device_option copied into every op that has none (Caffe2's rule).
+caffe2::NetDef WithNetDeviceOption(const caffe2::NetDef& def);
+
+using NetFactory = std::function<std::unique_ptr<NetBase>(const caffe2::NetDef&, Workspace*)>;
+bool RegisterNetType(const std::string& type, NetFactory factory);
+std::vector<std::string> NetTypes();
+
+// Instantiates `def` in `ws` with the executor its type names (kInvalidNet for unknown types).
+std::unique_ptr<NetBase> CreateNetForDef(const caffe2::NetDef& def, Workspace* ws);
+
+}  // namespace parity
+
+#endif  // PARITY_CORE_NET_H_
