@@ -1,0 +1,158 @@
+// The command-line contract, end to end through the real binary: outputs, formats, exit codes, and
+// a one-line message for each kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "core/io.h"
+
+namespace parity {
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
+
+Result Parity(const std::string& args) {
+  std::string binary = std::string(std::getenv("TEST_SRCDIR")) + "/parity/tools/parity";
+  std::string command = binary + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  Result result{-1, ""};
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string WriteNet(const std::string& name, const std::string& text) {
+  std::string path = Tmp() + "/" + name;
+  WriteFileAtomic(path, text);
+  return path;
+}
+
+const char kFillCopy[] = R"(name: "demo"
+op { type: "GivenTensorFill" output: "x"
+     arg { name: "shape" ints: 2 ints: 2 }
+     arg { name: "values" floats: 1 floats: 2.5 floats: -3 floats: 4 } }
+op { type: "Copy" input: "x" output: "y" }
+external_output: "y"
+)";
+
+void ExpectBadInput(const std::string& net_text, const std::string& needle) {
+  Result r = Parity("run " + WriteNet("case.pbtxt", net_text));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(needle), std::string::npos) << r.output;
+  // One line: the message, nothing else (no stack trace, no abort text).
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+TEST(Cli, RunPrintsOutputsTextAndBinaryAgree) {
+  std::string text_path = WriteNet("fill.pbtxt", kFillCopy);
+  Result text = Parity("run " + text_path);
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_EQ(text.output, "y: float [2, 2] = [1, 2.5, -3, 4]\n");
+  std::string binary_path = Tmp() + "/fill.pb";
+  SaveNetDef(binary_path, LoadNetDef(text_path));
+  Result binary = Parity("run " + binary_path);
+  EXPECT_EQ(binary.exit_code, 0);
+  EXPECT_EQ(binary.output, text.output);
+}
+
+TEST(Cli, RunWithInputsFetchAndOutputFile) {
+  std::string npy = Tmp() + "/in.npy";
+  Result make = Parity("run " + WriteNet("fill.pbtxt", kFillCopy) + " -o " + npy);
+  ASSERT_EQ(make.exit_code, 0) << make.output;
+  std::string copy_net = WriteNet("copy.pbtxt",
+                                  "op { type: \"Copy\" input: \"a\" output: \"b\" }\n"
+                                  "op { type: \"Copy\" input: \"b\" output: \"c\" }\n");
+  Result r = Parity("run " + copy_net + " --input a=" + npy + " --fetch b,c");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "b: float [2, 2] = [1, 2.5, -3, 4]\nc: float [2, 2] = [1, 2.5, -3, 4]\n");
+}
+
+TEST(Cli, InitNetRunsFirst) {
+  std::string init = WriteNet("init.pbtxt",
+      "op { type: \"ConstantFill\" output: \"w\" arg { name: \"shape\" ints: 3 } "
+      "arg { name: \"value\" f: 0.5 } }");
+  std::string main = WriteNet("main.pbtxt",
+      "op { type: \"Copy\" input: \"w\" output: \"out\" } external_output: \"out\"");
+  Result r = Parity("run " + main + " --init " + init);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "out: float [3] = [0.5, 0.5, 0.5]\n");
+}
+
+TEST(Cli, UnreadableFile) {
+  Result r = Parity("run " + Tmp() + "/does_not_exist.pb");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("does_not_exist.pb"), std::string::npos) << r.output;
+}
+
+TEST(Cli, MalformedProtobufBytes) {
+  std::string path = Tmp() + "/garbage.pb";
+  WriteFileAtomic(path, std::string("\x0A\x64xx", 4));
+  Result r = Parity("run " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("malformed protobuf"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnknownOpType) {
+  ExpectBadInput("op { type: \"Frobnicate\" output: \"y\" }", "unknown op type 'Frobnicate'");
+}
+
+TEST(Cli, WrongArity) {
+  ExpectBadInput(std::string(kFillCopy) + "op { type: \"Copy\" input: \"x\" input: \"y\" output: \"z\" }",
+                 "takes 1 inputs, got 2");
+}
+
+TEST(Cli, WrongArgumentType) {
+  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" f: 2 } }",
+                 "argument 'shape' should be of type ints");
+}
+
+TEST(Cli, MissingInputBlob) {
+  ExpectBadInput("op { type: \"Copy\" input: \"ghost\" output: \"y\" }",
+                 "input 0 'ghost' does not exist");
+}
+
+TEST(Cli, NegativeDims) {
+  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 2 ints: -3 } }",
+                 "negative dimension -3");
+}
+
+TEST(Cli, DimsProductOverflowsInt64) {
+  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 4294967296 "
+                 "ints: 4294967296 ints: 4 } }",
+                 "overflows int64");
+}
+
+TEST(Cli, AllocationOverTheCap) {
+  // 2^20 x 2^20 floats = 4 TiB: well formed, but over the default 4 GiB cap.
+  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 1048576 "
+                 "ints: 1048576 } }",
+                 "exceeds the cap");
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(Parity("").exit_code, 2);
+  EXPECT_EQ(Parity("run").exit_code, 2);
+  EXPECT_EQ(Parity("nosuchcommand").exit_code, 2);
+  EXPECT_EQ(Parity("run --help").exit_code, 0);
+}
+
+TEST(Cli, OpsListsSchemas) {
+  Result r = Parity("ops --json");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("\"type\": \"GivenTensorFill\""), std::string::npos);
+  EXPECT_NE(r.output.find("\"name\": \"values\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity

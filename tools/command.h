@@ -1,0 +1,40 @@
+// The `parity` command line: one file per subcommand, each registering itself into the app.
+// Subcommands report failures by throwing parity::Error; main() maps kinds to exit codes
+// (0 clean, 1 discrepancies found, 2 bad input or usage, 3 internal error).
+#ifndef PARITY_TOOLS_COMMAND_H_
+#define PARITY_TOOLS_COMMAND_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace parity::tools {
+
+// Exit codes of the command-line contract.
+constexpr int kExitClean = 0;
+constexpr int kExitDiscrepancies = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitInternal = 3;
+
+// A subcommand: `setup` adds options to its CLI::App and returns the action to run when chosen;
+// the action returns the exit code.
+struct Command {
+  std::string name;
+  std::string description;
+  std::function<std::function<int()>(CLI::App* app)> setup;
+};
+
+std::vector<Command>& Commands();
+bool RegisterCommand(Command command);
+
+}  // namespace parity::tools
+
+#define PARITY_COMMAND_CONCAT_INNER(a, b) a##b
+#define PARITY_COMMAND_CONCAT(a, b) PARITY_COMMAND_CONCAT_INNER(a, b)
+#define PARITY_REGISTER_COMMAND(...)                                                    \
+  static const bool PARITY_COMMAND_CONCAT(parity_registered_command_, __COUNTER__) =    \
+      ::parity::tools::RegisterCommand(__VA_ARGS__)
+
+#endif  // PARITY_TOOLS_COMMAND_H_
