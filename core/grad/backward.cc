@@ -1,0 +1,312 @@
+#include "core/grad/backward.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "core/argument.h"
+#include "core/proto/error.h"
+
+namespace parity {
+namespace {
+
+struct OpVersions {
+  const caffe2::OperatorDef* op;
+  std::map<std::string, int> in;
+  std::map<std::string, int> out;
+};
+
+// Where one contribution to a gradient comes from: output `index` of gradient op `op` (an index
+// into the pass's op list), or a pass-through blob name when op < 0.
+struct Generator {
+  int op = -1;
+  int index = 0;
+  std::string gradient;
+  caffe2::DeviceOption device_option;
+  bool has_device_option = false;
+};
+
+class IR {
+ public:
+  explicit IR(const std::vector<caffe2::OperatorDef>& ops) {
+    for (const auto& op : ops) Play(op);
+    for (const auto& op : ops) {
+      PARITY_ENFORCE(op.type() != "StopGradient" || op.output_size() == 0 ||
+                         input_usages_.count(op.output(0)) > 0,
+                     ErrorKind::kBadArgument, OpLabel(op), ": StopGradient's output '",
+                     op.output(0), "' is never read; StopGradient(X) -> X (in place) is the ",
+                     "intended form");
+    }
+  }
+
+  BackwardPass Run(const GradientSeeds& ys) {
+    std::map<std::string, std::string> input_to_grad;  // "" = explicitly no gradient
+    for (const auto& [y, g] : ys) {
+      gradient_frontier_[y] = frontier_[y];
+      input_usages_[y][frontier_[y]].push_back(static_cast<int>(ssa_.size()));
+    }
+    for (const auto& [y, g] : ys) {
+      if (!g.empty()) {
+        input_to_grad[y] = g;
+        continue;
+      }
+      caffe2::OperatorDef fill;
+      fill.set_type("ConstantFill");
+      fill.add_input(y);
+      fill.add_output(y + "_autogen_grad");
+      caffe2::Argument* value = fill.add_arg();
+      value->set_name("value");
+      value->set_f(1.0f);
+      ops_.push_back(fill);
+      input_to_grad[y] = fill.output(0);
+      Generator gen;
+      gen.op = static_cast<int>(ops_.size()) - 1;
+      gen.gradient = fill.output(0);
+      gen.has_device_option = fill.has_device_option();
+      generators_[y][frontier_[y]].push_back(gen);
+    }
+
+    for (int index = static_cast<int>(ssa_.size()) - 1; index >= 0; --index) {
+      GenerateForOp(index, &input_to_grad);
+      std::vector<std::pair<std::string, std::string>> accumulated = Accumulate(index);
+      for (const auto& [name, grad] : accumulated) input_to_grad[name] = grad;
+    }
+
+    BackwardPass pass;
+    pass.ops = ops_;
+    for (const auto& [name, grad] : input_to_grad) {
+      if (!grad.empty()) pass.gradient_of[name] = grad;
+    }
+    return pass;
+  }
+
+ private:
+  void Play(const caffe2::OperatorDef& op) {
+    OpVersions v;
+    v.op = &op;
+    const int index = static_cast<int>(ssa_.size());
+    for (const auto& s : op.input()) {
+      int version = frontier_[s];  // inserts 0 for a blob never seen: Python's defaultdict
+      v.in[s] = version;
+      input_usages_[s][version].push_back(index);
+      in_history_[s].push_back({&op, version});
+    }
+    for (const auto& s : op.output()) {
+      auto it = frontier_.find(s);
+      if (it != frontier_.end()) {
+        ++it->second;
+      } else {
+        frontier_[s] = 0;
+      }
+      v.out[s] = frontier_[s];
+      out_history_[s].push_back({&op, frontier_[s]});
+    }
+    ssa_.push_back(v);
+  }
+
+  std::string History(const std::string& name, bool outputs) {
+    std::ostringstream out;
+    out << "; version history of '" << name << "':";
+    for (const auto& [op, version] : outputs ? out_history_[name] : in_history_[name]) {
+      out << " [" << (outputs ? "written" : "read") << " at version " << version << " by "
+          << OpLabel(*op) << "]";
+    }
+    return out.str();
+  }
+
+  void CheckGradientInput(const std::string& s, const std::vector<std::string>& g_output,
+                          int index, const std::set<std::string>& local) {
+    const OpVersions& v = ssa_[index];
+    const caffe2::OperatorDef& op = *v.op;
+    auto found = std::find(g_output.begin(), g_output.end(), s);
+    if (!s.empty() && found != g_output.end()) {
+      const std::string& original = op.output(static_cast<int>(found - g_output.begin()));
+      PARITY_ENFORCE(v.out.at(original) == gradient_frontier_[original], ErrorKind::kBadArgument,
+                     "gradient of ", OpLabel(op), ": gradient '", s,
+                     "' is expected to correspond to version ", v.out.at(original), " of '",
+                     original, "', but the gradient is at version ",
+                     gradient_frontier_[original], History(original, true));
+    } else if (v.out.count(s)) {
+      PARITY_ENFORCE(frontier_[s] == v.out.at(s), ErrorKind::kBadArgument, "gradient of ",
+                     OpLabel(op), " needs output '", s, "' at version ", v.out.at(s),
+                     ", but it is overwritten later (version ", frontier_[s], ")",
+                     History(s, true));
+    } else if (v.in.count(s)) {
+      PARITY_ENFORCE(frontier_[s] == v.in.at(s), ErrorKind::kBadArgument, "gradient of ",
+                     OpLabel(op), " needs input '", s, "' at version ", v.in.at(s),
+                     ", but it is overwritten later (version ", frontier_[s], ")",
+                     History(s, false));
+    } else {
+      PARITY_ENFORCE(local.count(s) > 0, ErrorKind::kBadArgument, "gradient of ", OpLabel(op),
+                     ": blob '", s, "' is neither an input, an output or an output gradient of ",
+                     "the op, nor made by one of its earlier gradient ops");
+    }
+  }
+
+  void GenerateForOp(int index, std::map<std::string, std::string>* input_to_grad) {
+    const OpVersions& v = ssa_[index];
+    const caffe2::OperatorDef& op = *v.op;
+    std::vector<std::string> g_output;
+    bool any = false;
+    for (const auto& out : op.output()) {
+      auto it = input_to_grad->find(out);
+      g_output.push_back(it == input_to_grad->end() ? "" : it->second);
+      any = any || !g_output.back().empty();
+    }
+    if (!any && op.type() != "ZeroGradient") return;
+
+    GradientOpsMeta meta;
+    try {
+      meta = GetGradientForOp(op, g_output);
+    } catch (Error& error) {
+      error.AddContext("backward pass: forward op #" + std::to_string(index));
+      throw;
+    }
+    // Register the ops, checking their inputs and recording generators.
+    const int first = static_cast<int>(ops_.size());
+    std::set<std::string> local;
+    for (size_t k = 0; k < meta.ops.size(); ++k) {
+      const caffe2::OperatorDef& grad_op = meta.ops[k];
+      for (const auto& s : grad_op.input()) CheckGradientInput(s, g_output, index, local);
+      for (int i = 0; i < grad_op.output_size(); ++i) {
+        const std::string& output = grad_op.output(i);
+        local.insert(output);
+        auto g = std::find(meta.g_input.begin(), meta.g_input.end(), output);
+        if (output.empty() || g == meta.g_input.end()) continue;
+        const std::string& input_name = op.input(static_cast<int>(g - meta.g_input.begin()));
+        Generator gen;
+        gen.op = first + static_cast<int>(k);
+        gen.index = i;
+        gen.gradient = output;
+        gen.has_device_option = grad_op.has_device_option();
+        gen.device_option = grad_op.device_option();
+        generators_[input_name][v.in.at(input_name)].push_back(gen);
+      }
+    }
+    ops_.insert(ops_.end(), meta.ops.begin(), meta.ops.end());
+    // Pass-through gradients (no op made them) are generators too.
+    for (int i = 0; i < op.input_size(); ++i) {
+      const std::string& g = meta.g_input[i];
+      if (g.empty() || local.count(g)) continue;
+      Generator gen;
+      gen.gradient = g;
+      gen.has_device_option = op.has_device_option();
+      gen.device_option = op.device_option();
+      generators_[op.input(i)][v.in.at(op.input(i))].push_back(gen);
+    }
+    for (int i = 0; i < op.input_size(); ++i) {
+      if (!meta.g_input[i].empty()) gradient_frontier_[op.input(i)] = v.in.at(op.input(i));
+    }
+    // Record the gradient map. A missing gradient never overwrites an existing one, unless the
+    // input is also an output of the op (its version changed).
+    std::set<std::string> outputs(op.output().begin(), op.output().end());
+    std::map<std::string, std::string> updates;
+    for (int i = 0; i < op.input_size(); ++i) {
+      const std::string& name = op.input(i);
+      const std::string& grad = meta.g_input[i];
+      if (!grad.empty() || !input_to_grad->count(name) || outputs.count(name)) updates[name] = grad;
+    }
+    // Python builds the update dict in input order, later duplicates winning; then merges.
+    for (int i = 0; i < op.input_size(); ++i) {
+      const std::string& name = op.input(i);
+      if (updates.count(name)) (*input_to_grad)[name] = updates[name];
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> Accumulate(int index) {
+    const OpVersions& v = ssa_[index];
+    std::vector<std::pair<std::string, std::string>> grad_map;
+    std::set<std::string> seen;
+    for (const auto& input_name : v.op->input()) {
+      if (!seen.insert(input_name).second) continue;
+      int version = v.in.at(input_name);
+      const std::vector<int>& usage = input_usages_[input_name][version];
+      if (usage.size() <= 1 || usage[0] != index) continue;
+      std::vector<Generator>& gens = generators_[input_name][version];
+      if (gens.size() < 2) continue;
+      const caffe2::DeviceOption* first_device = nullptr;
+      for (const Generator& gen : gens) {
+        if (!gen.has_device_option) continue;
+        if (first_device == nullptr) {
+          first_device = &gen.device_option;
+        } else {
+          PARITY_ENFORCE(gen.device_option.SerializeAsString() ==
+                             first_device->SerializeAsString(),
+                         ErrorKind::kBadArgument, "gradients of '", input_name,
+                         "' come from ops on different devices; they cannot be summed");
+        }
+      }
+      grad_map.emplace_back(input_name, MakeSum(input_name, gens));
+    }
+    return grad_map;
+  }
+
+  std::string MakeSum(const std::string& input_name, std::vector<Generator>& gens) {
+    std::string base = input_name + "_grad";
+    for (const Generator& gen : gens) {
+      if (gen.op >= 0) {
+        base = ops_[gen.op].output(gen.index);
+        break;
+      }
+    }
+    std::vector<std::string> sum_inputs;
+    int count = 0;
+    bool first_op = true;
+    for (Generator& gen : gens) {
+      if (gen.op >= 0) {
+        std::string out = ops_[gen.op].output(gen.index);
+        if (first_op) {
+          first_op = false;
+        } else {
+          out = "_" + out + "_autosplit_" + std::to_string(count++);
+          ops_[gen.op].set_output(gen.index, out);
+        }
+        sum_inputs.push_back(out);
+      } else {
+        PARITY_ENFORCE(gen.gradient != base, ErrorKind::kBadArgument, "gradient of '",
+                       input_name, "': a pass-through gradient has the same name '", base,
+                       "' as the accumulated gradient");
+        sum_inputs.push_back(gen.gradient);
+      }
+    }
+    // Sum runs in place only on its first input.
+    auto at = std::find(sum_inputs.begin(), sum_inputs.end(), base);
+    if (at != sum_inputs.end()) std::iter_swap(sum_inputs.begin(), at);
+    caffe2::OperatorDef sum;
+    sum.set_type("Sum");
+    for (const auto& in : sum_inputs) sum.add_input(in);
+    sum.add_output(base);
+    *sum.mutable_device_option() = gens[0].device_option;
+    sum.mutable_device_option()->add_extra_info("is_auto_gen_sum_ops:1");
+    ops_.push_back(sum);
+    return base;
+  }
+
+  std::vector<OpVersions> ssa_;
+  std::map<std::string, std::map<int, std::vector<int>>> input_usages_;
+  std::map<std::string, int> frontier_;
+  std::map<std::string, int> gradient_frontier_;
+  std::map<std::string, std::map<int, std::vector<Generator>>> generators_;
+  std::map<std::string, std::vector<std::pair<const caffe2::OperatorDef*, int>>> in_history_;
+  std::map<std::string, std::vector<std::pair<const caffe2::OperatorDef*, int>>> out_history_;
+  Ops ops_;
+};
+
+}  // namespace
+
+BackwardPass GetBackwardPass(const std::vector<caffe2::OperatorDef>& forward_ops,
+                             const GradientSeeds& ys) {
+  IR ir(forward_ops);
+  return ir.Run(ys);
+}
+
+std::map<std::string, std::string> AddGradientOperators(caffe2::NetDef* net,
+                                                        const GradientSeeds& ys, int skip) {
+  std::vector<caffe2::OperatorDef> forward(net->op().begin() + std::min(skip, net->op_size()),
+                                           net->op().end());
+  BackwardPass pass = GetBackwardPass(forward, ys);
+  for (auto& op : pass.ops) *net->add_op() = std::move(op);
+  return pass.gradient_of;
+}
+
+}  // namespace parity

@@ -1,0 +1,183 @@
+// The backward pass against op lists worked out by hand from Caffe2's IR rules
+// (caffe2/python/core.py): versions, skipping, accumulation with autosplit + Sum, StopGradient,
+// pass-through gradients, and the version checks.
+#include "core/grad/backward.h"
+
+#include "core/grad/gradient.h"
+#include "tests/test_util.h"
+
+namespace parity::testing {
+namespace {
+
+// "Type(in,in)->(out,out)", the compact form expected lists are written in.
+std::string Show(const caffe2::OperatorDef& op) {
+  std::string s = op.type() + "(";
+  for (int i = 0; i < op.input_size(); ++i) s += (i ? "," : "") + op.input(i);
+  s += ")->(";
+  for (int i = 0; i < op.output_size(); ++i) s += (i ? "," : "") + op.output(i);
+  return s + ")";
+}
+
+std::vector<std::string> Show(const Ops& ops) {
+  std::vector<std::string> out;
+  for (const auto& op : ops) out.push_back(Show(op));
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+using GradMap = std::map<std::string, std::string>;
+
+TEST(Backward, BlobUsedTwiceIsAccumulatedWithAutosplitAndSum) {
+  Ops forward = {MakeOp("Relu", {"x"}, {"y"}), MakeOp("Sigmoid", {"x"}, {"z"}),
+                 MakeOp("Sum", {"y", "z"}, {"s"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"s", ""}});
+  // Walking back: Sum passes s's gradient to y and z; Sigmoid's gradient is the first generator of
+  // x@0 and keeps x_grad; Relu's is renamed; at the first user (op 0) a Sum adds them.
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(s)->(s_autogen_grad)",
+                                     "SigmoidGradient(z,s_autogen_grad)->(x_grad)",
+                                     "ReluGradient(y,s_autogen_grad)->(_x_grad_autosplit_0)",
+                                     "Sum(x_grad,_x_grad_autosplit_0)->(x_grad)"}));
+  EXPECT_EQ(pass.gradient_of, (GradMap{{"s", "s_autogen_grad"}, {"x", "x_grad"},
+                                       {"y", "s_autogen_grad"}, {"z", "s_autogen_grad"}}));
+  EXPECT_EQ(pass.ops[0].arg(0).name(), "value");
+  EXPECT_EQ(pass.ops[0].arg(0).f(), 1.0f);
+  EXPECT_TRUE(pass.ops[1].is_gradient_op());
+  EXPECT_FALSE(pass.ops[0].is_gradient_op());
+  ASSERT_EQ(pass.ops[3].device_option().extra_info_size(), 1);
+  EXPECT_EQ(pass.ops[3].device_option().extra_info(0), "is_auto_gen_sum_ops:1");
+}
+
+TEST(Backward, ThreeUsersRenameInOrder) {
+  Ops forward = {MakeOp("Tanh", {"x"}, {"a"}), MakeOp("Sigmoid", {"x"}, {"b"}),
+                 MakeOp("Relu", {"x"}, {"c"}), MakeOp("Sum", {"a", "b", "c"}, {"s"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"s", "ds"}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"ReluGradient(c,ds)->(x_grad)",
+                                     "SigmoidGradient(b,ds)->(_x_grad_autosplit_0)",
+                                     "TanhGradient(a,ds)->(_x_grad_autosplit_1)",
+                                     "Sum(x_grad,_x_grad_autosplit_0,_x_grad_autosplit_1)->(x_grad)"}));
+}
+
+TEST(Backward, SameBlobTwiceInOneOpSumsPassThroughGradients) {
+  Ops forward = {MakeOp("Sum", {"x", "x"}, {"y"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});
+  // Both contributions are pass-throughs of y's gradient: base name is x_grad.
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(y)->(y_autogen_grad)",
+                                     "Sum(y_autogen_grad,y_autogen_grad)->(x_grad)"}));
+  EXPECT_EQ(pass.gradient_of.at("x"), "x_grad");
+}
+
+TEST(Backward, InPlaceChain) {
+  Ops forward = {MakeOp("FC", {"x", "w", "b"}, {"h"}), MakeOp("Relu", {"h"}, {"h"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"h", ""}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(h)->(h_autogen_grad)",
+                                     "ReluGradient(h,h_autogen_grad)->(h_grad)",
+                                     "FCGradient(x,w,h_grad)->(w_grad,b_grad,x_grad)"}));
+  EXPECT_EQ(pass.gradient_of, (GradMap{{"b", "b_grad"}, {"h", "h_grad"}, {"w", "w_grad"},
+                                       {"x", "x_grad"}}));
+}
+
+TEST(Backward, OverwrittenOutputNeededByGradientIsAnErrorWithHistory) {
+  // Sigmoid's gradient needs y at version 0, but the in-place Relu made it version 1.
+  Ops forward = {MakeOp("Sigmoid", {"x"}, {"y"}), MakeOp("Relu", {"y"}, {"y"})};
+  ExpectError([&] { GetBackwardPass(forward, {{"y", ""}}); }, ErrorKind::kBadArgument,
+              {"op Sigmoid", "needs output 'y' at version 0", "version 1",
+               "version history of 'y'", "written at version 1 by op Relu"});
+}
+
+TEST(Backward, StopGradientStopsFlow) {
+  Ops forward = {MakeOp("FC", {"x", "w", "b"}, {"h"}), MakeOp("StopGradient", {"h"}, {"h"}),
+                 MakeOp("Relu", {"h"}, {"y"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(y)->(y_autogen_grad)",
+                                     "ReluGradient(y,y_autogen_grad)->(h_grad)"}));
+  EXPECT_EQ(pass.gradient_of, (GradMap{{"y", "y_autogen_grad"}}));
+}
+
+TEST(Backward, OrphanStopGradientIsRejected) {
+  Ops forward = {MakeOp("Relu", {"x"}, {"h"}), MakeOp("StopGradient", {"h"}, {"h_stopped"}),
+                 MakeOp("Tanh", {"h"}, {"y"})};
+  ExpectError([&] { GetBackwardPass(forward, {{"y", ""}}); }, ErrorKind::kBadArgument,
+              {"StopGradient's output 'h_stopped' is never read"});
+}
+
+TEST(Backward, DeadBranchIsSkipped) {
+  Ops forward = {MakeOp("Relu", {"x"}, {"a"}), MakeOp("Sigmoid", {"x"}, {"dead"}),
+                 MakeOp("Tanh", {"a"}, {"y"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});
+  // x has two users but only one generator: no Sum.
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(y)->(y_autogen_grad)",
+                                     "TanhGradient(y,y_autogen_grad)->(a_grad)",
+                                     "ReluGradient(a,a_grad)->(x_grad)"}));
+}
+
+TEST(Backward, OpsWithoutGradientInTheMiddle) {
+  caffe2::OperatorDef cast = MakeOp("Cast", {"m"}, {"mf"}, {{"to", 1}, {"from_type", 5}});
+  Ops forward = {MakeOp("Relu", {"x"}, {"y"}), MakeOp("LT", {"y", "t"}, {"m"}), cast,
+                 MakeOp("AveragedLoss", {"mf"}, {"loss"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"loss", ""}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(loss)->(loss_autogen_grad)",
+                                     "AveragedLossGradient(mf,loss_autogen_grad)->(mf_grad)",
+                                     "Cast(mf_grad)->(m_grad)"}));
+  // Cast's gradient casts back: to = the forward from_type, and it does not copy forward args.
+  ASSERT_EQ(pass.ops[2].arg_size(), 2);
+  EXPECT_EQ(pass.ops[2].arg(0).name(), "to");
+  EXPECT_EQ(pass.ops[2].arg(0).i(), 5);
+  EXPECT_EQ(pass.gradient_of, (GradMap{{"loss", "loss_autogen_grad"}, {"m", "m_grad"},
+                                       {"mf", "mf_grad"}}));
+}
+
+TEST(Backward, GradientOpsCopyDeviceEngineAndArguments) {
+  caffe2::OperatorDef op = MakeOp("LeakyRelu", {"x"}, {"y"}, {{"alpha", 0.2f}}, "FAST");
+  op.mutable_device_option()->set_device_type(1);
+  BackwardPass pass = GetBackwardPass({op}, {{"y", "dy"}});
+  ASSERT_EQ(pass.ops.size(), 1u);
+  const caffe2::OperatorDef& grad = pass.ops[0];
+  EXPECT_EQ(Show(grad), "LeakyReluGradient(y,dy)->(x_grad)");
+  EXPECT_EQ(grad.engine(), "FAST");
+  EXPECT_EQ(grad.device_option().device_type(), 1);
+  ASSERT_EQ(grad.arg_size(), 1);
+  EXPECT_EQ(grad.arg(0).name(), "alpha");
+  EXPECT_TRUE(grad.is_gradient_op());
+}
+
+TEST(Backward, MatMulTransposes) {
+  Ops forward = {MakeOp("MatMul", {"a", "b"}, {"c"}, {{"trans_b", 1}})};
+  BackwardPass pass = GetBackwardPass(forward, {{"c", "dc"}});
+  // C = A Bᵀ: dA = dC B, dB = dCᵀ A.
+  EXPECT_EQ(Show(pass.ops), (Strings{"MatMul(dc,b)->(a_grad)", "MatMul(dc,a)->(b_grad)"}));
+  EXPECT_EQ(pass.ops[1].arg(0).name(), "trans_a");
+  EXPECT_EQ(pass.ops[1].arg(0).i(), 1);
+}
+
+TEST(Backward, ConcatSplitAndMissingOutputGradients) {
+  Ops forward = {MakeOp("Split", {"x"}, {"p", "q"}, {{"axis", 0}}),
+                 MakeOp("Relu", {"q"}, {"y"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(y)->(y_autogen_grad)",
+                                     "ReluGradient(y,y_autogen_grad)->(q_grad)",
+                                     "ConstantFill(p)->(_p_zero_grad)",
+                                     "Concat(_p_zero_grad,q_grad)->(x_grad,_x_grad_dims)"}));
+}
+
+TEST(Backward, RegistryErrors) {
+  ExpectError([] { GetGradientForOp(MakeOp("Frobnicate", {"x"}, {"y"}), {"dy"}); },
+              ErrorKind::kUnknownOp, {"Frobnicate", "no gradient"});
+  ExpectError([] { GetGradientForOp(MakeOp("Softmax", {"x"}, {"y"}), {""}); },
+              ErrorKind::kBadArgument, {"op Softmax", "gradient of output 0 ('y')"});
+  ExpectError([] { GetBackwardPass({MakeOp("Frobnicate", {"x"}, {"y"})}, {{"y", ""}}); },
+              ErrorKind::kUnknownOp, {"backward pass: forward op #0"});
+}
+
+TEST(Backward, AddGradientOperatorsAppendsAfterSkip) {
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("ConstantFill", {}, {"x"}, {{"shape", Ints{2}}});
+  *net.add_op() = MakeOp("Sigmoid", {"x"}, {"y"});
+  GradMap map = AddGradientOperators(&net, {{"y", ""}}, /*skip=*/1);
+  ASSERT_EQ(net.op_size(), 4);
+  EXPECT_EQ(Show(net.op(2)), "ConstantFill(y)->(y_autogen_grad)");
+  EXPECT_EQ(Show(net.op(3)), "SigmoidGradient(y,y_autogen_grad)->(x_grad)");
+  EXPECT_EQ(map.at("x"), "x_grad");
+}
+
+}  // namespace
+}  // namespace parity::testing
