@@ -92,3 +92,21 @@ TEST(Copy, DeepCopyAndAliasShares) {
 
 }  // namespace
 }  // namespace parity::testing
+
+namespace parity::testing {
+namespace {
+
+TEST(ResizeLike, TakesDimsOfSecondInput) {
+  auto ws = RunOp(MakeOp("ResizeLike", {"x", "s"}, {"y"}),
+                  {{"x", MakeTensor<float>({6}, {1, 2, 3, 4, 5, 6})},
+                   {"s", MakeTensor<int32_t>({2, 3}, {0, 0, 0, 0, 0, 0})}});
+  ExpectTensorNear(ws->GetTensor("y"), {2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(ws->GetTensor("y").dtype(), DataType::kFloat);
+  ExpectError([] {
+    RunOp(MakeOp("ResizeLike", {"x", "s"}, {"y"}),
+          {{"x", MakeTensor<float>({2}, {1, 2})}, {"s", MakeTensor<float>({3}, {0, 0, 0})}});
+  }, ErrorKind::kShapeMismatch, {"ResizeLike", "float [2]", "float [3]"});
+}
+
+}  // namespace
+}  // namespace parity::testing
