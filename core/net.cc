@@ -61,6 +61,14 @@ void NetBase::RunOp(int index) {
   }
 }
 
+void NetBase::RunObserved(const std::function<void(int, const Operator&)>& after_op) {
+  const int count = static_cast<int>(ops_.size());
+  for (int i = 0; i < count; ++i) {
+    RunOp(i);
+    after_op(i, *ops_[i]);
+  }
+}
+
 void SimpleNet::Run() {
   const int count = static_cast<int>(ops_.size());
   for (int i = 0; i < count; ++i) RunOp(i);

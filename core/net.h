@@ -25,6 +25,10 @@ class NetBase {
   const std::string& name() const { return def_.name(); }
   const std::vector<std::unique_ptr<Operator>>& ops() const { return ops_; }
 
+  // Runs every op in order (whatever the executor), calling `after_op(index, op)` after each:
+  // how oracles see every intermediate blob. Errors carry the same context as Run.
+  void RunObserved(const std::function<void(int index, const Operator& op)>& after_op);
+
  protected:
   // Runs op `index`, adding "net 'x': op #i (Type 'name')" to any error it throws.
   void RunOp(int index);
