@@ -1,0 +1,139 @@
+// parity's reference interpreter: the ground truth of every oracle.
+//
+// A naive interpreter of caffe2 NetDefs written from the ops' definitions
+// (shared/docs/caffe2-semantics.md, Caffe2's op docs), independent of the production engine: it
+// depends on core/proto only, has its own tensor type (reference/value.h), its own argument
+// parsing and its own broadcasting, all as plain nested loops over multi-indices.
+//
+// * Precision: every kernel is a template on the floating scalar type. kF64 is the ground truth;
+//   kF32 runs the same kernels in float so the oracles can see how much rounding a plain f32
+//   computation of the same net picks up. FLOAT and DOUBLE inputs both run in the chosen
+//   precision; integer and bool tensors stay exact integers in either mode.
+// * Value semantics: every op reads its inputs, computes fresh outputs and only then stores
+//   them, so in-place use (X -> X) is always well defined. `Alias` shares storage as in Caffe2:
+//   a later write of the same dtype and element count to either name is seen through both.
+// * Workspaces: name -> blob with an optional parent. Reads fall through to the parent; a write
+//   goes to the blob where it already exists, else is created locally (Caffe2's CreateBlob).
+//   Do's child workspace sees ONLY its bound blobs (inner_blobs/outer_blobs_idx), as in Caffe2's
+//   Workspace(parent, forwarded_blobs); If/While run their nets in the same workspace;
+//   RecurrentNetwork runs each step in a fresh child workspace that falls through to the op's.
+// * Errors: every failure caused by the net or its inputs is a parity::Error whose message names
+//   the op ("op #3 (Add 'sum1')", nested ops prefixed by their parents), the blob or argument,
+//   and the shapes. Missing blob -> kMissingBlob; wrong arity, bad or duplicated argument values,
+//   out-of-range indices/axes -> kBadArgument; incompatible shapes or dtypes -> kShapeMismatch;
+//   unknown op type (or a finite-differences-only op) -> kUnknownOp; a tensor over
+//   max_alloc_bytes, int64-overflowing dims, a While over max_loop_iterations -> kResourceLimit.
+//   Nothing the user feeds aborts the process.
+// * Random fills (UniformFill, GaussianFill, XavierFill) produce the right shape and dtype and
+//   values from the documented distribution (seeded from DeviceOption.random_seed), but values
+//   cannot match production's generator: check them statistically, not elementwise.
+//
+// ---- Gradient-op conventions used by the reference kernels (inputs -> outputs) ----
+// Outputs in [brackets] are optional (the op may list fewer outputs). All follow Caffe2.
+//   ReluGradient(Y, dY)->dX              dX = dY if Y > 0 else 0
+//   LeakyReluGradient(Y, dY)->dX [alpha] dX = dY if Y > 0 else alpha*dY
+//   EluGradient(Y, dY)->dX [alpha]       dX = dY if Y > 0 else dY*(Y + alpha)
+//   SigmoidGradient(Y, dY)->dX           dX = dY*Y*(1-Y)
+//   TanhGradient(Y, dY)->dX              dX = dY*(1-Y^2)
+//   SoftsignGradient(X, dY)->dX          dX = dY/(1+|X|)^2
+//   AbsGradient(X, dY)->dX               dX = dY*sign(X) (0 at 0)
+//   SqrtGradient(Y, dY)->dX              dX = dY/(2Y)
+//   ReciprocalGradient(Y, dY)->dX        dX = -dY*Y^2
+//   SinGradient(X, dY)->dX, CosGradient(X, dY)->dX   dY*cos(X), -dY*sin(X)
+//   ClipGradient(Y, dY)->dX [min,max]    dX = dY where min < Y < max, else 0
+//   PowGradient: not a Caffe2 op (Pow's maker emits Mul/Scale ops); PowGradient here is
+//     (X, exponent?, Y, dY)->(dX[, dExponent]) [exponent arg], dX = dY*e*X^(e-1),
+//     dE = dY*Y*log(X) reduced to the exponent's shape.
+//   SoftmaxGradient(Y, dY)->dX [axis]    dX = Y*(dY - sum(dY*Y)) per row of the 2-D view
+//   FCGradient(X, W, dY)->(dW, db[, dX]) [axis, axis_w]; FCTransposedGradient likewise with W K x N
+//   MatMulGradient / BatchMatMulGradient: not Caffe2 ops (made of MatMul/BatchMatMul); absent.
+//   SumElementsGradient(X, dSum)->dX [average]
+//   AveragedLossGradient(X, dLoss)->dX   dX = dLoss/numel
+//   SquaredL2DistanceGradient(X, Y, dDist)->(dX, dY)
+//   LabelCrossEntropyGradient(X, label, dY)->dX
+//   SoftmaxWithLossGradient(X, label, [weight,] P, dLoss)->dX [scale, label_prob, axis]
+//   SigmoidCrossEntropyWithLogitsGradient(dY, logits, targets)->dLogits
+//   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias) [is_test,
+//     epsilon; with is_test=1 inputs 3, 4 are the running mean and running var]
+//   LayerNormGradient(dY, Y, mean, std, X)->dX [axis]
+//   MaxPoolGradient(X, Y, dY)->dX        every X equal to its window's max gets dY (all ties)
+//   AveragePoolGradient(X, Y, dY)->dX [count_include_pad]
+//   ConvGradient(X, W, dY)->(dW, db[, dX]); with no_bias=1: (dW[, dX])
+//   LSTMUnitGradient(H_prev, C_prev, G, [seq_lengths,] timestep, H, C, dH, dC)
+//     ->(dH_prev, dC_prev, dG) [forget_bias, drop_states, sequence_lengths]
+//     dct = dC + dH*o*(1-tanh(c)^2); dC_prev = dct*f; dH_prev = 0; di = dct*g*i(1-i);
+//     df = dct*c_prev*f(1-f); do = dH*tanh(c)*o(1-o); dg = dct*i*(1-g^2);
+//     rows with t >= seq_len: dG = 0, dH_prev = dH, dC_prev = dC (both 0 with drop_states).
+//   GRUUnitGradient(H_prev, G, [seq_lengths,] timestep, H, dH)->(dH_prev, dG)
+//   SliceGradient(X, [starts, ends,] dY)->dX; StopGradient has no gradient.
+// Composite gradients (RecurrentNetworkGradient, gradient Do) are finite-differences only; see
+// FiniteDifferenceOnlyOps().
+#ifndef PARITY_REFERENCE_INTERPRETER_H_
+#define PARITY_REFERENCE_INTERPRETER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/proto/caffe2.pb.h"
+
+namespace parity::reference {
+
+enum class Precision { kF64, kF32 };
+
+struct RunOptions {
+  Precision precision = Precision::kF64;
+  // Record the value of every output of every top-level op (RunResult::trace).
+  bool trace = false;
+  // Passes of one While (cond + loop) before kResourceLimit.
+  int64_t max_loop_iterations = 100000;
+  // Largest single tensor, in bytes of the reference's own storage (8 per integer element).
+  int64_t max_alloc_bytes = int64_t{4} << 30;
+};
+
+struct TraceEntry {
+  int op_index = 0;  // Position of the op in the top-level net (init net ops first in RunNets).
+  std::string op_type;
+  // Every tensor output of the op, by blob name, right after the op ran.
+  std::map<std::string, caffe2::TensorProto> outputs;
+};
+
+struct RunResult {
+  // Every tensor blob of the top-level workspace after the run (inputs included), by name.
+  std::map<std::string, caffe2::TensorProto> blobs;
+  std::vector<TraceEntry> trace;
+};
+
+// Runs `net` on a fresh workspace holding `inputs` (blob name -> value; TensorProto.name is
+// ignored). Floating results come back as DOUBLE (kF64) or FLOAT (kF32) TensorProtos; integer
+// and bool results keep their dtype (INT64 in int64_data, other integers and BOOL in int32_data).
+// Throws parity::Error (see the header comment for the kinds).
+RunResult RunNet(const caffe2::NetDef& net, const std::map<std::string, caffe2::TensorProto>& inputs,
+                 const RunOptions& options = {});
+
+// Runs init_net, then net, in the same workspace (trace indices continue across both).
+RunResult RunNets(const caffe2::NetDef& init_net, const caffe2::NetDef& net,
+                  const std::map<std::string, caffe2::TensorProto>& inputs,
+                  const RunOptions& options = {});
+
+// Every op type the reference implements (forward, gradient and control), sorted.
+std::vector<std::string> SupportedOps();
+
+// Op types the reference deliberately does not implement, with the recorded reason: their
+// gradients are checked by finite differences of the forward ops instead.
+std::map<std::string, std::string> FiniteDifferenceOnlyOps();
+
+// Per-op argument table: op type -> [(argument name, default as a string)]. "" means "no
+// default" (optional or required, see the op); list defaults are "[]". This is the single source
+// the kernels read their defaults from, so it can be compared against production schemas.
+std::map<std::string, std::vector<std::pair<std::string, std::string>>> ArgumentTable();
+
+// Arity of an op type: {min inputs, max inputs, min outputs, max outputs} (-1 = unbounded).
+// Throws kUnknownOp for a type the reference lacks.
+std::vector<int> Arity(const std::string& op_type);
+
+}  // namespace parity::reference
+
+#endif  // PARITY_REFERENCE_INTERPRETER_H_

@@ -1,0 +1,267 @@
+// Elementwise binary and variadic ops: Add Sub Mul Div Pow, LT LE GT GE EQ NE, And Or Xor Not,
+// Max Min Sum Mean.
+//
+// Binary ops broadcast as numpy does unless `broadcast=1`, which selects Caffe2's legacy form
+// (B matched against A's dims from `axis`, or from the position of `axis_str` in `order`).
+// Arithmetic keeps its input dtype: floating, int32 or int64 (Caffe2's NumericTypes); integer
+// results wrap like two's-complement C++ arithmetic, and integer division truncates toward zero
+// (a zero divisor is an error: it is undefined behaviour in C++, so no ground truth exists).
+#include <algorithm>
+#include <cmath>
+
+#include "reference/ops/util.h"
+
+namespace parity::reference {
+namespace {
+
+const ArgTable kBinaryArgs = {
+    {"broadcast", "0"}, {"axis", "-1"}, {"axis_str", ""}, {"order", "NCHW"}};
+
+template <typename T>
+Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b) {
+  if (!c.args.Bool("broadcast")) return NumpyBroadcast(a.dims, b.dims);
+  int64_t axis = c.args.Int("axis");
+  const std::string axis_str = c.args.Str("axis_str");
+  if (!axis_str.empty()) {
+    const std::string order = c.args.Str("order");
+    const size_t pos = order.find(axis_str);
+    PARITY_ENFORCE(axis_str.size() == 1 && pos != std::string::npos, ErrorKind::kBadArgument,
+                   "axis_str '", axis_str, "' is not a dimension of order '", order, "'");
+    axis = static_cast<int64_t>(pos);
+  }
+  return LegacyBroadcast(a.dims, b.dims, axis);
+}
+
+enum class Arith { kAdd, kSub, kMul, kDiv };
+
+int64_t IntArith(Arith op, int64_t x, int64_t y) {
+  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  switch (op) {
+    case Arith::kAdd: return static_cast<int64_t>(ux + uy);
+    case Arith::kSub: return static_cast<int64_t>(ux - uy);
+    case Arith::kMul: return static_cast<int64_t>(ux * uy);
+    case Arith::kDiv:
+      PARITY_ENFORCE(y != 0, ErrorKind::kBadArgument, "integer division by zero");
+      if (y == -1) return static_cast<int64_t>(uint64_t{0} - ux);  // INT64_MIN / -1 wraps.
+      return x / y;
+  }
+  return 0;
+}
+
+template <typename T>
+T RealArith(Arith op, T x, T y) {
+  switch (op) {
+    case Arith::kAdd: return x + y;
+    case Arith::kSub: return x - y;
+    case Arith::kMul: return x * y;
+    case Arith::kDiv: return x / y;
+  }
+  return 0;
+}
+
+template <typename T, Arith kOp>
+void ArithKernel(OpContext<T>& c) {
+  const Value<T>& a = c.Input(0);
+  const Value<T>& b = c.Input(1);
+  RequireSameDtype(c, a, b, 1);
+  PARITY_ENFORCE(a.is_real() || a.dtype == DType::kInt32 || a.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "arithmetic needs float, int32 or int64 inputs, got ",
+                 Describe(c, 0));
+  const Broadcast m = BinaryMap(c, a, b);
+  Value<T> y = c.NewTensor(a.dtype, m.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    if (a.is_real()) {
+      y.r()[k] = RealArith(kOp, a.r()[m.a[k]], b.r()[m.b[k]]);
+    } else {
+      y.i()[k] = WrapInt(a.dtype, IntArith(kOp, a.i()[m.a[k]], b.i()[m.b[k]]));
+    }
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void Add(OpContext<T>& c) { ArithKernel<T, Arith::kAdd>(c); }
+template <typename T>
+void Sub(OpContext<T>& c) { ArithKernel<T, Arith::kSub>(c); }
+template <typename T>
+void Mul(OpContext<T>& c) { ArithKernel<T, Arith::kMul>(c); }
+template <typename T>
+void Div(OpContext<T>& c) { ArithKernel<T, Arith::kDiv>(c); }
+
+// Pow: the exponent is the second input (broadcast like the other binary ops) or the `exponent`
+// argument, never both.
+template <typename T>
+void Pow(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  if (c.InputSize() == 1) {
+    PARITY_ENFORCE(c.args.Has("exponent"), ErrorKind::kBadArgument,
+                   "Pow with one input needs the 'exponent' argument");
+    const T e = static_cast<T>(c.args.Float("exponent"));
+    Value<T> y = c.NewReal(x.dims);
+    for (int64_t k = 0; k < x.size(); ++k) y.r()[k] = std::pow(x.r()[k], e);
+    c.SetOutput(0, std::move(y));
+    return;
+  }
+  PARITY_ENFORCE(!c.args.Has("exponent"), ErrorKind::kBadArgument,
+                 "Pow takes the exponent from input 1 or the 'exponent' argument, not both");
+  const Value<T>& e = c.RealInput(1);
+  const Broadcast m = BinaryMap(c, x, e);
+  Value<T> y = c.NewReal(m.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) y.r()[k] = std::pow(x.r()[m.a[k]], e.r()[m.b[k]]);
+  c.SetOutput(0, std::move(y));
+}
+
+enum class Cmp { kLT, kLE, kGT, kGE, kEQ, kNE };
+
+template <typename V>
+bool Compare(Cmp op, V x, V y) {
+  switch (op) {
+    case Cmp::kLT: return x < y;
+    case Cmp::kLE: return x <= y;
+    case Cmp::kGT: return x > y;
+    case Cmp::kGE: return x >= y;
+    case Cmp::kEQ: return x == y;
+    case Cmp::kNE: return x != y;
+  }
+  return false;
+}
+
+template <typename T, Cmp kOp>
+void CompareKernel(OpContext<T>& c) {
+  const Value<T>& a = c.Input(0);
+  const Value<T>& b = c.Input(1);
+  RequireSameDtype(c, a, b, 1);
+  PARITY_ENFORCE(a.is_real() || a.dtype == DType::kBool || a.dtype == DType::kInt32 ||
+                     a.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "comparison needs bool, int32, int64 or float, got ",
+                 Describe(c, 0));
+  const Broadcast m = BinaryMap(c, a, b);
+  Value<T> y = c.NewTensor(DType::kBool, m.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    y.i()[k] = a.is_real() ? Compare(kOp, a.r()[m.a[k]], b.r()[m.b[k]])
+                           : Compare(kOp, a.i()[m.a[k]], b.i()[m.b[k]]);
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void LT(OpContext<T>& c) { CompareKernel<T, Cmp::kLT>(c); }
+template <typename T>
+void LE(OpContext<T>& c) { CompareKernel<T, Cmp::kLE>(c); }
+template <typename T>
+void GT(OpContext<T>& c) { CompareKernel<T, Cmp::kGT>(c); }
+template <typename T>
+void GE(OpContext<T>& c) { CompareKernel<T, Cmp::kGE>(c); }
+template <typename T>
+void EQ(OpContext<T>& c) { CompareKernel<T, Cmp::kEQ>(c); }
+template <typename T>
+void NE(OpContext<T>& c) { CompareKernel<T, Cmp::kNE>(c); }
+
+enum class Logic { kAnd, kOr, kXor };
+
+template <typename T, Logic kOp>
+void LogicKernel(OpContext<T>& c) {
+  const Value<T>& a = c.Input(0);
+  const Value<T>& b = c.Input(1);
+  PARITY_ENFORCE(a.dtype == DType::kBool && b.dtype == DType::kBool, ErrorKind::kShapeMismatch,
+                 "logical ops need bool inputs: ", Describe(c, 0), ", ", Describe(c, 1));
+  const Broadcast m = BinaryMap(c, a, b);
+  Value<T> y = c.NewTensor(DType::kBool, m.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    const bool x = a.i()[m.a[k]] != 0, z = b.i()[m.b[k]] != 0;
+    y.i()[k] = kOp == Logic::kAnd ? (x && z) : kOp == Logic::kOr ? (x || z) : (x != z);
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void And(OpContext<T>& c) { LogicKernel<T, Logic::kAnd>(c); }
+template <typename T>
+void Or(OpContext<T>& c) { LogicKernel<T, Logic::kOr>(c); }
+template <typename T>
+void Xor(OpContext<T>& c) { LogicKernel<T, Logic::kXor>(c); }
+
+template <typename T>
+void Not(OpContext<T>& c) {
+  const Value<T>& a = c.Input(0);
+  PARITY_ENFORCE(a.dtype == DType::kBool, ErrorKind::kShapeMismatch, "Not needs a bool input, got ",
+                 Describe(c, 0));
+  Value<T> y = c.NewTensor(DType::kBool, a.dims);
+  for (int64_t k = 0; k < a.size(); ++k) y.i()[k] = !a.i()[k];
+  c.SetOutput(0, std::move(y));
+}
+
+// Variadic ops: every input has input 0's shape and dtype (no broadcasting, as Caffe2).
+enum class Fold { kSum, kMean, kMax, kMin };
+
+template <typename T, Fold kOp>
+void FoldKernel(OpContext<T>& c) {
+  const Value<T>& a = c.Input(0);
+  if (kOp == Fold::kMean) c.RealInput(0);
+  PARITY_ENFORCE(a.is_real() || a.dtype == DType::kInt32 || a.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64 inputs, got ",
+                 Describe(c, 0));
+  Value<T> y = a.Clone();
+  for (int i = 1; i < c.InputSize(); ++i) {
+    const Value<T>& b = c.Input(i);
+    RequireSameDtype(c, a, b, i);
+    RequireSameShape(c, a, b, i);
+    for (int64_t k = 0; k < a.size(); ++k) {
+      if (a.is_real()) {
+        T& acc = y.r()[k];
+        const T x = b.r()[k];
+        // NaN propagates through Max/Min (std::max would keep the first operand).
+        if (kOp == Fold::kMax) acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
+        else if (kOp == Fold::kMin) acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::min(acc, x);
+        else acc += x;
+      } else {
+        int64_t& acc = y.i()[k];
+        const int64_t x = b.i()[k];
+        if (kOp == Fold::kMax) acc = std::max(acc, x);
+        else if (kOp == Fold::kMin) acc = std::min(acc, x);
+        else acc = WrapInt(a.dtype, IntArith(Arith::kAdd, acc, x));
+      }
+    }
+  }
+  if (kOp == Fold::kMean) {
+    for (T& v : y.r()) v /= static_cast<T>(c.InputSize());
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void Sum(OpContext<T>& c) { FoldKernel<T, Fold::kSum>(c); }
+template <typename T>
+void Mean(OpContext<T>& c) { FoldKernel<T, Fold::kMean>(c); }
+template <typename T>
+void Max(OpContext<T>& c) { FoldKernel<T, Fold::kMax>(c); }
+template <typename T>
+void Min(OpContext<T>& c) { FoldKernel<T, Fold::kMin>(c); }
+
+}  // namespace
+
+void RegisterElementwiseOps(Registry* r) {
+  r->Add({"Add", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Add)});
+  r->Add({"Sub", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Sub)});
+  r->Add({"Mul", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Mul)});
+  r->Add({"Div", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Div)});
+  ArgTable pow_args = kBinaryArgs;
+  pow_args.push_back({"exponent", ""});
+  r->Add({"Pow", 1, 2, 1, 1, pow_args, PARITY_REF_KERNEL(Pow)});
+  r->Add({"LT", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(LT)});
+  r->Add({"LE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(LE)});
+  r->Add({"GT", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(GT)});
+  r->Add({"GE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(GE)});
+  r->Add({"EQ", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(EQ)});
+  r->Add({"NE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(NE)});
+  r->Add({"And", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(And)});
+  r->Add({"Or", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Or)});
+  r->Add({"Xor", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Xor)});
+  r->Add({"Not", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Not)});
+  r->Add({"Sum", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Sum)});
+  r->Add({"Mean", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Mean)});
+  r->Add({"Max", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Max)});
+  r->Add({"Min", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Min)});
+}
+
+}  // namespace parity::reference

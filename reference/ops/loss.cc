@@ -1,0 +1,309 @@
+// Losses and their gradients: SquaredL2Distance, AveragedLoss, LabelCrossEntropy,
+// SoftmaxWithLoss, SigmoidCrossEntropyWithLogits.
+#include <cmath>
+#include <limits>
+
+#include "reference/ops/util.h"
+
+namespace parity::reference {
+namespace {
+
+constexpr double kLogThreshold = 1e-20;  // Caffe2 clamps probabilities before log.
+
+// SquaredL2Distance(X, Y) -> [N]: 0.5 * sum over each row of (X - Y)^2 (N = dims[0]).
+template <typename T>
+void SquaredL2Distance(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& y = c.RealInput(1);
+  RequireSameShape(c, x, y, 1);
+  const int64_t n = x.dims.empty() ? 1 : x.dims[0];
+  const int64_t d = n == 0 ? 0 : x.size() / n;
+  Value<T> out = c.NewReal({n});
+  for (int64_t i = 0; i < n; ++i) {
+    T acc = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      const T diff = x.r()[i * d + j] - y.r()[i * d + j];
+      acc += diff * diff;
+    }
+    out.r()[i] = acc / T(2);
+  }
+  c.SetOutput(0, std::move(out));
+}
+
+template <typename T>
+void SquaredL2DistanceGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& y = c.RealInput(1);
+  const Value<T>& g = c.RealInput(2);
+  RequireSameShape(c, x, y, 1);
+  const int64_t n = x.dims.empty() ? 1 : x.dims[0];
+  const int64_t d = n == 0 ? 0 : x.size() / n;
+  RequireShape(c, g, 2, {n});
+  Value<T> dx = c.NewReal(x.dims), dy = c.NewReal(x.dims);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < d; ++j) {
+      const T v = (x.r()[i * d + j] - y.r()[i * d + j]) * g.r()[i];
+      dx.r()[i * d + j] = v;
+      dy.r()[i * d + j] = -v;
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+  if (c.OutputSize() > 1) c.SetOutput(1, std::move(dy));
+}
+
+// AveragedLoss(X) -> 0-D mean of all elements.
+template <typename T>
+void AveragedLoss(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  T acc = 0;
+  for (T v : x.r()) acc += v;
+  Value<T> out = c.NewReal({});
+  out.r()[0] = acc / static_cast<T>(x.size());
+  c.SetOutput(0, std::move(out));
+}
+
+template <typename T>
+void AveragedLossGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& g = c.RealInput(1);
+  PARITY_ENFORCE(g.size() == 1, ErrorKind::kShapeMismatch, Describe(c, 1), " must hold 1 value");
+  Value<T> dx = c.NewReal(x.dims);
+  for (T& v : dx.r()) v = g.r()[0] / static_cast<T>(x.size());
+  c.SetOutput(0, std::move(dx));
+}
+
+// Labels of LabelCrossEntropy / SoftmaxWithLoss: int32, [N] or [N, 1], each in [0, D).
+template <typename T>
+const std::vector<int64_t>& Labels(const OpContext<T>& c, int i, int64_t n, int64_t d) {
+  const Value<T>& l = c.Input(i);
+  PARITY_ENFORCE(l.dtype == DType::kInt32, ErrorKind::kShapeMismatch, Describe(c, i),
+                 " must be int32 labels");
+  PARITY_ENFORCE(l.size() == n && (l.dims.size() <= 1 || (l.dims.size() == 2 && l.dims[1] == 1)),
+                 ErrorKind::kShapeMismatch, Describe(c, i), " must be [", n, "] or [", n, ", 1]");
+  for (int64_t v : l.i()) {
+    PARITY_ENFORCE(v >= 0 && v < d, ErrorKind::kBadArgument, "label ", v,
+                   " out of range [0, ", d, ")");
+  }
+  return l.i();
+}
+
+// X is [N, D], or [D] for N = 1.
+template <typename T>
+void RowsCols(const OpContext<T>& c, const Value<T>& x, int64_t* n, int64_t* d) {
+  PARITY_ENFORCE(x.dims.size() == 1 || x.dims.size() == 2, ErrorKind::kShapeMismatch,
+                 Describe(c, 0), " must be 1-D or 2-D");
+  *n = x.dims.size() == 1 ? 1 : x.dims[0];
+  *d = x.dims.back();
+}
+
+template <typename T>
+void LabelCrossEntropy(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  int64_t n, d;
+  RowsCols(c, x, &n, &d);
+  const std::vector<int64_t>& label = Labels(c, 1, n, d);
+  Value<T> y = c.NewReal({n});
+  for (int64_t i = 0; i < n; ++i) {
+    y.r()[i] = -std::log(std::max(x.r()[i * d + label[i]], static_cast<T>(kLogThreshold)));
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void LabelCrossEntropyGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  int64_t n, d;
+  RowsCols(c, x, &n, &d);
+  const std::vector<int64_t>& label = Labels(c, 1, n, d);
+  const Value<T>& g = c.RealInput(2);
+  RequireShape(c, g, 2, {n});
+  Value<T> dx = c.NewReal(x.dims);
+  for (int64_t i = 0; i < n; ++i) {
+    dx.r()[i * d + label[i]] =
+        -g.r()[i] / std::max(x.r()[i * d + label[i]], static_cast<T>(kLogThreshold));
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
+// SoftmaxWithLoss(X, labels[, weights]) -> (P, loss). X is viewed as [N, D] at `axis`.
+// Integer labels: loss_i = -log_softmax(X)[i, label_i] (computed directly, no clamp).
+// label_prob=1: labels are [N, D] distributions (each row summing to 1 within 1e-5),
+// loss_i = -sum_j label_ij * log(max(P_ij, 1e-20)).
+// loss = scale * sum_i w_i loss_i / sum_i w_i, and 0 when the weights sum to 0.
+template <typename T>
+struct SoftmaxLossSetup {
+  int64_t n = 0, d = 0;
+  std::vector<T> weights;
+  T weight_sum = 0;
+};
+
+template <typename T>
+SoftmaxLossSetup<T> SetupSoftmaxLoss(const OpContext<T>& c, const Value<T>& x, bool has_weights,
+                                     int weight_input) {
+  SoftmaxLossSetup<T> s;
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  s.n = SizeToDim(x.dims, axis);
+  s.d = SizeFromDim(x.dims, axis);
+  if (c.args.Bool("label_prob")) {
+    const Value<T>& l = c.RealInput(1);
+    PARITY_ENFORCE(l.size() == s.n * s.d, ErrorKind::kShapeMismatch, Describe(c, 1),
+                   " must hold [", s.n, ", ", s.d, "] probabilities");
+    for (int64_t i = 0; i < s.n; ++i) {
+      T total = 0;
+      for (int64_t j = 0; j < s.d; ++j) total += l.r()[i * s.d + j];
+      PARITY_ENFORCE(std::abs(total - T(1)) < T(1e-5), ErrorKind::kBadArgument,
+                     "label probabilities of row ", i, " sum to ", static_cast<double>(total));
+    }
+  } else {
+    Labels(c, 1, s.n, s.d);
+  }
+  s.weights.assign(s.n, T(1));
+  if (has_weights) {
+    const Value<T>& w = c.RealInput(weight_input);
+    RequireShape(c, w, weight_input, {s.n});
+    s.weights = w.r();
+  }
+  for (T w : s.weights) s.weight_sum += w;
+  return s;
+}
+
+template <typename T>
+void SoftmaxWithLoss(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const SoftmaxLossSetup<T> s = SetupSoftmaxLoss(c, x, c.InputSize() > 2, 2);
+  const bool prob = c.args.Bool("label_prob");
+  Value<T> p = c.NewReal(x.dims);
+  T loss = 0;
+  for (int64_t i = 0; i < s.n; ++i) {
+    T mx = -std::numeric_limits<T>::infinity(), sum = 0;
+    for (int64_t j = 0; j < s.d; ++j) mx = std::max(mx, x.r()[i * s.d + j]);
+    for (int64_t j = 0; j < s.d; ++j) sum += std::exp(x.r()[i * s.d + j] - mx);
+    const T log_sum = std::log(sum);
+    for (int64_t j = 0; j < s.d; ++j) p.r()[i * s.d + j] = std::exp(x.r()[i * s.d + j] - mx) / sum;
+    T li = 0;
+    if (prob) {
+      for (int64_t j = 0; j < s.d; ++j) {
+        li -= c.Input(1).r()[i * s.d + j] *
+              std::log(std::max(p.r()[i * s.d + j], static_cast<T>(kLogThreshold)));
+      }
+    } else {
+      li = -(x.r()[i * s.d + c.Input(1).i()[i]] - mx - log_sum);
+    }
+    loss += s.weights[i] * li;
+  }
+  Value<T> out = c.NewReal({});
+  out.r()[0] = s.weight_sum != T(0) ? loss * static_cast<T>(c.args.Float("scale")) / s.weight_sum
+                                    : T(0);
+  c.SetOutput(0, std::move(p));
+  c.SetOutput(1, std::move(out));
+}
+
+// SoftmaxWithLossGradient(X, labels, [weights,] P, dLoss) -> dX
+//   = (P - target) * w_i * scale * dLoss / sum(w)  (0 when the weights sum to 0).
+template <typename T>
+void SoftmaxWithLossGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const bool has_w = c.InputSize() == 5;
+  const SoftmaxLossSetup<T> s = SetupSoftmaxLoss(c, x, has_w, 2);
+  const Value<T>& p = c.RealInput(has_w ? 3 : 2);
+  const Value<T>& g = c.RealInput(has_w ? 4 : 3);
+  RequireShape(c, p, has_w ? 3 : 2, x.dims);
+  PARITY_ENFORCE(g.size() == 1, ErrorKind::kShapeMismatch, "dLoss must hold 1 value");
+  const bool prob = c.args.Bool("label_prob");
+  Value<T> dx = c.NewReal(x.dims);
+  if (s.weight_sum == T(0)) {
+    c.SetOutput(0, std::move(dx));
+    return;
+  }
+  const T factor = static_cast<T>(c.args.Float("scale")) * g.r()[0] / s.weight_sum;
+  for (int64_t i = 0; i < s.n; ++i) {
+    for (int64_t j = 0; j < s.d; ++j) {
+      T target = prob ? c.Input(1).r()[i * s.d + j] : T(c.Input(1).i()[i] == j ? 1 : 0);
+      dx.r()[i * s.d + j] = (p.r()[i * s.d + j] - target) * s.weights[i] * factor;
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
+// SigmoidCrossEntropyWithLogits(X, targets) -> dims[:-1]: the mean over the last dim of
+// -(t log sigmoid(x) + (1-t) log(1 - sigmoid(x))), in the overflow-free form
+// -(x (t - [x >= 0]) - log(1 + exp(x - 2x[x >= 0]))).
+template <typename T>
+void SigmoidXentSetup(const OpContext<T>& c, const Value<T>& x, int targets, int64_t* outer,
+                      int64_t* inner) {
+  PARITY_ENFORCE(!c.args.Bool("log_D_trick") && !c.args.Bool("unjoined_lr_loss"),
+                 ErrorKind::kBadArgument,
+                 "log_D_trick and unjoined_lr_loss are not supported by the reference");
+  RequireShape(c, c.RealInput(targets), targets, x.dims);
+  *inner = x.dims.empty() ? 1 : x.dims.back();
+  *outer = *inner == 0 ? 0 : x.size() / *inner;
+}
+
+template <typename T>
+void SigmoidCrossEntropyWithLogits(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  int64_t outer, inner;
+  SigmoidXentSetup(c, x, 1, &outer, &inner);
+  const Value<T>& t = c.Input(1);
+  Dims ydims = x.dims;
+  if (!ydims.empty()) ydims.pop_back();
+  Value<T> y = c.NewReal(ydims);
+  for (int64_t i = 0; i < outer; ++i) {
+    T acc = 0;
+    for (int64_t j = 0; j < inner; ++j) {
+      const T v = x.r()[i * inner + j], tv = t.r()[i * inner + j];
+      const T pos = v >= 0 ? T(1) : T(0);
+      acc += v * (tv - pos) - std::log1p(std::exp(v - T(2) * v * pos));
+    }
+    y.r()[i] = -acc / static_cast<T>(inner);
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+// SigmoidCrossEntropyWithLogitsGradient(dY, X, targets) -> dX = (sigmoid(x) - t) * dY / inner.
+template <typename T>
+void SigmoidCrossEntropyWithLogitsGradient(OpContext<T>& c) {
+  const Value<T>& g = c.RealInput(0);
+  const Value<T>& x = c.RealInput(1);
+  int64_t outer, inner;
+  PARITY_ENFORCE(!c.args.Bool("log_D_trick") && !c.args.Bool("unjoined_lr_loss"),
+                 ErrorKind::kBadArgument,
+                 "log_D_trick and unjoined_lr_loss are not supported by the reference");
+  RequireShape(c, c.RealInput(2), 2, x.dims);
+  inner = x.dims.empty() ? 1 : x.dims.back();
+  outer = inner == 0 ? 0 : x.size() / inner;
+  PARITY_ENFORCE(g.size() == outer, ErrorKind::kShapeMismatch, Describe(c, 0), " must hold ",
+                 outer, " values");
+  const Value<T>& t = c.Input(2);
+  Value<T> dx = c.NewReal(x.dims);
+  for (int64_t i = 0; i < outer; ++i) {
+    for (int64_t j = 0; j < inner; ++j) {
+      const int64_t k = i * inner + j;
+      dx.r()[k] = (Sigmoid(x.r()[k]) - t.r()[k]) * g.r()[i] / static_cast<T>(inner);
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
+}  // namespace
+
+void RegisterLossOps(Registry* r) {
+  r->Add({"SquaredL2Distance", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SquaredL2Distance)});
+  r->Add({"SquaredL2DistanceGradient", 3, 3, 1, 2, {},
+          PARITY_REF_KERNEL(SquaredL2DistanceGradient)});
+  r->Add({"AveragedLoss", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(AveragedLoss)});
+  r->Add({"AveragedLossGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AveragedLossGradient)});
+  r->Add({"LabelCrossEntropy", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(LabelCrossEntropy)});
+  r->Add({"LabelCrossEntropyGradient", 3, 3, 1, 1, {},
+          PARITY_REF_KERNEL(LabelCrossEntropyGradient)});
+  const ArgTable sml = {{"scale", "1.0"}, {"label_prob", "0"}, {"axis", "1"}, {"order", "NCHW"}};
+  r->Add({"SoftmaxWithLoss", 2, 3, 2, 2, sml, PARITY_REF_KERNEL(SoftmaxWithLoss)});
+  r->Add({"SoftmaxWithLossGradient", 4, 5, 1, 1, sml, PARITY_REF_KERNEL(SoftmaxWithLossGradient)});
+  const ArgTable sce = {{"log_D_trick", "0"}, {"unjoined_lr_loss", "0"}};
+  r->Add({"SigmoidCrossEntropyWithLogits", 2, 2, 1, 1, sce,
+          PARITY_REF_KERNEL(SigmoidCrossEntropyWithLogits)});
+  r->Add({"SigmoidCrossEntropyWithLogitsGradient", 3, 3, 1, 1, sce,
+          PARITY_REF_KERNEL(SigmoidCrossEntropyWithLogitsGradient)});
+}
+
+}  // namespace parity::reference

@@ -1,0 +1,263 @@
+// Softmax, SpatialBN, LayerNorm and their gradients.
+#include <cmath>
+#include <limits>
+
+#include "reference/ops/util.h"
+
+namespace parity::reference {
+namespace {
+
+// Softmax over the 2-D view [prod(dims[:axis]), prod(dims[axis:])] (Caffe2 coerces to 2-D),
+// shifted by the row max so exp never overflows.
+template <typename T>
+void SoftmaxRows(const std::vector<T>& x, int64_t rows, int64_t cols, std::vector<T>* y) {
+  for (int64_t n = 0; n < rows; ++n) {
+    T mx = -std::numeric_limits<T>::infinity();
+    for (int64_t d = 0; d < cols; ++d) mx = std::max(mx, x[n * cols + d]);
+    T sum = 0;
+    for (int64_t d = 0; d < cols; ++d) sum += ((*y)[n * cols + d] = std::exp(x[n * cols + d] - mx));
+    for (int64_t d = 0; d < cols; ++d) (*y)[n * cols + d] /= sum;
+  }
+}
+
+template <typename T>
+void Softmax(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  Value<T> y = c.NewReal(x.dims);
+  SoftmaxRows(x.r(), SizeToDim(x.dims, axis), SizeFromDim(x.dims, axis), &y.r());
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void SoftmaxGradient(OpContext<T>& c) {
+  const Value<T>& y = c.RealInput(0);
+  const Value<T>& dy = c.RealInput(1);
+  RequireSameShape(c, y, dy, 1);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), y.dims.size());
+  const int64_t rows = SizeToDim(y.dims, axis), cols = SizeFromDim(y.dims, axis);
+  Value<T> dx = c.NewReal(y.dims);
+  for (int64_t n = 0; n < rows; ++n) {
+    T dot = 0;
+    for (int64_t d = 0; d < cols; ++d) dot += y.r()[n * cols + d] * dy.r()[n * cols + d];
+    for (int64_t d = 0; d < cols; ++d) {
+      dx.r()[n * cols + d] = y.r()[n * cols + d] * (dy.r()[n * cols + d] - dot);
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
+// Index helpers for SpatialBN: channel of flat element k for NCHW or NHWC.
+struct ChannelView {
+  int64_t n = 0, c = 0, hw = 0;
+  bool nchw = true;
+  int64_t Channel(int64_t k) const { return nchw ? (k / hw) % c : k % c; }
+};
+
+template <typename T>
+ChannelView ChannelsOf(const OpContext<T>& c, const Value<T>& x) {
+  const std::string order = c.args.Str("order");
+  PARITY_ENFORCE(order == "NCHW" || order == "NHWC", ErrorKind::kBadArgument, "unknown order '",
+                 order, "'");
+  PARITY_ENFORCE(x.dims.size() >= 2, ErrorKind::kShapeMismatch, "SpatialBN needs rank >= 2, got ",
+                 Describe(c, 0));
+  ChannelView v;
+  v.nchw = order == "NCHW";
+  v.n = x.dims[0];
+  v.c = v.nchw ? x.dims[1] : x.dims.back();
+  v.hw = (v.n * v.c) == 0 ? 0 : x.size() / (v.n * v.c);
+  return v;
+}
+
+template <typename T>
+void RequireChannelVector(const OpContext<T>& c, int i, int64_t channels) {
+  const Value<T>& v = c.RealInput(i);
+  PARITY_ENFORCE(v.dims == Dims{channels}, ErrorKind::kShapeMismatch, Describe(c, i),
+                 " must be [", channels, "]");
+}
+
+// SpatialBN(X, scale, bias, mean, var). is_test: Y = (X - mean)/sqrt(var + eps)*scale + bias.
+// Training: batch moments over N and the spatial dims (biased variance) normalize X; outputs
+// Y, running_mean, running_var (in place on inputs 3, 4), saved_mean, saved_inv_std, with
+// running = momentum*running + (1-momentum)*batch and the batch variance unbiased by M/(M-1)
+// (M = N*H*W) in the running update, as the newer Caffe2 does.
+template <typename T>
+void SpatialBN(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const ChannelView v = ChannelsOf(c, x);
+  for (int i = 1; i < 5; ++i) RequireChannelVector(c, i, v.c);
+  const Value<T>& scale = c.Input(1);
+  const Value<T>& bias = c.Input(2);
+  const T eps = static_cast<T>(c.args.Float("epsilon"));
+  const bool is_test = c.args.Bool("is_test");
+  std::vector<T> mean(c.Input(3).r()), var(c.Input(4).r());
+  if (!is_test) {
+    PARITY_ENFORCE(c.OutputSize() == 5, ErrorKind::kBadArgument,
+                   "training SpatialBN needs 5 outputs, got ", c.OutputSize());
+    PARITY_ENFORCE(c.OutputName(1) == c.InputName(3) && c.OutputName(2) == c.InputName(4),
+                   ErrorKind::kBadArgument,
+                   "training SpatialBN updates running_mean/var in place: outputs 1, 2 must be "
+                   "inputs 3, 4");
+    const int64_t m = v.n * v.hw;
+    std::vector<T> sum(v.c, 0), sq(v.c, 0);
+    for (int64_t k = 0; k < x.size(); ++k) sum[v.Channel(k)] += x.r()[k];
+    for (int64_t ch = 0; ch < v.c; ++ch) sum[ch] /= static_cast<T>(m);
+    for (int64_t k = 0; k < x.size(); ++k) {
+      const T d = x.r()[k] - sum[v.Channel(k)];
+      sq[v.Channel(k)] += d * d;
+    }
+    const T momentum = static_cast<T>(c.args.Float("momentum"));
+    const T unbias = m == 1 ? std::numeric_limits<T>::infinity()
+                            : static_cast<T>(m) / static_cast<T>(m - 1);
+    Value<T> rm = c.NewReal({v.c}), rv = c.NewReal({v.c});
+    Value<T> saved_mean = c.NewReal({v.c}), saved_inv_std = c.NewReal({v.c});
+    for (int64_t ch = 0; ch < v.c; ++ch) {
+      const T bvar = sq[ch] / static_cast<T>(m);
+      rm.r()[ch] = momentum * mean[ch] + (T(1) - momentum) * sum[ch];
+      rv.r()[ch] = momentum * var[ch] + (T(1) - momentum) * unbias * bvar;
+      saved_mean.r()[ch] = sum[ch];
+      saved_inv_std.r()[ch] = T(1) / std::sqrt(bvar + eps);
+      mean[ch] = sum[ch];
+      var[ch] = bvar;
+    }
+    c.SetOutput(1, std::move(rm));
+    c.SetOutput(2, std::move(rv));
+    c.SetOutput(3, std::move(saved_mean));
+    c.SetOutput(4, std::move(saved_inv_std));
+  }
+  Value<T> y = c.NewReal(x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    const int64_t ch = v.Channel(k);
+    y.r()[k] = (x.r()[k] - mean[ch]) / std::sqrt(var[ch] + eps) * scale.r()[ch] + bias.r()[ch];
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+// SpatialBNGradient(X, scale, dY, mean, inv_std_or_var) -> (dX, dScale, dBias).
+template <typename T>
+void SpatialBNGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const ChannelView v = ChannelsOf(c, x);
+  const Value<T>& scale = c.RealInput(1);
+  const Value<T>& dy = c.RealInput(2);
+  RequireSameShape(c, x, dy, 2);
+  for (int i : {1, 3, 4}) RequireChannelVector(c, i, v.c);
+  const std::vector<T>& mean = c.Input(3).r();
+  std::vector<T> rstd(c.Input(4).r());
+  const bool is_test = c.args.Bool("is_test");
+  if (is_test) {
+    for (T& r : rstd) r = T(1) / std::sqrt(r + static_cast<T>(c.args.Float("epsilon")));
+  }
+  const int64_t m = v.n * v.hw;
+  std::vector<T> dbias(v.c, 0), dscale(v.c, 0);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    const int64_t ch = v.Channel(k);
+    dbias[ch] += dy.r()[k];
+    dscale[ch] += dy.r()[k] * (x.r()[k] - mean[ch]) * rstd[ch];
+  }
+  Value<T> dx = c.NewReal(x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    const int64_t ch = v.Channel(k);
+    if (is_test) {
+      dx.r()[k] = dy.r()[k] * scale.r()[ch] * rstd[ch];
+    } else {
+      const T xhat = (x.r()[k] - mean[ch]) * rstd[ch];
+      dx.r()[k] = scale.r()[ch] * rstd[ch] / static_cast<T>(m) *
+                  (static_cast<T>(m) * dy.r()[k] - dbias[ch] - xhat * dscale[ch]);
+    }
+  }
+  Value<T> ds = c.NewReal({v.c}), db = c.NewReal({v.c});
+  ds.r() = dscale;
+  db.r() = dbias;
+  c.SetOutput(0, std::move(dx));
+  c.SetOutput(1, std::move(ds));
+  c.SetOutput(2, std::move(db));
+}
+
+// LayerNorm(X[, gamma, beta]) -> (Y, mean, std): moments over dims[axis:], std = sqrt(var+eps)
+// (biased variance); mean and std have shape dims[:axis] + [1].
+template <typename T>
+void LayerNorm(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  const T eps = static_cast<T>(c.args.Float("epsilon"));
+  const int64_t rows = SizeToDim(x.dims, axis), cols = SizeFromDim(x.dims, axis);
+  const bool affine = c.args.Bool("elementwise_affine");
+  PARITY_ENFORCE(affine ? c.InputSize() == 3 : c.InputSize() == 1, ErrorKind::kBadArgument,
+                 "LayerNorm takes 3 inputs with elementwise_affine=1, else 1; got ",
+                 c.InputSize());
+  const Dims affine_dims(x.dims.begin() + axis, x.dims.end());
+  if (affine) {
+    RequireShape(c, c.RealInput(1), 1, affine_dims);
+    RequireShape(c, c.RealInput(2), 2, affine_dims);
+  }
+  Dims mdims(x.dims.begin(), x.dims.begin() + axis);
+  mdims.push_back(1);
+  Value<T> y = c.NewReal(x.dims), mean = c.NewReal(mdims), sd = c.NewReal(mdims);
+  for (int64_t n = 0; n < rows; ++n) {
+    T mu = 0, var = 0;
+    for (int64_t d = 0; d < cols; ++d) mu += x.r()[n * cols + d];
+    mu /= static_cast<T>(cols);
+    for (int64_t d = 0; d < cols; ++d) var += (x.r()[n * cols + d] - mu) * (x.r()[n * cols + d] - mu);
+    var /= static_cast<T>(cols);
+    const T s = std::sqrt(var + eps);
+    mean.r()[n] = mu;
+    sd.r()[n] = s;
+    for (int64_t d = 0; d < cols; ++d) {
+      T v = (x.r()[n * cols + d] - mu) / s;
+      if (affine) v = v * c.Input(1).r()[d] + c.Input(2).r()[d];
+      y.r()[n * cols + d] = v;
+    }
+  }
+  c.SetOutput(0, std::move(y));
+  if (c.OutputSize() > 1) c.SetOutput(1, std::move(mean));
+  if (c.OutputSize() > 2) c.SetOutput(2, std::move(sd));
+}
+
+// LayerNormGradient(dY, Y, mean, std, X) -> dX (no affine): with xhat = (x - mu)/s,
+// dX = (dY - mean(dY) - xhat * mean(dY * xhat)) / s per row.
+template <typename T>
+void LayerNormGradient(OpContext<T>& c) {
+  const Value<T>& dy = c.RealInput(0);
+  const Value<T>& mean = c.RealInput(2);
+  const Value<T>& sd = c.RealInput(3);
+  const Value<T>& x = c.RealInput(4);
+  RequireShape(c, dy, 0, x.dims);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  const int64_t rows = SizeToDim(x.dims, axis), cols = SizeFromDim(x.dims, axis);
+  PARITY_ENFORCE(mean.size() == rows && sd.size() == rows, ErrorKind::kShapeMismatch,
+                 "mean/std must hold ", rows, " values");
+  Value<T> dx = c.NewReal(x.dims);
+  for (int64_t n = 0; n < rows; ++n) {
+    const T s = sd.r()[n], mu = mean.r()[n];
+    T mdy = 0, mdyx = 0;
+    for (int64_t d = 0; d < cols; ++d) {
+      const T xhat = (x.r()[n * cols + d] - mu) / s;
+      mdy += dy.r()[n * cols + d];
+      mdyx += dy.r()[n * cols + d] * xhat;
+    }
+    mdy /= static_cast<T>(cols);
+    mdyx /= static_cast<T>(cols);
+    for (int64_t d = 0; d < cols; ++d) {
+      const T xhat = (x.r()[n * cols + d] - mu) / s;
+      dx.r()[n * cols + d] = (dy.r()[n * cols + d] - mdy - xhat * mdyx) / s;
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
+}  // namespace
+
+void RegisterNormOps(Registry* r) {
+  r->Add({"Softmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Softmax)});
+  r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)});
+  const ArgTable bn_args = {{"is_test", "0"}, {"epsilon", "1e-5"}, {"momentum", "0.9"},
+                            {"order", "NCHW"}, {"num_batches", "1"}};
+  r->Add({"SpatialBN", 5, 5, 1, 5, bn_args, PARITY_REF_KERNEL(SpatialBN)});
+  r->Add({"SpatialBNGradient", 5, 5, 3, 3, bn_args, PARITY_REF_KERNEL(SpatialBNGradient)});
+  const ArgTable ln_args = {{"axis", "1"}, {"epsilon", "1e-5"}, {"elementwise_affine", "0"}};
+  r->Add({"LayerNorm", 1, 3, 3, 3, ln_args, PARITY_REF_KERNEL(LayerNorm)});
+  r->Add({"LayerNormGradient", 5, 5, 1, 1, ln_args, PARITY_REF_KERNEL(LayerNormGradient)});
+}
+
+}  // namespace parity::reference

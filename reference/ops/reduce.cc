@@ -1,0 +1,119 @@
+// Reductions: ReduceSum ReduceMean ReduceMax ReduceMin (axes, keepdims), SumElements, and
+// SumElementsGradient. Sums accumulate in the scalar type, in row-major order.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "reference/ops/util.h"
+
+namespace parity::reference {
+namespace {
+
+enum class Red { kSum, kMean, kMax, kMin };
+
+template <typename T, Red kOp>
+void ReduceKernel(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  if (kOp == Red::kMean) c.RealInput(0);
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt32 || x.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
+  const int64_t rank = x.dims.size();
+  std::vector<bool> reduced(rank, false);
+  const std::vector<int64_t> axes = c.args.Ints("axes");
+  if (axes.empty()) reduced.assign(rank, true);  // No axes: reduce everything.
+  for (int64_t a : axes) reduced[CanonicalAxis(a, rank, "axes entry")] = true;
+  const bool keep = c.args.Bool("keepdims");
+  Dims kept(rank), ydims;
+  for (int64_t k = 0; k < rank; ++k) {
+    kept[k] = reduced[k] ? 1 : x.dims[k];
+    if (!reduced[k] || keep) ydims.push_back(kept[k]);
+  }
+  Value<T> y = c.NewTensor(x.dtype, ydims);
+  std::vector<int64_t> count(y.size(), 0);
+  const Dims ks = Strides(kept);
+  int64_t flat = 0;
+  ForEachIndex(x.dims, [&](const Dims& idx) {
+    int64_t o = 0;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (!reduced[k]) o += idx[k] * ks[k];
+    }
+    const bool first = count[o]++ == 0;
+    if (x.is_real()) {
+      T& acc = y.r()[o];
+      const T v = x.r()[flat];
+      if (kOp == Red::kMax) acc = first || std::isnan(v) || v > acc ? v : acc;
+      else if (kOp == Red::kMin) acc = first || std::isnan(v) || v < acc ? v : acc;
+      else acc += v;
+      if (std::isnan(v)) acc = v;
+    } else {
+      int64_t& acc = y.i()[o];
+      const int64_t v = x.i()[flat];
+      if (kOp == Red::kMax) acc = first ? v : std::max(acc, v);
+      else if (kOp == Red::kMin) acc = first ? v : std::min(acc, v);
+      else acc = WrapInt(x.dtype, static_cast<int64_t>(static_cast<uint64_t>(acc) + v));
+    }
+    ++flat;
+  });
+  for (int64_t o = 0; o < y.size(); ++o) {
+    if (kOp == Red::kMean) y.r()[o] /= static_cast<T>(count[o]);
+    // Max/Min of nothing: Caffe2 starts from lowest()/max() of the type.
+    if (count[o] == 0 && (kOp == Red::kMax || kOp == Red::kMin)) {
+      if (x.is_real()) {
+        y.r()[o] = kOp == Red::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+      } else {
+        const bool i32 = x.dtype == DType::kInt32;
+        y.i()[o] = kOp == Red::kMax ? (i32 ? INT32_MIN : INT64_MIN) : (i32 ? INT32_MAX : INT64_MAX);
+      }
+    }
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void ReduceSum(OpContext<T>& c) { ReduceKernel<T, Red::kSum>(c); }
+template <typename T>
+void ReduceMean(OpContext<T>& c) { ReduceKernel<T, Red::kMean>(c); }
+template <typename T>
+void ReduceMax(OpContext<T>& c) { ReduceKernel<T, Red::kMax>(c); }
+template <typename T>
+void ReduceMin(OpContext<T>& c) { ReduceKernel<T, Red::kMin>(c); }
+
+// SumElements: a 0-D scalar, the sum (or, with average=1, the mean) of every element.
+template <typename T>
+void SumElements(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  T acc = 0;
+  for (T v : x.r()) acc += v;
+  if (c.args.Bool("average")) acc /= static_cast<T>(x.size());
+  Value<T> y = c.NewReal({});
+  y.r()[0] = acc;
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void SumElementsGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& ds = c.RealInput(1);
+  PARITY_ENFORCE(ds.size() == 1, ErrorKind::kShapeMismatch, Describe(c, 1),
+                 " must hold one element");
+  T g = ds.r()[0];
+  if (c.args.Bool("average")) g /= static_cast<T>(x.size());
+  Value<T> dx = c.NewReal(x.dims);
+  for (T& v : dx.r()) v = g;
+  c.SetOutput(0, std::move(dx));
+}
+
+}  // namespace
+
+void RegisterReduceOps(Registry* r) {
+  const ArgTable args = {{"axes", "[]"}, {"keepdims", "1"}};
+  r->Add({"ReduceSum", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceSum)});
+  r->Add({"ReduceMean", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMean)});
+  r->Add({"ReduceMax", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMax)});
+  r->Add({"ReduceMin", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMin)});
+  r->Add({"SumElements", 1, 1, 1, 1, {{"average", "0"}}, PARITY_REF_KERNEL(SumElements)});
+  r->Add({"SumElementsGradient", 2, 2, 1, 1, {{"average", "0"}},
+          PARITY_REF_KERNEL(SumElementsGradient)});
+}
+
+}  // namespace parity::reference

@@ -1,0 +1,201 @@
+// Elementwise unary ops on floating tensors (Neg, Abs, Cast and StopGradient also take integers).
+// NaN inputs propagate to NaN outputs everywhere (Relu/Clip included): the ground truth keeps
+// a NaN visible rather than depending on how a max() happens to order its operands.
+#include <cmath>
+#include <limits>
+
+#include "reference/ops/util.h"
+
+namespace parity::reference {
+namespace {
+
+template <typename T>
+void Relu(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::isnan(x) ? x : (x > 0 ? x : T(0)); });
+}
+
+template <typename T>
+void LeakyRelu(OpContext<T>& c) {
+  const T alpha = static_cast<T>(c.args.Float("alpha"));
+  UnaryReal(c, [alpha](T x) { return x > 0 ? x : alpha * x; });
+}
+
+template <typename T>
+void Elu(OpContext<T>& c) {
+  const T alpha = static_cast<T>(c.args.Float("alpha"));
+  UnaryReal(c, [alpha](T x) { return x > 0 ? x : alpha * (std::exp(x) - T(1)); });
+}
+
+template <typename T>
+void SigmoidOp(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return Sigmoid(x); });
+}
+
+template <typename T>
+void Tanh(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::tanh(x); });
+}
+
+template <typename T>
+void Softsign(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return x / (T(1) + std::abs(x)); });
+}
+
+template <typename T>
+void Exp(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::exp(x); });
+}
+
+template <typename T>
+void Log(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::log(x); });
+}
+
+template <typename T>
+void Sqrt(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::sqrt(x); });
+}
+
+template <typename T>
+void Sqr(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return x * x; });
+}
+
+template <typename T>
+void Reciprocal(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return T(1) / x; });
+}
+
+template <typename T>
+void Sin(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::sin(x); });
+}
+
+template <typename T>
+void Cos(OpContext<T>& c) {
+  UnaryReal(c, [](T x) { return std::cos(x); });
+}
+
+// Neg and Abs also take int32/int64 (wrapping: -INT_MIN == INT_MIN, as two's complement).
+template <typename T, bool kAbs>
+void SignKernel(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  if (x.is_real()) {
+    UnaryReal(c, [](T v) { return kAbs ? std::abs(v) : -v; });
+    return;
+  }
+  PARITY_ENFORCE(x.dtype == DType::kInt32 || x.dtype == DType::kInt64, ErrorKind::kShapeMismatch,
+                 "needs float, int32 or int64, got ", Describe(c, 0));
+  Value<T> y = c.NewTensor(x.dtype, x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    const int64_t v = x.i()[k];
+    const int64_t neg = static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(v));
+    y.i()[k] = WrapInt(x.dtype, kAbs ? (v < 0 ? neg : v) : neg);
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void Neg(OpContext<T>& c) { SignKernel<T, false>(c); }
+template <typename T>
+void Abs(OpContext<T>& c) { SignKernel<T, true>(c); }
+
+template <typename T>
+void Clip(OpContext<T>& c) {
+  const T lo = static_cast<T>(c.args.Float("min"));
+  const T hi = static_cast<T>(c.args.Float("max"));
+  UnaryReal(c, [lo, hi](T x) { return std::isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x)); });
+}
+
+template <typename T>
+void Scale(OpContext<T>& c) {
+  const T s = static_cast<T>(c.args.Float("scale"));
+  UnaryReal(c, [s](T x) { return x * s; });
+}
+
+template <typename T>
+void StopGradient(OpContext<T>& c) {
+  c.SetOutput(0, c.Input(0).Clone());
+}
+
+// Cast(to): `to` is a TensorProto.DataType number or its name ("FLOAT", "int32", ...).
+template <typename T>
+void Cast(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  const caffe2::Argument* to_arg = c.args.Raw("to");
+  PARITY_ENFORCE(to_arg != nullptr, ErrorKind::kBadArgument, "Cast needs the 'to' argument");
+  int to = 0;
+  if (to_arg->has_s()) {
+    std::string name = to_arg->s();
+    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    caffe2::TensorProto::DataType parsed;
+    PARITY_ENFORCE(caffe2::TensorProto::DataType_Parse(name, &parsed), ErrorKind::kBadArgument,
+                   "Cast: unknown dtype name '", to_arg->s(), "'");
+    to = parsed;
+  } else {
+    to = static_cast<int>(c.args.Int("to"));
+  }
+  DType out;
+  PARITY_ENFORCE(DTypeFromProto(to, &out), ErrorKind::kBadArgument, "Cast to data type ", to,
+                 " is not supported");
+  Value<T> y = c.NewTensor(out, x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    if (out == DType::kReal) {
+      y.r()[k] = x.AsReal(k);
+    } else if (x.is_real()) {
+      const T v = x.r()[k];
+      if (out == DType::kBool) {
+        y.i()[k] = v != T(0);
+        continue;
+      }
+      // Float -> integer truncates toward zero; a NaN or a value outside the target range is
+      // undefined behaviour in C++, so the reference refuses it instead of inventing a result.
+      const double t = std::trunc(static_cast<double>(v));
+      double lo_bound = -9223372036854775808.0, hi_bound = 9223372036854775808.0;  // int64
+      switch (out) {
+        case DType::kInt8: lo_bound = -128; hi_bound = 128; break;
+        case DType::kUInt8: lo_bound = 0; hi_bound = 256; break;
+        case DType::kInt16: lo_bound = -32768; hi_bound = 32768; break;
+        case DType::kUInt16: lo_bound = 0; hi_bound = 65536; break;
+        case DType::kInt32: lo_bound = -2147483648.0; hi_bound = 2147483648.0; break;
+        default: break;
+      }
+      PARITY_ENFORCE(!std::isnan(t) && t >= lo_bound && t < hi_bound, ErrorKind::kBadArgument,
+                     "Cast of ", static_cast<double>(v), " to ", DTypeName(out),
+                     " is out of range (undefined in C++)");
+      y.i()[k] = static_cast<int64_t>(t);
+    } else {
+      y.i()[k] = WrapInt(out, x.i()[k]);
+    }
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+}  // namespace
+
+void RegisterUnaryOps(Registry* r) {
+  r->Add({"Relu", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Relu)});
+  r->Add({"LeakyRelu", 1, 1, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyRelu)});
+  r->Add({"Elu", 1, 1, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(Elu)});
+  r->Add({"Sigmoid", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(SigmoidOp)});
+  r->Add({"Tanh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Tanh)});
+  r->Add({"Softsign", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Softsign)});
+  r->Add({"Exp", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Exp)});
+  r->Add({"Log", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Log)});
+  r->Add({"Sqrt", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sqrt)});
+  r->Add({"Sqr", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sqr)});
+  r->Add({"Abs", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Abs)});
+  r->Add({"Neg", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Neg)});
+  r->Add({"Reciprocal", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Reciprocal)});
+  r->Add({"Sin", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sin)});
+  r->Add({"Cos", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Cos)});
+  // Caffe2's defaults are float's lowest() and max().
+  r->Add({"Clip", 1, 1, 1, 1,
+          {{"min", "-3.4028234663852886e+38"}, {"max", "3.4028234663852886e+38"}},
+          PARITY_REF_KERNEL(Clip)});
+  r->Add({"Scale", 1, 1, 1, 1, {{"scale", "1.0"}}, PARITY_REF_KERNEL(Scale)});
+  r->Add({"Cast", 1, 1, 1, 1, {{"to", ""}}, PARITY_REF_KERNEL(Cast)});
+  r->Add({"StopGradient", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(StopGradient)});
+}
+
+}  // namespace parity::reference

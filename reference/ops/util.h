@@ -1,0 +1,74 @@
+// Small helpers shared by the reference kernel families (internal).
+#ifndef PARITY_REFERENCE_OPS_UTIL_H_
+#define PARITY_REFERENCE_OPS_UTIL_H_
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "reference/kernel.h"
+
+namespace parity::reference {
+
+template <typename T>
+void RequireSameDtype(const OpContext<T>& c, const Value<T>& a, const Value<T>& b, int ib) {
+  PARITY_ENFORCE(a.dtype == b.dtype, ErrorKind::kShapeMismatch, "dtype mismatch: ",
+                 Describe(c, 0), " vs ", Describe(c, ib));
+}
+
+template <typename T>
+void RequireSameShape(const OpContext<T>& c, const Value<T>& a, const Value<T>& b, int ib) {
+  PARITY_ENFORCE(a.dims == b.dims, ErrorKind::kShapeMismatch, "shape mismatch: ", Describe(c, 0),
+                 " vs ", Describe(c, ib));
+}
+
+// dY-style inputs: same shape as the reference input (gradient kernels).
+template <typename T>
+void RequireShape(const OpContext<T>& c, const Value<T>& v, int i, const Dims& dims) {
+  PARITY_ENFORCE(v.dims == dims, ErrorKind::kShapeMismatch, Describe(c, i), " must have shape ",
+                 ShapeString(dims));
+}
+
+// Y = f(X) elementwise on a floating input.
+template <typename T, typename F>
+void UnaryReal(OpContext<T>& c, F f) {
+  const Value<T>& x = c.RealInput(0);
+  Value<T> y = c.NewReal(x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) y.r()[k] = f(x.r()[k]);
+  c.SetOutput(0, std::move(y));
+}
+
+// dX = f(A, dY) elementwise, where A (Y or X) and dY have the same shape.
+template <typename T, typename F>
+void UnaryGradient(OpContext<T>& c, F f) {
+  const Value<T>& a = c.RealInput(0);
+  const Value<T>& dy = c.RealInput(1);
+  RequireSameShape(c, a, dy, 1);
+  Value<T> dx = c.NewReal(a.dims);
+  for (int64_t k = 0; k < a.size(); ++k) dx.r()[k] = f(a.r()[k], dy.r()[k]);
+  c.SetOutput(0, std::move(dx));
+}
+
+template <typename T>
+T Sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// Convolution/pooling geometry parsed from Caffe2's argument spellings (conv.cc).
+struct ConvGeometry {
+  int64_t kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+};
+
+// Values of a 1-D int tensor (shape inputs of Reshape, Slice, ConstantFill, ...).
+template <typename T>
+std::vector<int64_t> IntValues(const OpContext<T>& c, int i) {
+  const Value<T>& v = c.Input(i);
+  PARITY_ENFORCE(IsIntegral(v.dtype) && v.dtype != DType::kBool, ErrorKind::kShapeMismatch,
+                 Describe(c, i), " must be an integer tensor");
+  return v.i();
+}
+
+}  // namespace parity::reference
+
+#endif  // PARITY_REFERENCE_OPS_UTIL_H_

@@ -1,0 +1,175 @@
+// The op table, argument reading, and the public listing functions of interpreter.h.
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reference/kernel.h"
+
+namespace parity::reference {
+
+// ---- Args ----
+
+Args::Args(const caffe2::OperatorDef& def, const ArgTable& table) : table_(table) {
+  for (const auto& arg : def.arg()) {
+    // Caffe2's ArgumentHelper rejects an op that names an argument twice.
+    PARITY_ENFORCE(by_name_.emplace(arg.name(), &arg).second, ErrorKind::kBadArgument,
+                   "argument '", arg.name(), "' given twice");
+  }
+}
+
+const std::string& Args::Default(const std::string& name) const {
+  for (const auto& entry : table_) {
+    if (entry.first == name) return entry.second;
+  }
+  throw MakeError(ErrorKind::kInternal, "reference kernel reads argument '", name,
+                  "' that is missing from its argument table");
+}
+
+bool Args::Has(const std::string& name) const {
+  Default(name);
+  return by_name_.count(name) > 0;
+}
+
+const caffe2::Argument* Args::Raw(const std::string& name) const {
+  Default(name);
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+int64_t Args::Int(const std::string& name) const {
+  const std::string& def = Default(name);
+  if (const caffe2::Argument* a = Raw(name)) {
+    PARITY_ENFORCE(a->has_i(), ErrorKind::kBadArgument, "argument '", name,
+                   "' must be an integer (field i)");
+    return a->i();
+  }
+  PARITY_ENFORCE(!def.empty(), ErrorKind::kBadArgument, "required argument '", name, "' missing");
+  return std::stoll(def);
+}
+
+double Args::Float(const std::string& name) const {
+  const std::string& def = Default(name);
+  if (const caffe2::Argument* a = Raw(name)) {
+    if (a->has_f()) return a->f();
+    // An integer-valued float argument written in the i field is accepted (exactly converted).
+    PARITY_ENFORCE(a->has_i(), ErrorKind::kBadArgument, "argument '", name,
+                   "' must be a float (field f)");
+    return static_cast<double>(a->i());
+  }
+  PARITY_ENFORCE(!def.empty(), ErrorKind::kBadArgument, "required argument '", name, "' missing");
+  return std::stod(def);
+}
+
+std::string Args::Str(const std::string& name) const {
+  const std::string& def = Default(name);
+  if (const caffe2::Argument* a = Raw(name)) {
+    PARITY_ENFORCE(a->has_s(), ErrorKind::kBadArgument, "argument '", name,
+                   "' must be a string (field s)");
+    return a->s();
+  }
+  return def;
+}
+
+std::vector<int64_t> Args::Ints(const std::string& name) const {
+  const caffe2::Argument* a = Raw(name);
+  if (!a) return {};
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<double> Args::Floats(const std::string& name) const {
+  const caffe2::Argument* a = Raw(name);
+  if (!a) return {};
+  return std::vector<double>(a->floats().begin(), a->floats().end());
+}
+
+std::vector<std::string> Args::Strs(const std::string& name) const {
+  const caffe2::Argument* a = Raw(name);
+  if (!a) return {};
+  return std::vector<std::string>(a->strings().begin(), a->strings().end());
+}
+
+caffe2::NetDef Args::Net(const std::string& name) const {
+  const caffe2::Argument* a = Raw(name);
+  PARITY_ENFORCE(a != nullptr, ErrorKind::kBadArgument, "required net argument '", name,
+                 "' missing");
+  if (a->has_n()) return a->n();
+  caffe2::NetDef net;
+  PARITY_ENFORCE(a->has_s() && google::protobuf::TextFormat::ParseFromString(a->s(), &net),
+                 ErrorKind::kBadArgument, "argument '", name,
+                 "' is neither a NetDef nor a text-format NetDef");
+  return net;
+}
+
+// ---- Registry ----
+
+void Registry::Add(OpSchema schema) {
+  const std::string type = schema.type;
+  ops_[type] = std::move(schema);
+}
+
+const OpSchema* Registry::Find(const std::string& type) const {
+  auto it = ops_.find(type);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+const Registry& Registry::Get() {
+  static const Registry* registry = [] {
+    auto* r = new Registry();
+    RegisterElementwiseOps(r);
+    RegisterUnaryOps(r);
+    RegisterLinalgOps(r);
+    RegisterShapeOps(r);
+    RegisterReduceOps(r);
+    RegisterNormOps(r);
+    RegisterLossOps(r);
+    RegisterConvOps(r);
+    RegisterFillOps(r);
+    RegisterRnnUnitOps(r);
+    RegisterControlOps(r);
+    RegisterRecurrentOps(r);
+    RegisterGradientOps(r);
+    return r;
+  }();
+  return *registry;
+}
+
+// ---- Public listings ----
+
+std::vector<std::string> SupportedOps() {
+  std::vector<std::string> out;
+  for (const auto& entry : Registry::Get().all()) out.push_back(entry.first);
+  return out;
+}
+
+std::map<std::string, std::string> FiniteDifferenceOnlyOps() {
+  return {
+      {"RecurrentNetworkGradient",
+       "composite: its meaning is the backward pass of the unrolled step net over links, aliases "
+       "and per-step workspaces, which is exactly the machinery under test; the reference checks "
+       "it by central finite differences of RecurrentNetwork (unrolled) instead"},
+      {"Do (is_gradient_op)",
+       "gradient Do pops the saved forward workspace and runs a generated gradient net in it; its "
+       "result is defined as the derivative of the forward Do, checked by finite differences"},
+      {"If (gradient)",
+       "the gradient If is an ordinary If over generated gradient nets (runs here), but its "
+       "correctness is defined by finite differences of the forward If"},
+      {"While (gradient)",
+       "the gradient While loops gradient Dos over the stack of saved forward workspaces "
+       "(HasScope as condition); checked by finite differences of the forward While"},
+  };
+}
+
+std::map<std::string, std::vector<std::pair<std::string, std::string>>> ArgumentTable() {
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> out;
+  for (const auto& entry : Registry::Get().all()) out[entry.first] = entry.second.args;
+  return out;
+}
+
+std::vector<int> Arity(const std::string& op_type) {
+  const OpSchema* s = Registry::Get().Find(op_type);
+  PARITY_ENFORCE(s != nullptr, ErrorKind::kUnknownOp, "reference has no op '", op_type, "'");
+  return {s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs};
+}
+
+}  // namespace parity::reference

@@ -1,0 +1,101 @@
+// Hand-computed values for Conv, MaxPool, AveragePool (padding, dilation, stride, group).
+#include "tests/reference/test_util.h"
+
+namespace parity::reference::testing {
+namespace {
+
+std::vector<double> Iota(int n) {
+  std::vector<double> v;
+  for (int k = 1; k <= n; ++k) v.push_back(k);
+  return v;
+}
+
+// X = [[1,2,3],[4,5,6],[7,8,9]]; a diagonal 2x2 filter sums x(i,j) + x(i+1,j+1).
+TEST(Conv, Basic) {
+  const Tensors in = {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 0, 0, 1})},
+                      {"b", F({1}, {10})}};
+  auto y = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2), in, "y");
+  EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 1, 2, 2}));
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{6, 8, 12, 14}), 0);
+  // Kernel size taken from the filter; bias added per output channel.
+  EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w", "b"}, {"y"}), in, "y"),
+                     (std::vector<double>{16, 18, 22, 24}), 0);
+  ExpectError([&] { RunOps({Op("Conv", {"x", "w"}, {"y"}).I("kernel", 3)}, in); },
+              ErrorKind::kShapeMismatch);
+}
+
+TEST(Conv, Padding) {
+  // pad 1 all round: y(i,j) = x(i-1,j-1) + x(i,j) with zeros outside.
+  auto y = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("pad", 1),
+                 {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 0, 0, 1})}}, "y");
+  EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 1, 4, 4}));
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{1, 2, 3, 0, 4, 6, 8, 3, 7, 12, 14, 6, 0, 7, 8, 9}), 0);
+  // Asymmetric pads (t, l, b, r) = (1, 0, 0, 0) on [[1,2],[3,4]] with an all-ones 2x2 filter:
+  // windows rows {-1,0} and {0,1}: 1+2 = 3 and 1+2+3+4 = 10.
+  auto a = RunOp(Op("Conv", {"x", "w"}, {"y"}).Ints("pads", {1, 0, 0, 0}),
+                 {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}}, "y");
+  EXPECT_EQ(Dims(a), (std::vector<int64_t>{1, 1, 2, 1}));
+  EXPECT_VALUES_NEAR(a, (std::vector<double>{3, 10}), 0);
+  // The same with pad_t.
+  auto t = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("pad_t", 1),
+                 {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}}, "y");
+  EXPECT_VALUES_NEAR(t, (std::vector<double>{3, 10}), 0);
+}
+
+TEST(Conv, DilationStrideGroup) {
+  // Dilation 2 turns a 2x2 filter of ones into the four corners: 1 + 3 + 7 + 9 = 20.
+  auto d = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("dilation", 2),
+                 {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}}, "y");
+  EXPECT_EQ(Dims(d), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_VALUES_NEAR(d, (std::vector<double>{20}), 0);
+  // Stride 2 with a 1x1 filter of 2 picks the corners, doubled.
+  auto s = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("stride", 2),
+                 {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 1, 1}, {2})}}, "y");
+  EXPECT_VALUES_NEAR(s, (std::vector<double>{2, 6, 14, 18}), 0);
+  // Two groups: each output channel sees only its own input channel.
+  const Tensors g = {{"x", F({1, 2, 1, 1}, {3, 5})}, {"w", F({2, 1, 1, 1}, {10, 100})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w"}, {"y"}).I("group", 2), g, "y"),
+                     (std::vector<double>{30, 500}), 0);
+  ExpectError([&] { RunOps({Op("Conv", {"x", "w"}, {"y"})}, g); }, ErrorKind::kShapeMismatch);
+  // Two batch items, two input channels, one output channel: sums the channels.
+  auto b = RunOp(Op("Conv", {"x", "w"}, {"y"}),
+                 {{"x", F({2, 2, 1, 1}, {1, 2, 3, 4})}, {"w", F({1, 2, 1, 1}, {1, 10})}}, "y");
+  EXPECT_VALUES_NEAR(b, (std::vector<double>{21, 43}), 0);
+}
+
+// X = [[1,5,2],[3,4,6],[7,0,8]].
+TEST(Pool, MaxPool) {
+  const std::vector<double> x = {1, 5, 2, 3, 4, 6, 7, 0, 8};
+  auto y = RunOp(Op("MaxPool", {"x"}, {"y"}).I("kernel", 2), {{"x", F({1, 1, 3, 3}, x)}}, "y");
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{5, 6, 7, 8}), 0);
+  // Padding is never a candidate: with -X the corner window (only x(0,0) real) stays -1.
+  std::vector<double> neg;
+  for (double v : x) neg.push_back(-v);
+  auto p = RunOp(Op("MaxPool", {"x"}, {"y"}).I("kernel", 2).I("pad", 1).I("stride", 2),
+                 {{"x", F({1, 1, 3, 3}, neg)}}, "y");
+  EXPECT_EQ(Dims(p), (std::vector<int64_t>{1, 1, 2, 2}));
+  EXPECT_VALUES_NEAR(p, (std::vector<double>{-1, -2, -3, 0}), 0);
+  auto g = RunOp(Op("MaxPool", {"x"}, {"y"}).I("global_pooling", 1), {{"x", F({1, 1, 3, 3}, x)}}, "y");
+  EXPECT_EQ(Dims(g), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_VALUES_NEAR(g, (std::vector<double>{8}), 0);
+  ExpectError([&] { RunOps({Op("MaxPool", {"x"}, {"y"})}, {{"x", F({1, 1, 3, 3}, x)}}); },
+              ErrorKind::kBadArgument);
+  ExpectError([&] { RunOps({Op("MaxPool", {"x"}, {"y"}).I("kernel", 4)}, {{"x", F({1, 1, 3, 3}, x)}}); },
+              ErrorKind::kShapeMismatch);
+}
+
+TEST(Pool, AveragePoolCountIncludePad) {
+  const Tensors in = {{"x", F({1, 1, 3, 3}, {1, 5, 2, 3, 4, 6, 7, 0, 8})}};
+  // Windows (pad 1, kernel 2, stride 2): {1}, {5, 2}, {3, 7}, {4, 6, 0, 8}.
+  auto a = RunOp(Op("AveragePool", {"x"}, {"y"}).I("kernel", 2).I("pad", 1).I("stride", 2), in, "y");
+  EXPECT_VALUES_NEAR(a, (std::vector<double>{1, 3.5, 5, 4.5}), 0);
+  // Counting the padded taps: every window has 4 taps inside the padded extent.
+  auto b = RunOp(Op("AveragePool", {"x"}, {"y"}).I("kernel", 2).I("pad", 1).I("stride", 2)
+                     .I("count_include_pad", 1), in, "y");
+  EXPECT_VALUES_NEAR(b, (std::vector<double>{0.25, 1.75, 2.5, 4.5}), 0);
+  auto g = RunOp(Op("AveragePool", {"x"}, {"y"}).I("global_pooling", 1), in, "y");
+  EXPECT_VALUES_NEAR(g, (std::vector<double>{4}), 0);
+}
+
+}  // namespace
+}  // namespace parity::reference::testing
