@@ -1,0 +1,48 @@
+// Determinism: the same case run twice on production is bit-identical, and the parallel DAG
+// executor gives SimpleNet's results bit for bit.
+#include "oracles/engines.h"
+#include "oracles/finding.h"
+#include "oracles/oracle.h"
+
+namespace parity::oracles {
+namespace {
+
+std::optional<Finding> CompareRuns(const Case& c, const EngineRun& a, const EngineRun& b,
+                                   const std::string& what) {
+  if (a.error || b.error) {
+    if (a.error && b.error && std::string(a.error->what()) == b.error->what()) return std::nullopt;
+    return MakeFinding("determinism", c, "error mismatch",
+                       what + ": one run failed and the other did not, or they failed differently");
+  }
+  for (const std::string& blob : ComparedBlobs(c)) {
+    auto x = a.blobs.find(blob), y = b.blobs.find(blob);
+    if (x == a.blobs.end() || y == b.blobs.end()) continue;
+    if (!BitwiseEqual(x->second, y->second)) {
+      Finding finding = MakeFinding("determinism", c, "nondeterministic",
+                                    what + ": blob '" + blob + "' differs between runs");
+      Comparison comparison = CompareWithTruth(x->second, x->second, y->second,
+                                               GetToleranceClass("exact"));
+      AddComparison(&finding, blob, x->second, y->second, comparison);
+      return finding;
+    }
+  }
+  return std::nullopt;
+}
+
+OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
+  RunConfig simple{false, options.engine_override, "simple"};
+  RunConfig dag{false, options.engine_override, "dag"};
+  EngineRun first = RunCase(c, Engine::kProduction, simple);
+  EngineRun second = RunCase(c, Engine::kProduction, simple);
+  if (auto finding = CompareRuns(c, first, second, "two SimpleNet runs")) return {finding, ""};
+  EngineRun parallel = RunCase(c, Engine::kProduction, dag);
+  if (auto finding = CompareRuns(c, first, parallel, "SimpleNet vs the DAG executor")) {
+    return {finding, ""};
+  }
+  return {};
+}
+
+const bool kRegistered = RegisterOracle("determinism", CheckDeterminism);
+
+}  // namespace
+}  // namespace parity::oracles

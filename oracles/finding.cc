@@ -1,0 +1,47 @@
+#include "oracles/finding.h"
+
+namespace parity::oracles {
+namespace {
+
+std::string DtypeName(const caffe2::TensorProto& t) {
+  return caffe2::TensorProto::DataType_Name(t.data_type());
+}
+
+}  // namespace
+
+Finding MakeFinding(const std::string& oracle, const Case& c, const std::string& error_class,
+                    const std::string& message) {
+  Finding finding;
+  finding.set_oracle(oracle);
+  *finding.mutable_case_() = c;
+  finding.set_message(message);
+  Signature* signature = finding.mutable_signature();
+  signature->set_oracle(oracle);
+  signature->set_error_class(error_class);
+  signature->set_blamed_op_type("?");
+  finding.set_repro_command("parity repro FINDING.pb");
+  return finding;
+}
+
+void AddComparison(Finding* finding, const std::string& blob, const caffe2::TensorProto& expected,
+                   const caffe2::TensorProto& actual, const Comparison& comparison) {
+  BlobComparison* entry = finding->add_comparisons();
+  entry->set_blob(blob);
+  *entry->mutable_expected() = expected;
+  *entry->mutable_actual() = actual;
+  *entry->mutable_metrics() = comparison.metrics;
+  if (!finding->signature().has_dtype()) finding->mutable_signature()->set_dtype(DtypeName(actual));
+}
+
+void SetBlame(Finding* finding, int index, const caffe2::NetDef& net) {
+  if (index < 0 || index >= net.op_size()) return;
+  finding->set_blamed_op_index(index);
+  finding->set_blamed_op_type(net.op(index).type());
+  finding->mutable_signature()->set_blamed_op_type(net.op(index).type());
+}
+
+std::string SignatureKey(const Signature& s) {
+  return s.oracle() + "/" + s.blamed_op_type() + "/" + s.error_class() + "/" + s.dtype();
+}
+
+}  // namespace parity::oracles

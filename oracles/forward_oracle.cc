@@ -1,0 +1,81 @@
+// The forward oracle: production vs the f64 reference on the same inputs, with tolerances sized
+// by the f32 reference; on a mismatch, the first diverging op is blamed.
+#include <sstream>
+
+#include "oracles/engines.h"
+#include "oracles/finding.h"
+#include "oracles/localize.h"
+#include "oracles/oracle.h"
+
+namespace parity::oracles {
+namespace {
+
+OracleResult CheckForward(const Case& c, const OracleOptions& options) {
+  RunConfig traced{options.localize, "", ""};
+  RunConfig production_config{options.localize, options.engine_override, ""};
+  EngineRun truth = RunCase(c, Engine::kReferenceF64, traced);
+  if (truth.error && truth.error->kind() == ErrorKind::kUnknownOp) {
+    return {std::nullopt, std::string("the reference cannot run this net: ") + truth.error->what()};
+  }
+  EngineRun production = RunCase(c, Engine::kProduction, production_config);
+  if (truth.error || production.error) {
+    // Both rejecting the net is agreement: it is bad input, and both said so.
+    if (truth.error && production.error) return {};
+    bool production_failed = production.error.has_value();
+    std::ostringstream message;
+    message << (production_failed ? "production" : "reference") << " failed where "
+            << (production_failed ? "the reference" : "production") << " ran: "
+            << (production_failed ? production.error->what() : truth.error->what());
+    Finding finding = MakeFinding("forward", c, "error mismatch", message.str());
+    finding.set_error_kind(
+        ErrorKindName(production_failed ? production.error->kind() : truth.error->kind()));
+    // Blame the op the failing side names by running up to it: the trace stops there.
+    const EngineRun& failed = production_failed ? production : truth;
+    int blamed = static_cast<int>(failed.trace.size());
+    SetBlame(&finding, blamed, c.net());
+    return {finding, ""};
+  }
+  EngineRun f32 = RunCase(c, Engine::kReferenceF32, traced);
+
+  std::optional<Finding> finding;
+  for (const std::string& blob : ComparedBlobs(c)) {
+    auto expected = truth.blobs.find(blob);
+    auto actual = production.blobs.find(blob);
+    if (expected == truth.blobs.end() && actual == production.blobs.end()) continue;
+    if (expected == truth.blobs.end() || actual == production.blobs.end()) {
+      std::string side = expected == truth.blobs.end() ? "the reference" : "production";
+      if (!finding) {
+        finding = MakeFinding("forward", c, "missing output", side + " did not produce '" + blob + "'");
+      }
+      continue;
+    }
+    auto reference_f32 = f32.blobs.find(blob);
+    Comparison comparison =
+        CompareWithTruth(expected->second,
+                         reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second,
+                         actual->second, options.tolerance);
+    if (comparison.ok) continue;
+    if (!finding) {
+      finding = MakeFinding("forward", c, comparison.error_class,
+                            "blob '" + blob + "': " + comparison.detail);
+    }
+    AddComparison(&*finding, blob, expected->second, actual->second, comparison);
+  }
+  if (!finding) return {};
+  if (options.localize) {
+    Blame blame = Localize(c.net(), CaseInputs(c), production, truth, f32, options.tolerance);
+    if (blame.op_index >= 0) {
+      SetBlame(&*finding, blame.op_index, c.net());
+      finding->set_message(finding->message() + "; first diverging op #" +
+                           std::to_string(blame.op_index) + " (" +
+                           c.net().op(blame.op_index).type() + ") output '" + blame.blob +
+                           "': " + blame.comparison.detail);
+    }
+  }
+  return {finding, ""};
+}
+
+const bool kRegistered = RegisterOracle("forward", CheckForward);
+
+}  // namespace
+}  // namespace parity::oracles

@@ -1,0 +1,277 @@
+// The gradient oracle: production's backward pass (AddGradientOperators) against central finite
+// differences of the f64 reference.
+//
+// Fast mode (every case): for random directions u (inputs) and v (outputs), compare
+//   vᵀJu from production = Σ_x ⟨∂⟨v,y⟩/∂x, u_x⟩   (one backward run, seeded with v)
+// with the derivative of f(t) = ⟨v, y(x + t·u)⟩ on the reference, by central differences with
+// Richardson extrapolation (4 reference runs). Full mode checks every input element separately
+// (∂⟨v,y⟩/∂x_j), and runs automatically when fast mode fails, to show which elements are wrong.
+// On failure the backward net itself is localized: its gradient ops are ops like any other.
+#include <cmath>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "core/grad/backward.h"
+#include "core/schema.h"
+#include "core/tensor.h"
+#include "core/tensor_proto.h"
+#include "oracles/engines.h"
+#include "oracles/finding.h"
+#include "oracles/localize.h"
+#include "oracles/oracle.h"
+
+namespace parity::oracles {
+namespace {
+
+constexpr double kStep = 1e-3;
+constexpr int64_t kMaxFullElements = 4096;
+
+caffe2::TensorProto DoubleProto(const std::string& name, const std::vector<int64_t>& dims,
+                                const std::vector<double>& values) {
+  caffe2::TensorProto t;
+  t.set_name(name);
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_data_type(caffe2::TensorProto::DOUBLE);
+  for (double v : values) t.add_double_data(v);
+  return t;
+}
+
+caffe2::TensorProto FloatProto(const std::string& name, const std::vector<int64_t>& dims,
+                               const std::vector<double>& values) {
+  caffe2::TensorProto t;
+  t.set_name(name);
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_data_type(caffe2::TensorProto::FLOAT);
+  for (double v : values) t.add_float_data(static_cast<float>(v));
+  return t;
+}
+
+std::vector<int64_t> Dims(const caffe2::TensorProto& t) { return {t.dims().begin(), t.dims().end()}; }
+
+// Floating case inputs read at a differentiable position of some op.
+std::vector<std::string> DifferentiableInputs(const Case& c) {
+  if (c.grad_inputs_size() > 0) return {c.grad_inputs().begin(), c.grad_inputs().end()};
+  std::set<std::string> floating;
+  for (const auto& t : c.inputs()) {
+    if (IsFloatingProto(t)) floating.insert(t.name());
+  }
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& op : c.net().op()) {
+    const OpSchema* schema = OpSchemaRegistry::Find(op.type());
+    for (int i = 0; i < op.input_size(); ++i) {
+      const std::string& name = op.input(i);
+      if (!floating.count(name) || seen.count(name)) continue;
+      if (schema != nullptr && schema->IsDifferentiable(i)) {
+        seen.insert(name);
+        out.push_back(name);
+      }
+    }
+  }
+  return out;
+}
+
+struct Problem {
+  const Case* c;
+  std::vector<std::string> inputs;                 // x
+  std::vector<std::string> outputs;                // y
+  std::map<std::string, std::vector<double>> u;    // direction per input
+  std::map<std::string, std::vector<double>> v;    // weight per output
+  Blobs base_inputs;
+};
+
+// f = ⟨v, y⟩ on the f64 reference with the inputs replaced by `shifted`; nullopt when it fails.
+std::optional<double> Objective(const Problem& p, const Blobs& shifted) {
+  Case copy = *p.c;
+  copy.clear_inputs();
+  for (const auto& [name, tensor] : p.base_inputs) {
+    auto it = shifted.find(name);
+    *copy.add_inputs() = it == shifted.end() ? tensor : it->second;
+  }
+  EngineRun run = RunCase(copy, Engine::kReferenceF64);
+  if (run.error) return std::nullopt;
+  double f = 0;
+  for (const auto& y : p.outputs) {
+    auto it = run.blobs.find(y);
+    if (it == run.blobs.end()) return std::nullopt;
+    std::vector<double> values = ProtoValues(it->second);
+    const std::vector<double>& w = p.v.at(y);
+    if (values.size() != w.size()) return std::nullopt;
+    for (size_t i = 0; i < values.size(); ++i) f += w[i] * values[i];
+  }
+  return f;
+}
+
+// d/dt f(x + t·dir) at 0 by central differences with one Richardson step.
+std::optional<double> DirectionalDerivative(const Problem& p,
+                                            const std::map<std::string, std::vector<double>>& dir) {
+  auto at = [&](double t) -> std::optional<double> {
+    Blobs shifted;
+    for (const auto& [name, d] : dir) {
+      const caffe2::TensorProto& base = p.base_inputs.at(name);
+      std::vector<double> x = ProtoValues(base);
+      for (size_t i = 0; i < x.size(); ++i) x[i] += t * d[i];
+      shifted[name] = DoubleProto(name, Dims(base), x);
+    }
+    return Objective(p, shifted);
+  };
+  auto central = [&](double h) -> std::optional<double> {
+    auto plus = at(h), minus = at(-h);
+    if (!plus || !minus) return std::nullopt;
+    return (*plus - *minus) / (2 * h);
+  };
+  auto d1 = central(kStep), d2 = central(kStep / 2);
+  if (!d1 || !d2) return std::nullopt;
+  return (4 * *d2 - *d1) / 3;
+}
+
+OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
+  Problem p;
+  p.c = &c;
+  p.inputs = DifferentiableInputs(c);
+  if (p.inputs.empty()) return {std::nullopt, "no differentiable floating inputs"};
+  EngineRun truth = RunCase(c, Engine::kReferenceF64);
+  if (truth.error) return {std::nullopt, std::string("the reference cannot run the net: ") + truth.error->what()};
+  for (const std::string& y : ComparedBlobs(c)) {
+    auto it = truth.blobs.find(y);
+    if (it != truth.blobs.end() && IsFloatingProto(it->second)) p.outputs.push_back(y);
+  }
+  if (p.outputs.empty()) return {std::nullopt, "no floating outputs"};
+  p.base_inputs = CaseInputs(c);
+
+  std::mt19937_64 rng(c.seed() * 0x9E3779B97F4A7C15ull + 17);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const auto& x : p.inputs) {
+    auto it = p.base_inputs.find(x);
+    if (it == p.base_inputs.end()) return {std::nullopt, "gradient input '" + x + "' is not fed"};
+    std::vector<double> d(ProtoValues(it->second).size());
+    for (double& e : d) e = normal(rng);
+    p.u[x] = d;
+  }
+  for (const auto& y : p.outputs) {
+    std::vector<double> w(ProtoValues(truth.blobs.at(y)).size());
+    for (double& e : w) e = normal(rng);
+    p.v[y] = w;
+  }
+
+  // Production: the net with its backward pass, seeded with v.
+  Case backward = c;
+  GradientSeeds seeds;
+  for (const auto& y : p.outputs) seeds.emplace_back(y, y + "_parity_dy");
+  BackwardPass pass;
+  try {
+    std::vector<caffe2::OperatorDef> ops(c.net().op().begin(), c.net().op().end());
+    pass = GetBackwardPass(ops, seeds);
+  } catch (const Error& error) {
+    return {std::nullopt, std::string("no backward pass: ") + error.what()};
+  }
+  backward.mutable_net()->clear_external_output();
+  for (auto& op : pass.ops) *backward.mutable_net()->add_op() = op;
+  for (const auto& y : p.outputs) {
+    const auto& dims = truth.blobs.at(y).dims();
+    *backward.add_inputs() = FloatProto(y + "_parity_dy", {dims.begin(), dims.end()}, p.v.at(y));
+  }
+  for (const auto& x : p.inputs) {
+    auto g = pass.gradient_of.find(x);
+    if (g != pass.gradient_of.end()) backward.mutable_net()->add_external_output(g->second);
+  }
+  if (!options.engine_override.empty()) {
+    for (auto& op : *backward.mutable_net()->mutable_op()) op.set_engine(options.engine_override);
+  }
+  RunConfig config{options.localize, "", ""};
+  EngineRun production = RunCase(backward, Engine::kProduction, config);
+  if (production.error) {
+    Finding finding = MakeFinding("gradient", c, "backward failed",
+                                  std::string("the backward net failed: ") + production.error->what());
+    finding.set_error_kind(ErrorKindName(production.error->kind()));
+    SetBlame(&finding, static_cast<int>(production.trace.size()), backward.net());
+    return {finding, ""};
+  }
+  std::map<std::string, std::vector<double>> gradients;
+  for (const auto& x : p.inputs) {
+    size_t n = p.u.at(x).size();
+    auto g = pass.gradient_of.find(x);
+    std::vector<double> values(n, 0.0);
+    if (g != pass.gradient_of.end() && production.blobs.count(g->second)) {
+      values = ProtoValues(production.blobs.at(g->second));
+      if (values.size() != n) {
+        Finding finding = MakeFinding("gradient", c, "shape mismatch",
+                                      "gradient of '" + x + "' has " + std::to_string(values.size()) +
+                                          " elements, the input has " + std::to_string(n));
+        return {finding, ""};
+      }
+    }
+    gradients[x] = values;
+  }
+
+  double analytic = 0, scale = 0;
+  for (const auto& x : p.inputs) {
+    for (size_t i = 0; i < p.u.at(x).size(); ++i) {
+      analytic += gradients[x][i] * p.u.at(x)[i];
+      scale += std::abs(gradients[x][i] * p.u.at(x)[i]);
+    }
+  }
+  auto numeric = DirectionalDerivative(p, p.u);
+  if (!numeric) return {std::nullopt, "the reference failed near the inputs"};
+  const double rtol = 5e-4 * options.tolerance.k;
+  const double atol = 1e-4;
+  bool fast_ok = std::abs(analytic - *numeric) <= atol + rtol * (scale + std::abs(*numeric));
+  if (fast_ok && !options.full_jacobian) return {};
+
+  // Full mode: every input element on its own.
+  std::optional<Finding> finding;
+  if (!fast_ok) {
+    std::ostringstream message;
+    message.precision(9);
+    message << "vᵀJu: production " << analytic << ", finite differences " << *numeric;
+    finding = MakeFinding("gradient", c, "gradient mismatch", message.str());
+  }
+  for (const auto& x : p.inputs) {
+    const caffe2::TensorProto& base = p.base_inputs.at(x);
+    size_t n = p.u.at(x).size();
+    if (static_cast<int64_t>(n) > kMaxFullElements) continue;
+    std::vector<double> fd(n, 0.0);
+    bool bad = false;
+    for (size_t j = 0; j < n; ++j) {
+      std::map<std::string, std::vector<double>> e{{x, std::vector<double>(n, 0.0)}};
+      e[x][j] = 1.0;
+      auto d = DirectionalDerivative(p, e);
+      fd[j] = d.value_or(NAN);
+      double g = gradients[x][j];
+      if (!d || std::abs(g - *d) > atol + rtol * (std::abs(*d) + std::abs(g))) bad = true;
+    }
+    if (!bad) continue;
+    if (!finding) finding = MakeFinding("gradient", c, "gradient mismatch", "per-element gradient mismatch");
+    caffe2::TensorProto expected = DoubleProto(x + "_grad", Dims(base), fd);
+    caffe2::TensorProto actual = FloatProto(x + "_grad", Dims(base), gradients[x]);
+    ToleranceClass tol{"gradient", 0.0, atol, rtol};
+    AddComparison(&*finding, "d/d " + x, expected, actual,
+                  CompareWithTruth(expected, expected, actual, tol));
+  }
+  if (!finding) return {};
+  finding->mutable_signature()->set_dtype("FLOAT");
+  *finding->mutable_case_()->mutable_net() = c.net();
+  if (options.localize) {
+    // Localize on the backward net: the first gradient (or forward) op whose outputs diverge.
+    EngineRun truth_backward = RunCase(backward, Engine::kReferenceF64, config);
+    EngineRun f32_backward = RunCase(backward, Engine::kReferenceF32, config);
+    if (!truth_backward.error) {
+      Blame blame = Localize(backward.net(), CaseInputs(backward), production, truth_backward,
+                             f32_backward, options.tolerance);
+      if (blame.op_index >= 0) {
+        SetBlame(&*finding, blame.op_index, backward.net());
+        finding->set_message(finding->message() + "; first diverging op of the backward net #" +
+                             std::to_string(blame.op_index) + " (" +
+                             backward.net().op(blame.op_index).type() + ") output '" + blame.blob +
+                             "': " + blame.comparison.detail);
+      }
+    }
+  }
+  return {finding, ""};
+}
+
+const bool kRegistered = RegisterOracle("gradient", CheckGradient);
+
+}  // namespace
+}  // namespace parity::oracles

@@ -1,0 +1,60 @@
+#include "oracles/localize.h"
+
+#include <map>
+
+namespace parity::oracles {
+namespace {
+
+const OpTrace* FindTrace(const EngineRun& run, int index) {
+  for (const OpTrace& entry : run.trace) {
+    if (entry.op_index == index) return &entry;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const EngineRun& production,
+               const EngineRun& reference_f64, const EngineRun& reference_f32,
+               const ToleranceClass& tolerance) {
+  // Current value of every blob on each side, as execution proceeds.
+  Blobs prod = initial, truth = initial, f32 = initial;
+  for (int i = 0; i < net.op_size(); ++i) {
+    const OpTrace* p = FindTrace(production, i);
+    const OpTrace* t = FindTrace(reference_f64, i);
+    if (p == nullptr || t == nullptr) break;  // one side stopped (error) before this op
+    const OpTrace* r = FindTrace(reference_f32, i);
+    bool inputs_agree = true;
+    for (const auto& input : net.op(i).input()) {
+      auto pi = prod.find(input), ti = truth.find(input);
+      if (pi == prod.end() || ti == truth.end()) continue;
+      auto ri = f32.find(input);
+      const caffe2::TensorProto& r32 = ri == f32.end() ? ti->second : ri->second;
+      if (!CompareWithTruth(ti->second, r32, pi->second, tolerance).ok) {
+        inputs_agree = false;
+        break;
+      }
+    }
+    if (inputs_agree) {
+      for (const auto& [name, expected] : t->outputs) {
+        auto actual = p->outputs.find(name);
+        if (actual == p->outputs.end()) continue;
+        const caffe2::TensorProto* r32 = &expected;
+        if (r != nullptr) {
+          auto it = r->outputs.find(name);
+          if (it != r->outputs.end()) r32 = &it->second;
+        }
+        Comparison comparison = CompareWithTruth(expected, *r32, actual->second, tolerance);
+        if (!comparison.ok) return Blame{i, name, comparison};
+      }
+    }
+    for (const auto& [name, value] : p->outputs) prod[name] = value;
+    for (const auto& [name, value] : t->outputs) truth[name] = value;
+    if (r != nullptr) {
+      for (const auto& [name, value] : r->outputs) f32[name] = value;
+    }
+  }
+  return {};
+}
+
+}  // namespace parity::oracles

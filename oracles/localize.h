@@ -1,0 +1,25 @@
+// Localization: given both sides' traces of the same net, the first op (in execution order) whose
+// outputs diverge while all of its inputs agree — the op to blame (CRADLE/Muffin's rule).
+#ifndef PARITY_ORACLES_LOCALIZE_H_
+#define PARITY_ORACLES_LOCALIZE_H_
+
+#include "core/proto/caffe2.pb.h"
+#include "oracles/engines.h"
+#include "oracles/tolerance.h"
+
+namespace parity::oracles {
+
+struct Blame {
+  int op_index = -1;  // -1: nothing to blame (no divergence, or inputs already diverged)
+  std::string blob;   // the first diverging output of that op
+  Comparison comparison;
+};
+
+// `initial` holds the values every side starts from (the case inputs and init-net results).
+Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const EngineRun& production,
+               const EngineRun& reference_f64, const EngineRun& reference_f32,
+               const ToleranceClass& tolerance);
+
+}  // namespace parity::oracles
+
+#endif  // PARITY_ORACLES_LOCALIZE_H_

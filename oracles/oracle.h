@@ -1,0 +1,46 @@
+// An oracle checks one Case and returns nothing (agreement) or a Finding. Oracles register by
+// name: forward, gradient, determinism, roundtrip (transform and device plug in the same way).
+#ifndef PARITY_ORACLES_ORACLE_H_
+#define PARITY_ORACLES_ORACLE_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/proto/parity.pb.h"
+#include "oracles/tolerance.h"
+
+namespace parity::oracles {
+
+struct OracleOptions {
+  // Tolerance class for value comparisons (the loosest class of the case's ops).
+  ToleranceClass tolerance = GetToleranceClass("default");
+  // Production only: run every op under this engine (mutant kernels).
+  std::string engine_override;
+  // Keep every intermediate blob and blame the first diverging op.
+  bool localize = true;
+  // Gradient oracle: also check every input element separately (slow; on failure it runs anyway
+  // to show which elements are wrong).
+  bool full_jacobian = false;
+};
+
+// What an oracle concluded: agreement, a finding, or that it does not apply to this case (with
+// the reason, e.g. a net without differentiable inputs for the gradient oracle).
+struct OracleResult {
+  std::optional<Finding> finding;
+  std::string not_applicable;
+};
+
+using OracleFunction = std::function<OracleResult(const Case&, const OracleOptions&)>;
+
+bool RegisterOracle(const std::string& name, OracleFunction function);
+const OracleFunction* FindOracle(const std::string& name);
+std::vector<std::string> OracleNames();  // sorted
+
+// Runs the named oracle (kBadArgument for an unknown name).
+OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);
+
+}  // namespace parity::oracles
+
+#endif  // PARITY_ORACLES_ORACLE_H_
