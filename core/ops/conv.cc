@@ -52,6 +52,11 @@ template <typename T>
 void Im2Col(const T* x, int64_t C, int64_t H, int64_t W, const ConvGeometry& g, int64_t out_h,
             int64_t out_w, T* col) {
   const int64_t out_hw = out_h * out_w;
+  // "Same"-size convolutions with stride 1 (out_w == W): within a tap's row of col, output
+  // position oh * W + ow reads input position (oh + row_shift) * W + ow + offset, a constant
+  // shift, so the tap is one memcpy over all valid output rows followed by zeroing the columns
+  // that wrapped around the image's left/right edges.
+  const bool flat_shift = g.stride_h == 1 && g.stride_w == 1 && out_w == W;
   for (int64_t c = 0; c < C; ++c) {
     const T* plane = x + c * H * W;
     for (int64_t i = 0; i < g.kernel_h; ++i) {
@@ -63,6 +68,30 @@ void Im2Col(const T* x, int64_t C, int64_t H, int64_t W, const ConvGeometry& g, 
         int64_t ow_hi = W - 1 - offset < 0 ? 0 : (W - 1 - offset) / g.stride_w + 1;
         ow_lo = std::min(ow_lo, out_w);
         ow_hi = std::max(std::min(ow_hi, out_w), ow_lo);
+        if (flat_shift) {
+          const int64_t row_shift = i * g.dilation_h - g.pad_t;  // ih = oh + row_shift
+          const int64_t oh_lo = std::min(std::max<int64_t>(-row_shift, 0), out_h);
+          const int64_t oh_hi = std::max(std::min(H - row_shift, out_h), oh_lo);
+          std::fill(col, col + oh_lo * out_w, T(0));
+          std::fill(col + oh_hi * out_w, col + out_hw, T(0));
+          if (oh_lo == oh_hi || ow_lo == ow_hi) {
+            std::fill(col + oh_lo * out_w, col + oh_hi * out_w, T(0));
+            continue;
+          }
+          // First and last copied elements are inside the image: (oh_lo + row_shift, ow_lo +
+          // offset) and (oh_hi - 1 + row_shift, ow_hi - 1 + offset).
+          const int64_t begin = oh_lo * out_w + ow_lo, end = (oh_hi - 1) * out_w + ow_hi;
+          std::memcpy(col + begin, plane + begin + row_shift * W + offset,
+                      (end - begin) * sizeof(T));
+          if (ow_lo > 0 || ow_hi < out_w) {
+            for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
+              T* dst = col + oh * out_w;
+              std::fill(dst, dst + ow_lo, T(0));
+              std::fill(dst + ow_hi, dst + out_w, T(0));
+            }
+          }
+          continue;
+        }
         for (int64_t oh = 0; oh < out_h; ++oh) {
           T* dst = col + oh * out_w;
           const int64_t ih = oh * g.stride_h - g.pad_t + i * g.dilation_h;
