@@ -46,23 +46,24 @@ void ConvShape(const std::string& label, ConvGeometry g, int64_t group,
   ConvOutputDims(label, x, w[0], &g, y_dims);
 }
 
-// Unfolds one image x [C, H, W] into col [C * kh * kw, out_h * out_w]: row (c, i, j) holds, for
-// every output position, the input under kernel tap (i, j) of channel c, or 0 in the padding.
+// Unfolds output rows [row_begin, row_end) of one image x [C, H, W] into col [C * kh * kw, n],
+// n = (row_end - row_begin) * out_w: row (c, i, j) of col holds, for each of those output
+// positions, the input under kernel tap (i, j) of channel c, or 0 in the padding.
 template <typename T>
-void Im2Col(const T* x, int64_t C, int64_t H, int64_t W, const ConvGeometry& g, int64_t out_h,
-            int64_t out_w, T* col) {
-  const int64_t out_hw = out_h * out_w;
-  // "Same"-size convolutions with stride 1 (out_w == W): within a tap's row of col, output
+void Im2Col(const T* x, int64_t C, int64_t H, int64_t W, const ConvGeometry& g, int64_t row_begin,
+            int64_t row_end, int64_t out_w, T* col) {
+  const int64_t n = (row_end - row_begin) * out_w;
+  // "Same"-width convolutions with stride 1 (out_w == W): within a tap's row of col, output
   // position oh * W + ow reads input position (oh + row_shift) * W + ow + offset, a constant
-  // shift, so the tap is one memcpy over all valid output rows followed by zeroing the columns
+  // shift, so the tap is one memcpy over its valid output rows followed by zeroing the columns
   // that wrapped around the image's left/right edges.
   const bool flat_shift = g.stride_h == 1 && g.stride_w == 1 && out_w == W;
   for (int64_t c = 0; c < C; ++c) {
     const T* plane = x + c * H * W;
     for (int64_t i = 0; i < g.kernel_h; ++i) {
-      for (int64_t j = 0; j < g.kernel_w; ++j, col += out_hw) {
+      for (int64_t j = 0; j < g.kernel_w; ++j, col += n) {
         // Input column of output column ow is ow * stride_w + offset; it lies inside the image for
-        // ow in [ow_lo, ow_hi), so the inner loop needs no bounds tests.
+        // ow in [ow_lo, ow_hi), so the inner loops need no bounds tests.
         const int64_t offset = j * g.dilation_w - g.pad_l;
         int64_t ow_lo = offset >= 0 ? 0 : (-offset + g.stride_w - 1) / g.stride_w;
         int64_t ow_hi = W - 1 - offset < 0 ? 0 : (W - 1 - offset) / g.stride_w + 1;
@@ -70,30 +71,33 @@ void Im2Col(const T* x, int64_t C, int64_t H, int64_t W, const ConvGeometry& g, 
         ow_hi = std::max(std::min(ow_hi, out_w), ow_lo);
         if (flat_shift) {
           const int64_t row_shift = i * g.dilation_h - g.pad_t;  // ih = oh + row_shift
-          const int64_t oh_lo = std::min(std::max<int64_t>(-row_shift, 0), out_h);
-          const int64_t oh_hi = std::max(std::min(H - row_shift, out_h), oh_lo);
-          std::fill(col, col + oh_lo * out_w, T(0));
-          std::fill(col + oh_hi * out_w, col + out_hw, T(0));
-          if (oh_lo == oh_hi || ow_lo == ow_hi) {
-            std::fill(col + oh_lo * out_w, col + oh_hi * out_w, T(0));
+          // Output rows of this block whose input row lies inside the image, relative to the
+          // block: [lo, hi).
+          const int64_t lo =
+              std::min(std::max<int64_t>(-row_shift, row_begin), row_end) - row_begin;
+          const int64_t hi = std::max(std::min(H - row_shift, row_end) - row_begin, lo);
+          std::fill(col, col + lo * out_w, T(0));
+          std::fill(col + hi * out_w, col + n, T(0));
+          if (lo == hi || ow_lo == ow_hi) {
+            std::fill(col + lo * out_w, col + hi * out_w, T(0));
             continue;
           }
-          // First and last copied elements are inside the image: (oh_lo + row_shift, ow_lo +
-          // offset) and (oh_hi - 1 + row_shift, ow_hi - 1 + offset).
-          const int64_t begin = oh_lo * out_w + ow_lo, end = (oh_hi - 1) * out_w + ow_hi;
-          std::memcpy(col + begin, plane + begin + row_shift * W + offset,
+          // The first and last copied elements are inside the image: input (row_begin + lo +
+          // row_shift, ow_lo + offset) and (row_begin + hi - 1 + row_shift, ow_hi - 1 + offset).
+          const int64_t begin = lo * out_w + ow_lo, end = (hi - 1) * out_w + ow_hi;
+          std::memcpy(col + begin, plane + (row_begin + row_shift) * W + offset + begin,
                       (end - begin) * sizeof(T));
           if (ow_lo > 0 || ow_hi < out_w) {
-            for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
-              T* dst = col + oh * out_w;
+            for (int64_t r = lo; r < hi; ++r) {
+              T* dst = col + r * out_w;
               std::fill(dst, dst + ow_lo, T(0));
               std::fill(dst + ow_hi, dst + out_w, T(0));
             }
           }
           continue;
         }
-        for (int64_t oh = 0; oh < out_h; ++oh) {
-          T* dst = col + oh * out_w;
+        for (int64_t oh = row_begin; oh < row_end; ++oh) {
+          T* dst = col + (oh - row_begin) * out_w;
           const int64_t ih = oh * g.stride_h - g.pad_t + i * g.dilation_h;
           if (ih < 0 || ih >= H) {
             std::fill(dst, dst + out_w, T(0));
@@ -150,9 +154,15 @@ class ConvOp final : public Operator {
     const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 &&
                            g.stride_w == 1 && g.pad_t == 0 && g.pad_l == 0 && g.pad_b == 0 &&
                            g.pad_r == 0;
+    // Unfold a block of output rows at a time, sized so the block's col stays in cache
+    // (kColBlockBytes) while the GEMMs read it; a block is at least one output row.
+    const int64_t col_rows = C * g.kernel_h * g.kernel_w;
+    const int64_t rows_per_block =
+        pointwise ? out_h
+                  : std::max<int64_t>(1, kColBlockBytes / (col_rows * out_w * int64_t{sizeof(T)}));
     T* col = nullptr;
     if (!pointwise) {
-      col_dims_.assign({C * g.kernel_h * g.kernel_w, out_hw});
+      col_dims_.assign({col_rows, std::min(rows_per_block, out_h) * out_w});
       col_.Resize(col_dims_);  // keeps its storage while large enough
       col = col_.mutable_data<T>();
     }
@@ -161,24 +171,32 @@ class ConvOp final : public Operator {
     for (int64_t n = 0; n < N; ++n) {
       const T* image = x + n * C * H * W;
       T* y_n = y + n * M * out_hw;
-      const T* source = image;
-      if (!pointwise) {
-        Im2Col(image, C, H, W, g, out_h, out_w, col);
-        source = col;
-      }
-      for (int64_t grp = 0; grp < group_; ++grp) {
-        T* y_g = y_n + grp * m_per_group * out_hw;
-        if (bias != nullptr) {
-          // Start from the bias and let the GEMM accumulate (beta = 1): one pass over Y.
-          for (int64_t m = 0; m < m_per_group; ++m) {
-            std::fill(y_g + m * out_hw, y_g + (m + 1) * out_hw, bias[grp * m_per_group + m]);
-          }
+      if (bias != nullptr) {
+        // Start from the bias and let the GEMMs accumulate (beta = 1): one pass over Y.
+        for (int64_t m = 0; m < M; ++m) {
+          std::fill(y_n + m * out_hw, y_n + (m + 1) * out_hw, bias[m]);
         }
-        Gemm<T>(false, false, m_per_group, out_hw, k, T(1), w + grp * m_per_group * k,
-                source + grp * k * out_hw, bias != nullptr ? T(1) : T(0), y_g);
+      }
+      for (int64_t row_begin = 0; row_begin < out_h; row_begin += rows_per_block) {
+        const int64_t row_end = std::min(row_begin + rows_per_block, out_h);
+        const int64_t cols = (row_end - row_begin) * out_w;  // GEMM N of this block
+        const T* source = image;  // pointwise: the image already is [C, H * W]
+        if (!pointwise) {
+          Im2Col(image, C, H, W, g, row_begin, row_end, out_w, col);
+          source = col;
+        }
+        for (int64_t grp = 0; grp < group_; ++grp) {
+          GemmStrided<T>(false, false, m_per_group, cols, k, T(1), w + grp * m_per_group * k, k,
+                         source + grp * k * cols, cols, bias != nullptr ? T(1) : T(0),
+                         y_n + grp * m_per_group * out_hw + row_begin * out_w, out_hw);
+        }
       }
     }
   }
+
+  // Budget for one block of the unfolded input: well inside a core's L2 (1-2 MiB on the x86
+  // parts parity targets), so im2col writes and the GEMM's packing reads stay in cache.
+  static constexpr int64_t kColBlockBytes = 512 * 1024;
 
   const ConvGeometry geometry_;
   const int64_t group_;

@@ -148,6 +148,42 @@ TEST(Conv, PointwiseMixesChannels) {
   ExpectTensorNear(ws->GetTensor("y"), {1, 3, 1, 2}, {1, 2, 3, 4, 4, 6});
 }
 
+// Large enough that im2col runs in several row blocks. X[c][h][w] = 100 h + w for all 64 channels,
+// 3x3 ones filter, pad 1: Y[oh][ow] sums the in-image taps, ih in rows(oh) and iw in cols(ow):
+//   Y = 64 * (100 * |cols| * sum(rows) + |rows| * sum(cols)),
+// rows(oh) = {oh * stride - 1, +1, +2} within [0, H), likewise cols; plus the bias 0.5.
+void CheckBlockedConv(int64_t stride) {
+  const int64_t C = 64, H = 40;
+  std::vector<float> x(C * H * H);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t w = 0; w < H; ++w) x[(c * H + h) * H + w] = 100 * h + w;
+  auto ws = RunOp(MakeOp("Conv", {"x", "w", "b"}, {"y"},
+                         {{"kernel", 3}, {"pad", 1}, {"stride", static_cast<int>(stride)}}),
+                  {{"x", MakeTensor<float>({1, C, H, H}, x)},
+                   {"w", Ones({1, C, 3, 3})},
+                   {"b", MakeTensor<float>({1}, {0.5f})}});
+  const int64_t out = (H + 2 - 3) / stride + 1;
+  std::vector<double> expected;
+  for (int64_t oh = 0; oh < out; ++oh) {
+    for (int64_t ow = 0; ow < out; ++ow) {
+      double rows = 0, cols = 0, n_rows = 0, n_cols = 0;
+      for (int64_t t = 0; t < 3; ++t) {
+        const int64_t ih = oh * stride - 1 + t, iw = ow * stride - 1 + t;
+        if (ih >= 0 && ih < H) rows += ih, n_rows += 1;
+        if (iw >= 0 && iw < H) cols += iw, n_cols += 1;
+      }
+      expected.push_back(C * (100 * n_cols * rows + n_rows * cols) + 0.5);
+    }
+  }
+  ExpectTensorNear(ws->GetTensor("y"), {1, 1, out, out}, expected, 1e-3, 1e-6);
+}
+
+TEST(Conv, LargeImageSpansSeveralBlocks) {
+  CheckBlockedConv(1);  // the one-memcpy-per-tap path
+  CheckBlockedConv(2);  // the general path
+}
+
 TEST(Conv, RepeatedRunsReuseBuffers) {
   Workspace ws;
   *ws.CreateTensor("x") = MakeTensor<float>({1, 1, 3, 3}, kX9);
