@@ -2,10 +2,11 @@
 //
 // X [N, C, H, W], filter W [M, C / group, kernel_h, kernel_w], optional bias b [M] →
 // Y [N, M, out_h, out_w] (geometry arguments and output size: conv_geometry.h). Per image, the
-// input is unfolded once (im2col) into a [C * kh * kw, out_h * out_w] buffer, and each group is one
-// cblas_?gemm: Y_g [M/G, out_hw] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with stride 1 and
-// no padding skips the unfolding (the input already is that matrix). The unfold buffer is a member
-// tensor, so repeated runs at one shape do not allocate.
+// input is unfolded (im2col) a block of output rows at a time into a [C * kh * kw, rows * out_w]
+// buffer sized to stay in cache (kColBlockBytes), and each group is one cblas_?gemm on it:
+// Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with stride 1 and no padding
+// skips the unfolding (the input already is that matrix). The unfold buffer is a member tensor,
+// so repeated runs at one shape do not allocate.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
