@@ -7,6 +7,7 @@
 #include "core/proto/error.h"
 #include "core/tensor_proto.h"
 #include "core/workspace.h"
+#include "reference/interpreter.h"
 
 namespace parity::tools {
 
@@ -88,6 +89,26 @@ std::vector<caffe2::TensorProto> RunProduction(const NetRunRequest& request) {
   return out;
 }
 
+std::vector<caffe2::TensorProto> RunReference(const NetRunRequest& request) {
+  std::map<std::string, caffe2::TensorProto> inputs;
+  for (const auto& input : request.inputs) inputs[input.name()] = input;
+  reference::RunResult result =
+      request.init_net ? reference::RunNets(*request.init_net, request.net, inputs)
+                       : reference::RunNet(request.net, inputs);
+  std::vector<std::string> fetch =
+      request.fetch.empty() ? DefaultFetchList(request.net) : request.fetch;
+  std::vector<caffe2::TensorProto> out;
+  for (const std::string& name : fetch) {
+    auto it = result.blobs.find(name);
+    PARITY_ENFORCE(it != result.blobs.end(), ErrorKind::kMissingBlob, "blob '", name,
+                   "' to fetch does not exist after running net '", request.net.name(), "'");
+    caffe2::TensorProto tensor = it->second;
+    tensor.set_name(name);
+    out.push_back(std::move(tensor));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<caffe2::TensorProto> RunNetRequest(const NetRunRequest& request) {
@@ -97,8 +118,7 @@ std::vector<caffe2::TensorProto> RunNetRequest(const NetRunRequest& request) {
     case Engine::kProduction:
       return RunProduction(request);
     case Engine::kReference:
-      throw MakeError(ErrorKind::kUnknownOp, "--engine reference: the reference interpreter is ",
-                      "not linked into this build");
+      return RunReference(request);
   }
   return {};
 }

@@ -156,3 +156,20 @@ TEST(Cli, OpsListsSchemas) {
 
 }  // namespace
 }  // namespace parity
+
+namespace parity {
+namespace {
+
+TEST(Cli, ReferenceEngineRunsTheSameNet) {
+  // The reference computes in f64: the same values come back as doubles.
+  Result r = Parity("run " + WriteNet("fill.pbtxt", kFillCopy) + " --engine reference");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "y: double [2, 2] = [1, 2.5, -3, 4]\n");
+  Result bad = Parity("run " + WriteNet("bad.pbtxt", "op { type: \"Copy\" input: \"ghost\" output: \"y\" }") +
+                      " --engine reference");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("ghost"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace parity
