@@ -1,0 +1,259 @@
+#include "fuzz/generators.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "core/proto/error.h"
+#include "core/schema.h"
+#include "core/tensor.h"
+#include "core/tensor_proto.h"
+#include "oracles/tolerance.h"
+
+namespace parity::fuzz {
+namespace {
+
+constexpr int kGrid = 2000;  // values are drawn on a grid so they shrink toward the low end
+
+// Grid index -> value for the continuous domains.
+double GridValue(Domain domain, int k, bool negative) {
+  double t = static_cast<double>(k) / kGrid;  // [0, 1]
+  switch (domain) {
+    case Domain::kAny: return -1.0 + 2.0 * t;
+    case Domain::kAwayFromZero: return (negative ? -1.0 : 1.0) * (0.1 + 0.9 * t);
+    case Domain::kPositive: return 0.5 + 1.5 * t;
+    case Domain::kProbability: return 0.05 + 0.9 * t;
+    case Domain::kSmall: return -0.5 + t;
+    default: return 0.0;
+  }
+}
+
+caffe2::TensorProto ToProto(const std::string& name, const InputSpec& spec,
+                            const std::vector<double>& values) {
+  Tensor tensor;
+  tensor.Resize(spec.dims);
+  DispatchNumeric(spec.dtype, "DrawTensor", [&](auto zero) {
+    using T = decltype(zero);
+    T* data = tensor.mutable_data<T>();
+    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<T>(values[i]);
+  });
+  return TensorToProto(tensor, name);
+}
+
+}  // namespace
+
+caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec) {
+  int64_t n = CheckedNumElements(spec.dims);
+  std::vector<double> values(n, 0.0);
+  switch (spec.domain) {
+    case Domain::kShape:
+      for (int64_t i = 0; i < n; ++i) values[i] = static_cast<double>(spec.values.at(i));
+      break;
+    case Domain::kIndex: {
+      auto draws = *rc::gen::container<std::vector<int64_t>>(
+          n, rc::gen::inRange<int64_t>(0, std::max<int64_t>(spec.bound, 1)));
+      for (int64_t i = 0; i < n; ++i) values[i] = static_cast<double>(draws[i]);
+      break;
+    }
+    case Domain::kBool: {
+      auto draws = *rc::gen::container<std::vector<bool>>(n, rc::gen::arbitrary<bool>());
+      for (int64_t i = 0; i < n; ++i) values[i] = draws[i] ? 1.0 : 0.0;
+      break;
+    }
+    case Domain::kDistinct: {
+      // Points 0.02 apart (shuffled), scaled into [-1, 1] when there are many.
+      uint64_t shuffle_seed = *rc::gen::arbitrary<uint64_t>();
+      std::vector<int64_t> order(n);
+      for (int64_t i = 0; i < n; ++i) order[i] = i;
+      std::mt19937_64 rng(shuffle_seed);
+      std::shuffle(order.begin(), order.end(), rng);
+      double spacing = n > 1 ? std::min(0.02, 2.0 / static_cast<double>(n)) : 0.0;
+      for (int64_t i = 0; i < n; ++i) values[i] = (order[i] - (n - 1) / 2.0) * spacing;
+      break;
+    }
+    default: {
+      auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(0, kGrid + 1));
+      std::vector<bool> signs(n, false);
+      if (spec.domain == Domain::kAwayFromZero) {
+        signs = *rc::gen::container<std::vector<bool>>(n, rc::gen::arbitrary<bool>());
+      }
+      for (int64_t i = 0; i < n; ++i) values[i] = GridValue(spec.domain, grid[i], signs[i]);
+    }
+  }
+  return ToProto(name, spec, values);
+}
+
+namespace {
+
+caffe2::OperatorDef BuildOp(const OpInstance& inst, const std::vector<std::string>& inputs,
+                            const std::vector<std::string>& outputs) {
+  caffe2::OperatorDef def;
+  def.set_type(inst.type());
+  for (const auto& in : inputs) def.add_input(in);
+  for (const auto& out : outputs) def.add_output(out);
+  for (const auto& arg : inst.args()) *def.add_arg() = arg;
+  return def;
+}
+
+}  // namespace
+
+rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
+  return rc::gen::exec([&spec] {
+    std::optional<OpInstance> inst = spec.Instantiate(nullptr);
+    RC_PRE(inst.has_value());
+    Case c;
+    std::vector<std::string> inputs, outputs;
+    for (size_t i = 0; i < inst->inputs().size(); ++i) {
+      std::string name = "in" + std::to_string(i);
+      inputs.push_back(name);
+      *c.add_inputs() = DrawTensor(name, inst->inputs()[i]);
+      if (inst->inputs()[i].differentiable) c.add_grad_inputs(name);
+    }
+    for (int i = 0; i < inst->num_outputs(); ++i) outputs.push_back("out" + std::to_string(i));
+    caffe2::NetDef* net = c.mutable_net();
+    net->set_name(spec.type() + "_case");
+    *net->add_op() = BuildOp(*inst, inputs, outputs);
+    for (const auto& in : inputs) net->add_external_input(in);
+    for (const auto& out : outputs) net->add_external_output(out);
+    c.set_generator_version(kGeneratorVersion);
+    c.set_description("single op " + spec.type());
+    return c;
+  });
+}
+
+rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
+  return rc::gen::exec([options] {
+    std::vector<std::string> types = options.ops;
+    if (types.empty()) {
+      for (const auto& type : SpecRegistry::Types()) {
+        if (SpecRegistry::Find(type)->consumes_intermediates()) types.push_back(type);
+      }
+    } else {
+      types.erase(std::remove_if(types.begin(), types.end(),
+                                 [](const std::string& t) {
+                                   const OpSpec* s = SpecRegistry::Find(t);
+                                   return s == nullptr || !s->consumes_intermediates();
+                                 }),
+                  types.end());
+    }
+    RC_PRE(!types.empty());
+    Case c;
+    caffe2::NetDef* net = c.mutable_net();
+    net->set_name("fuzz_net");
+    std::map<std::string, TensorType> types_of;  // every float blob available so far
+    std::vector<std::string> available;
+    InputSpec x0;
+    x0.dims = AnyDims(1, 4, 5);
+    *c.add_inputs() = DrawTensor("x0", x0);
+    c.add_grad_inputs("x0");
+    net->add_external_input("x0");
+    types_of["x0"] = TensorType{DataType::kFloat, x0.dims, true};
+    available.push_back("x0");
+
+    const int num_ops = *rc::gen::inRange(options.min_ops, options.max_ops + 1);
+    int param = 0;
+    for (int k = 0; k < num_ops; ++k) {
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        const OpSpec& spec = *SpecRegistry::Find(*rc::gen::elementOf(types));
+        const std::string primary = *rc::gen::elementOf(available);
+        const Primary dims = types_of[primary].dims;
+        std::optional<OpInstance> inst = spec.Instantiate(&dims);
+        if (!inst || inst->inputs().empty() || inst->inputs()[0].dtype != DataType::kFloat) {
+          continue;
+        }
+        std::vector<std::string> inputs = {primary};
+        std::vector<TensorType> in_types = {types_of[primary]};
+        std::vector<caffe2::TensorProto> new_inputs;
+        for (size_t i = 1; i < inst->inputs().size(); ++i) {
+          const InputSpec& in = inst->inputs()[i];
+          std::string name = "p" + std::to_string(param++);
+          inputs.push_back(name);
+          in_types.push_back(TensorType{in.dtype, in.dims, true});
+          new_inputs.push_back(DrawTensor(name, in));
+        }
+        std::vector<std::string> outputs;
+        for (int j = 0; j < inst->num_outputs(); ++j) {
+          outputs.push_back("t" + std::to_string(k) + (j ? "_" + std::to_string(j) : ""));
+        }
+        caffe2::OperatorDef def = BuildOp(*inst, inputs, outputs);
+        std::vector<TensorType> out_types;
+        try {
+          const OpSchema& schema = OpSchemaRegistry::Get(def.type());
+          schema.Verify(def);
+          out_types = schema.InferShapes(def, in_types);
+        } catch (const Error&) {
+          continue;
+        }
+        bool fits = true;
+        for (const auto& t : out_types) {
+          fits = fits && t.known && CheckedNumElements(t.dims) <= options.max_elements;
+        }
+        if (!fits) continue;
+        // Sometimes run in place on the primary input, where the schema allows it.
+        const OpSchema& schema = OpSchemaRegistry::Get(def.type());
+        if (schema.IsInplaceAllowed(0, 0) && out_types[0].dims == dims &&
+            primary != "x0" && *rc::gen::inRange(0, 8) == 0) {
+          def.set_output(0, primary);
+          outputs[0] = primary;
+        }
+        for (size_t i = 0; i < new_inputs.size(); ++i) {
+          *c.add_inputs() = new_inputs[i];
+          net->add_external_input(new_inputs[i].name());
+          if (inst->inputs()[i + 1].differentiable) c.add_grad_inputs(new_inputs[i].name());
+        }
+        *net->add_op() = def;
+        for (size_t j = 0; j < outputs.size(); ++j) {
+          if (out_types[j].dtype != DataType::kFloat) continue;
+          if (!types_of.count(outputs[j])) available.push_back(outputs[j]);
+          types_of[outputs[j]] = out_types[j];
+        }
+        break;
+      }
+    }
+    RC_PRE(net->op_size() > 0);
+    // External outputs: every blob written and never read afterwards (the net's sinks).
+    std::set<std::string> read_later;
+    std::vector<std::string> sinks;
+    for (int i = net->op_size() - 1; i >= 0; --i) {
+      for (const auto& out : net->op(i).output()) {
+        if (!read_later.count(out) &&
+            std::find(sinks.begin(), sinks.end(), out) == sinks.end()) {
+          sinks.push_back(out);
+        }
+      }
+      for (const auto& in : net->op(i).input()) read_later.insert(in);
+    }
+    for (auto it = sinks.rbegin(); it != sinks.rend(); ++it) net->add_external_output(*it);
+    c.set_generator_version(kGeneratorVersion);
+    c.set_description("net of " + std::to_string(net->op_size()) + " ops");
+    return c;
+  });
+}
+
+Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size) {
+  rc::Random random(rc::Random::Key{seed, seed ^ 0x5DEECE66Dull, ~seed, 0x9E3779B97F4A7C15ull});
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    try {
+      Case c = gen(random, size).value();
+      c.set_seed(seed);
+      return c;
+    } catch (const rc::GenerationFailure&) {
+      random.split();
+    } catch (const rc::detail::CaseResult&) {  // RC_PRE inside exec discards the draw
+      random = random.split();
+    }
+  }
+  throw MakeError(ErrorKind::kInternal, "could not generate a case for seed ", seed);
+}
+
+std::string ToleranceForCase(const Case& c) {
+  std::vector<std::string> names;
+  for (const auto& op : c.net().op()) {
+    const OpSpec* spec = SpecRegistry::Find(op.type());
+    names.push_back(spec != nullptr ? spec->tolerance() : "default");
+  }
+  return oracles::Loosest(names).name;
+}
+
+}  // namespace parity::fuzz

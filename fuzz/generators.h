@@ -1,0 +1,43 @@
+// RapidCheck generators of Cases: tensors from input specs, single-op cases from op specs, and
+// whole shape-valid nets built NNSmith-style (each new op consumes an existing blob, checked by the
+// production schemas' shape inference). Every case is reproducible from (generator version, seed)
+// and shrinks with RapidCheck (fewer ops, smaller dims, simpler values).
+#ifndef PARITY_FUZZ_GENERATORS_H_
+#define PARITY_FUZZ_GENERATORS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "core/proto/parity.pb.h"
+#include "fuzz/spec.h"
+
+namespace parity::fuzz {
+
+constexpr char kGeneratorVersion[] = "parity-gen-1";
+
+// Values for `spec` (draws; call inside rc::gen::exec).
+caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec);
+
+// A one-op case of `spec`; its inputs are named after the op's schema docs or in0, in1, ...
+rc::Gen<Case> OpCaseGen(const OpSpec& spec);
+
+struct NetGenOptions {
+  int min_ops = 1;
+  int max_ops = 15;
+  int64_t max_elements = 4096;   // per blob
+  std::vector<std::string> ops;  // allowed op types (empty: every spec that consumes intermediates)
+};
+rc::Gen<Case> NetCaseGen(const NetGenOptions& options);
+
+// Deterministic sample of `gen` for `seed` (campaigns): same generator version + seed, same case.
+Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size = 50);
+
+// The loosest tolerance class among the case's ops' specs ("default" without specs).
+std::string ToleranceForCase(const Case& c);
+
+}  // namespace parity::fuzz
+
+#endif  // PARITY_FUZZ_GENERATORS_H_

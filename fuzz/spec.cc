@@ -1,0 +1,121 @@
+#include "fuzz/spec.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include <rapidcheck.h>
+
+namespace parity::fuzz {
+
+OpInstance::OpInstance(const std::string& type, int num_outputs)
+    : type_(type), num_outputs_(num_outputs) {}
+
+int OpInstance::Input(const std::vector<int64_t>& dims, Domain domain, DataType dtype) {
+  InputSpec spec;
+  spec.dims = dims;
+  spec.domain = domain;
+  spec.dtype = dtype;
+  spec.differentiable = dtype == DataType::kFloat || dtype == DataType::kDouble;
+  inputs_.push_back(spec);
+  return static_cast<int>(inputs_.size()) - 1;
+}
+
+int OpInstance::IndexInput(const std::vector<int64_t>& dims, int64_t bound, DataType dtype) {
+  int i = Input(dims, Domain::kIndex, dtype);
+  inputs_[i].bound = bound;
+  inputs_[i].differentiable = false;
+  return i;
+}
+
+int OpInstance::ShapeInput(const std::vector<int64_t>& values, DataType dtype) {
+  int i = Input({static_cast<int64_t>(values.size())}, Domain::kShape, dtype);
+  inputs_[i].values = values;
+  inputs_[i].differentiable = false;
+  return i;
+}
+
+OpInstance& OpInstance::Arg(const std::string& name, int64_t value) {
+  caffe2::Argument arg;
+  arg.set_name(name);
+  arg.set_i(value);
+  args_.push_back(arg);
+  return *this;
+}
+
+OpInstance& OpInstance::Arg(const std::string& name, float value) {
+  caffe2::Argument arg;
+  arg.set_name(name);
+  arg.set_f(value);
+  args_.push_back(arg);
+  return *this;
+}
+
+OpInstance& OpInstance::Arg(const std::string& name, const std::vector<int64_t>& values) {
+  caffe2::Argument arg;
+  arg.set_name(name);
+  for (int64_t v : values) arg.add_ints(v);
+  args_.push_back(arg);
+  return *this;
+}
+
+OpInstance& OpInstance::Arg(const std::string& name, const std::string& value) {
+  caffe2::Argument arg;
+  arg.set_name(name);
+  arg.set_s(value);
+  args_.push_back(arg);
+  return *this;
+}
+
+OpSpec& OpSpec::Skip(const std::string& oracle, const std::string& reason) {
+  skips_.emplace_back(oracle, reason);
+  return *this;
+}
+
+bool OpSpec::Skips(const std::string& oracle) const {
+  return std::any_of(skips_.begin(), skips_.end(),
+                     [&](const auto& skip) { return skip.first == oracle; });
+}
+
+namespace {
+
+std::map<std::string, std::unique_ptr<OpSpec>>& Specs() {
+  static auto* specs = new std::map<std::string, std::unique_ptr<OpSpec>>();
+  return *specs;
+}
+
+}  // namespace
+
+OpSpec& SpecRegistry::New(const std::string& type) {
+  auto& slot = Specs()[type];
+  if (slot != nullptr) {
+    std::fprintf(stderr, "parity: op spec %s registered twice\n", type.c_str());
+    std::abort();
+  }
+  slot = std::make_unique<OpSpec>(type);
+  return *slot;
+}
+
+const OpSpec* SpecRegistry::Find(const std::string& type) {
+  auto it = Specs().find(type);
+  return it == Specs().end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> SpecRegistry::Types() {
+  std::vector<std::string> types;
+  for (const auto& [type, spec] : Specs()) types.push_back(type);
+  return types;
+}
+
+std::vector<int64_t> AnyDims(int min_rank, int max_rank, int64_t max_dim) {
+  int rank = *rc::gen::inRange(min_rank, max_rank + 1);
+  std::vector<int64_t> dims;
+  for (int i = 0; i < rank; ++i) dims.push_back(*rc::gen::inRange<int64_t>(1, max_dim + 1));
+  return dims;
+}
+
+int64_t Dim(int64_t min, int64_t max) { return *rc::gen::inRange<int64_t>(min, max + 1); }
+
+}  // namespace parity::fuzz

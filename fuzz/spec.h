@@ -1,0 +1,138 @@
+// Op test specs: each op's test inputs described once (architecture §4). A spec says how to build
+// one instance of the op — its arguments and the shapes, dtypes and value domains of its inputs —
+// from RapidCheck choices, so the same description serves single-op properties, whole-net
+// generation, shrinking and reproducible fuzz cases:
+//
+//   PARITY_OP_SPEC(Relu).Tolerance("exact").Make([](const Primary* primary) {
+//     OpInstance op("Relu");
+//     op.Input(primary ? *primary : AnyDims(), Domain::kAwayFromZero);  // kink at 0
+//     return op;
+//   });
+//
+// Inside Make, draw with `*rc::gen::...` (it runs under rc::gen::exec). `primary`, when given, is
+// the dims of an existing float blob the op must take as input 0 (net generation); return
+// std::nullopt if the op cannot take it.
+#ifndef PARITY_FUZZ_SPEC_H_
+#define PARITY_FUZZ_SPEC_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/proto/caffe2.pb.h"
+#include "core/types.h"
+
+namespace parity::fuzz {
+
+// Where an input's values come from. Margins keep inputs away from kinks, ties and poles, so
+// finite differences never straddle one and f32/f64 never fall on different sides.
+enum class Domain {
+  kAny,           // uniform in [-1, 1]
+  kAwayFromZero,  // ±[0.1, 1]: kinks at 0 (Relu, Abs, LeakyRelu, Elu)
+  kPositive,      // [0.5, 2]: Log, Sqrt, denominators, variances
+  kProbability,   // [0.05, 0.95]
+  kDistinct,      // [-1, 1] with every pair at least 0.01 apart (Max, MaxPool, ReduceMax ties)
+  kSmall,         // [-0.5, 0.5] (Exp chains, Pow bases' exponents)
+  kIndex,         // integers in [0, bound)
+  kBool,          // true / false
+  kShape,         // the exact values given (shape inputs, split sizes)
+};
+
+struct InputSpec {
+  std::vector<int64_t> dims;
+  DataType dtype = DataType::kFloat;
+  Domain domain = Domain::kAny;
+  int64_t bound = 0;                 // kIndex: values in [0, bound)
+  std::vector<int64_t> values;       // kShape: the values
+  bool differentiable = true;        // checked by the gradient oracle
+};
+
+// One op with its inputs' descriptions; input i is named by the generator.
+class OpInstance {
+ public:
+  explicit OpInstance(const std::string& type, int num_outputs = 1);
+
+  // Adds an input (in order) and returns its index.
+  int Input(const std::vector<int64_t>& dims, Domain domain = Domain::kAny,
+            DataType dtype = DataType::kFloat);
+  int IndexInput(const std::vector<int64_t>& dims, int64_t bound,
+                 DataType dtype = DataType::kInt32);
+  int ShapeInput(const std::vector<int64_t>& values, DataType dtype = DataType::kInt64);
+  void NotDifferentiable(int input) { inputs_[input].differentiable = false; }
+
+  OpInstance& Arg(const std::string& name, int64_t value);
+  OpInstance& Arg(const std::string& name, float value);
+  OpInstance& Arg(const std::string& name, const std::vector<int64_t>& values);
+  OpInstance& Arg(const std::string& name, const std::string& value);
+
+  const std::string& type() const { return type_; }
+  int num_outputs() const { return num_outputs_; }
+  const std::vector<InputSpec>& inputs() const { return inputs_; }
+  const std::vector<caffe2::Argument>& args() const { return args_; }
+
+ private:
+  std::string type_;
+  int num_outputs_;
+  std::vector<InputSpec> inputs_;
+  std::vector<caffe2::Argument> args_;
+};
+
+using Primary = std::vector<int64_t>;
+using MakeFunction = std::function<std::optional<OpInstance>(const Primary* primary)>;
+
+class OpSpec {
+ public:
+  explicit OpSpec(std::string type) : type_(std::move(type)) {}
+  OpSpec& Make(MakeFunction make) {
+    make_ = std::move(make);
+    return *this;
+  }
+  // A tolerance class of oracles/tolerance.h ("exact", "default", "transcendental", ...).
+  OpSpec& Tolerance(std::string name) {
+    tolerance_ = std::move(name);
+    return *this;
+  }
+  // The op may take an arbitrary intermediate blob as input 0 (no domain restriction on it).
+  OpSpec& ConsumesIntermediates(bool value) {
+    consumes_intermediates_ = value;
+    return *this;
+  }
+  // Oracles this op skips, with the reason (e.g. "gradient": not differentiable).
+  OpSpec& Skip(const std::string& oracle, const std::string& reason);
+
+  const std::string& type() const { return type_; }
+  const std::string& tolerance() const { return tolerance_; }
+  bool consumes_intermediates() const { return consumes_intermediates_; }
+  const std::vector<std::pair<std::string, std::string>>& skips() const { return skips_; }
+  bool Skips(const std::string& oracle) const;
+  std::optional<OpInstance> Instantiate(const Primary* primary) const { return make_(primary); }
+
+ private:
+  std::string type_;
+  MakeFunction make_;
+  std::string tolerance_ = "default";
+  bool consumes_intermediates_ = false;
+  std::vector<std::pair<std::string, std::string>> skips_;
+};
+
+class SpecRegistry {
+ public:
+  static OpSpec& New(const std::string& type);
+  static const OpSpec* Find(const std::string& type);
+  static std::vector<std::string> Types();  // sorted
+};
+
+// Common shape draws (RapidCheck, must run inside rc::gen::exec).
+std::vector<int64_t> AnyDims(int min_rank = 1, int max_rank = 4, int64_t max_dim = 5);
+int64_t Dim(int64_t min = 1, int64_t max = 5);
+
+}  // namespace parity::fuzz
+
+#define PARITY_SPEC_CONCAT_INNER(a, b) a##b
+#define PARITY_SPEC_CONCAT(a, b) PARITY_SPEC_CONCAT_INNER(a, b)
+#define PARITY_OP_SPEC(type)                                                           \
+  static ::parity::fuzz::OpSpec& PARITY_SPEC_CONCAT(parity_spec_##type, __LINE__) =    \
+      ::parity::fuzz::SpecRegistry::New(#type)
+
+#endif  // PARITY_FUZZ_SPEC_H_
