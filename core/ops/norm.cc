@@ -145,6 +145,16 @@ class SpatialBNOp final : public Operator {
   // for an empty batch (saved stats zero, running stats untouched, as in Caffe2).
   template <typename T>
   bool Train(const BNLayout& l, const T* scale, const T* bias) {
+    // Batch statistics first: inputs 5, 6 may share blobs with outputs 3, 4 (allowed in place),
+    // so they are read before those outputs are touched.
+    const double count = static_cast<double>(num_batches_ * l.n * l.hxw);
+    Eigen::ArrayXd m = Eigen::ArrayXd::Zero(l.c), v = Eigen::ArrayXd::Zero(l.c);
+    if (l.n > 0 && num_batches_ > 1) {
+      m = ConstArrayMap<T>(Channel<T>(5, l.c), l.c).template cast<double>() / count;
+      v = ConstArrayMap<T>(Channel<T>(6, l.c), l.c).template cast<double>() / count - m.square();
+    } else if (l.n > 0) {
+      Moments<T>(l, &m, &v);
+    }
     Tensor* saved_mean = Output(3);
     Tensor* saved_rstd = Output(4);
     saved_mean->Resize({l.c});
@@ -161,14 +171,6 @@ class SpatialBNOp final : public Operator {
       mean.setZero();
       rstd.setZero();
       return false;
-    }
-    const double count = static_cast<double>(num_batches_ * l.n * l.hxw);
-    Eigen::ArrayXd m(l.c), v(l.c);
-    if (num_batches_ > 1) {
-      m = ConstArrayMap<T>(Channel<T>(5, l.c), l.c).template cast<double>() / count;
-      v = ConstArrayMap<T>(Channel<T>(6, l.c), l.c).template cast<double>() / count - m.square();
-    } else {
-      Moments<T>(l, &m, &v);
     }
     const double unbias = count == 1 ? std::numeric_limits<double>::infinity() : count / (count - 1);
     const double a = 1 - momentum_;

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
-#include <set>
 
 #include "core/operator.h"
 #include "core/ops/shape_util.h"

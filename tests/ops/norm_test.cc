@@ -51,6 +51,24 @@ TEST(SpatialBN, TrainingModeNCHW) {
   ExpectTensorNear(ws->GetTensor("sv"), {1}, {r});
 }
 
+TEST(SpatialBN, NumBatchesUsesSums) {
+  // num_batches 2 over X [1, 1, 1, 2]: n = 2 * 1 * 2 = 4; sums 10, sumsq 30 give mean 2.5 and
+  // var 30/4 - 2.5^2 = 1.25 (the statistics of the NCHW case above), so the same updates follow.
+  auto ws = RunOp(MakeOp("SpatialBN", {"x", "s", "b", "rm", "rv", "sum", "sumsq"},
+                         {"y", "rm", "rv", "sm", "sv"}, {{"num_batches", 2}}),
+                  {{"x", MakeTensor<float>({1, 1, 1, 2}, {1, 2})},
+                   {"s", MakeTensor<float>({1}, {2})},
+                   {"b", MakeTensor<float>({1}, {0.5})},
+                   {"rm", MakeTensor<float>({1}, {1})},
+                   {"rv", MakeTensor<float>({1}, {2})},
+                   {"sum", MakeTensor<float>({1}, {10})},
+                   {"sumsq", MakeTensor<float>({1}, {30})}});
+  const double r = 1 / std::sqrt(1.25 + kEps);
+  ExpectTensorNear(ws->GetTensor("y"), {1, 1, 1, 2}, {-1.5 * r * 2 + 0.5, -0.5 * r * 2 + 0.5}, 1e-5);
+  ExpectTensorNear(ws->GetTensor("rm"), {1}, {1.15});
+  ExpectTensorNear(ws->GetTensor("rv"), {1}, {0.1 * 1.25 * 4 / 3 + 0.9 * 2});
+}
+
 TEST(SpatialBN, TrainingModeNHWCAccumulatesOverRuns) {
   // NHWC [1, 2, 2]: channel 0 = {1, 3} (mean 2, var 1), channel 1 = {10, 20} (mean 15, var 25).
   // momentum 0.5, n = 2 (unbias factor 2), running stats start at 0:
