@@ -14,24 +14,6 @@
 namespace parity::reference {
 namespace {
 
-const ArgTable kBinaryArgs = {
-    {"broadcast", "0"}, {"axis", "-1"}, {"axis_str", ""}, {"order", "NCHW"}};
-
-template <typename T>
-Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b) {
-  if (!c.args.Bool("broadcast")) return NumpyBroadcast(a.dims, b.dims);
-  int64_t axis = c.args.Int("axis");
-  const std::string axis_str = c.args.Str("axis_str");
-  if (!axis_str.empty()) {
-    const std::string order = c.args.Str("order");
-    const size_t pos = order.find(axis_str);
-    PARITY_ENFORCE(axis_str.size() == 1 && pos != std::string::npos, ErrorKind::kBadArgument,
-                   "axis_str '", axis_str, "' is not a dimension of order '", order, "'");
-    axis = static_cast<int64_t>(pos);
-  }
-  return LegacyBroadcast(a.dims, b.dims, axis);
-}
-
 enum class Arith { kAdd, kSub, kMul, kDiv };
 
 int64_t IntArith(Arith op, int64_t x, int64_t y) {
@@ -241,22 +223,22 @@ void Min(OpContext<T>& c) { FoldKernel<T, Fold::kMin>(c); }
 }  // namespace
 
 void RegisterElementwiseOps(Registry* r) {
-  r->Add({"Add", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Add)});
-  r->Add({"Sub", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Sub)});
-  r->Add({"Mul", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Mul)});
-  r->Add({"Div", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Div)});
-  ArgTable pow_args = kBinaryArgs;
+  r->Add({"Add", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Add)});
+  r->Add({"Sub", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Sub)});
+  r->Add({"Mul", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Mul)});
+  r->Add({"Div", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Div)});
+  ArgTable pow_args = BinaryArgs();
   pow_args.push_back({"exponent", ""});
   r->Add({"Pow", 1, 2, 1, 1, pow_args, PARITY_REF_KERNEL(Pow)});
-  r->Add({"LT", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(LT)});
-  r->Add({"LE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(LE)});
-  r->Add({"GT", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(GT)});
-  r->Add({"GE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(GE)});
-  r->Add({"EQ", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(EQ)});
-  r->Add({"NE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(NE)});
-  r->Add({"And", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(And)});
-  r->Add({"Or", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Or)});
-  r->Add({"Xor", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Xor)});
+  r->Add({"LT", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(LT)});
+  r->Add({"LE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(LE)});
+  r->Add({"GT", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(GT)});
+  r->Add({"GE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(GE)});
+  r->Add({"EQ", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(EQ)});
+  r->Add({"NE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(NE)});
+  r->Add({"And", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(And)});
+  r->Add({"Or", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Or)});
+  r->Add({"Xor", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Xor)});
   r->Add({"Not", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Not)});
   r->Add({"Sum", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Sum)});
   r->Add({"Mean", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Mean)});

@@ -54,6 +54,30 @@ T Sigmoid(T x) {
   return T(1) / (T(1) + std::exp(-x));
 }
 
+// Arguments of the broadcasting binary ops (and their gradients).
+inline const ArgTable& BinaryArgs() {
+  static const ArgTable args = {{"broadcast", "0"}, {"axis", "-1"}, {"axis_str", ""},
+                                {"order", "NCHW"}};
+  return args;
+}
+
+// Numpy broadcasting, or Caffe2's legacy form when broadcast=1 (B matched against A's dims from
+// `axis`, or from the position of `axis_str` in `order`).
+template <typename T>
+Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b) {
+  if (!c.args.Bool("broadcast")) return NumpyBroadcast(a.dims, b.dims);
+  int64_t axis = c.args.Int("axis");
+  const std::string axis_str = c.args.Str("axis_str");
+  if (!axis_str.empty()) {
+    const std::string order = c.args.Str("order");
+    const size_t pos = order.find(axis_str);
+    PARITY_ENFORCE(axis_str.size() == 1 && pos != std::string::npos, ErrorKind::kBadArgument,
+                   "axis_str '", axis_str, "' is not a dimension of order '", order, "'");
+    axis = static_cast<int64_t>(pos);
+  }
+  return LegacyBroadcast(a.dims, b.dims, axis);
+}
+
 // Convolution/pooling geometry parsed from Caffe2's argument spellings (conv.cc).
 struct ConvGeometry {
   int64_t kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1;
