@@ -118,7 +118,8 @@ struct RunResult {
 // ignored). Floating results come back as DOUBLE (kF64) or FLOAT (kF32) TensorProtos; integer
 // and bool results keep their dtype (INT64 in int64_data, other integers and BOOL in int32_data).
 // Throws parity::Error (see the header comment for the kinds).
-RunResult RunNet(const caffe2::NetDef& net, const std::map<std::string, caffe2::TensorProto>& inputs,
+RunResult RunNet(const caffe2::NetDef& net,
+                 const std::map<std::string, caffe2::TensorProto>& inputs,
                  const RunOptions& options = {});
 
 // Runs init_net, then net, in the same workspace (trace indices continue across both).

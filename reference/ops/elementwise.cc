@@ -19,9 +19,12 @@ enum class Arith { kAdd, kSub, kMul, kDiv };
 int64_t IntArith(Arith op, int64_t x, int64_t y) {
   const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
   switch (op) {
-    case Arith::kAdd: return static_cast<int64_t>(ux + uy);
-    case Arith::kSub: return static_cast<int64_t>(ux - uy);
-    case Arith::kMul: return static_cast<int64_t>(ux * uy);
+    case Arith::kAdd:
+      return static_cast<int64_t>(ux + uy);
+    case Arith::kSub:
+      return static_cast<int64_t>(ux - uy);
+    case Arith::kMul:
+      return static_cast<int64_t>(ux * uy);
     case Arith::kDiv:
       PARITY_ENFORCE(y != 0, ErrorKind::kBadArgument, "integer division by zero");
       if (y == -1) return static_cast<int64_t>(uint64_t{0} - ux);  // INT64_MIN / -1 wraps.
@@ -33,10 +36,14 @@ int64_t IntArith(Arith op, int64_t x, int64_t y) {
 template <typename T>
 T RealArith(Arith op, T x, T y) {
   switch (op) {
-    case Arith::kAdd: return x + y;
-    case Arith::kSub: return x - y;
-    case Arith::kMul: return x * y;
-    case Arith::kDiv: return x / y;
+    case Arith::kAdd:
+      return x + y;
+    case Arith::kSub:
+      return x - y;
+    case Arith::kMul:
+      return x * y;
+    case Arith::kDiv:
+      return x / y;
   }
   return 0;
 }
@@ -62,13 +69,21 @@ void ArithKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void Add(OpContext<T>& c) { ArithKernel<T, Arith::kAdd>(c); }
+void Add(OpContext<T>& c) {
+  ArithKernel<T, Arith::kAdd>(c);
+}
 template <typename T>
-void Sub(OpContext<T>& c) { ArithKernel<T, Arith::kSub>(c); }
+void Sub(OpContext<T>& c) {
+  ArithKernel<T, Arith::kSub>(c);
+}
 template <typename T>
-void Mul(OpContext<T>& c) { ArithKernel<T, Arith::kMul>(c); }
+void Mul(OpContext<T>& c) {
+  ArithKernel<T, Arith::kMul>(c);
+}
 template <typename T>
-void Div(OpContext<T>& c) { ArithKernel<T, Arith::kDiv>(c); }
+void Div(OpContext<T>& c) {
+  ArithKernel<T, Arith::kDiv>(c);
+}
 
 // Pow: the exponent is the second input (broadcast like the other binary ops) or the `exponent`
 // argument, never both.
@@ -98,12 +113,18 @@ enum class Cmp { kLT, kLE, kGT, kGE, kEQ, kNE };
 template <typename V>
 bool Compare(Cmp op, V x, V y) {
   switch (op) {
-    case Cmp::kLT: return x < y;
-    case Cmp::kLE: return x <= y;
-    case Cmp::kGT: return x > y;
-    case Cmp::kGE: return x >= y;
-    case Cmp::kEQ: return x == y;
-    case Cmp::kNE: return x != y;
+    case Cmp::kLT:
+      return x < y;
+    case Cmp::kLE:
+      return x <= y;
+    case Cmp::kGT:
+      return x > y;
+    case Cmp::kGE:
+      return x >= y;
+    case Cmp::kEQ:
+      return x == y;
+    case Cmp::kNE:
+      return x != y;
   }
   return false;
 }
@@ -127,17 +148,29 @@ void CompareKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void LT(OpContext<T>& c) { CompareKernel<T, Cmp::kLT>(c); }
+void LT(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kLT>(c);
+}
 template <typename T>
-void LE(OpContext<T>& c) { CompareKernel<T, Cmp::kLE>(c); }
+void LE(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kLE>(c);
+}
 template <typename T>
-void GT(OpContext<T>& c) { CompareKernel<T, Cmp::kGT>(c); }
+void GT(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kGT>(c);
+}
 template <typename T>
-void GE(OpContext<T>& c) { CompareKernel<T, Cmp::kGE>(c); }
+void GE(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kGE>(c);
+}
 template <typename T>
-void EQ(OpContext<T>& c) { CompareKernel<T, Cmp::kEQ>(c); }
+void EQ(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kEQ>(c);
+}
 template <typename T>
-void NE(OpContext<T>& c) { CompareKernel<T, Cmp::kNE>(c); }
+void NE(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kNE>(c);
+}
 
 enum class Logic { kAnd, kOr, kXor };
 
@@ -157,11 +190,17 @@ void LogicKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void And(OpContext<T>& c) { LogicKernel<T, Logic::kAnd>(c); }
+void And(OpContext<T>& c) {
+  LogicKernel<T, Logic::kAnd>(c);
+}
 template <typename T>
-void Or(OpContext<T>& c) { LogicKernel<T, Logic::kOr>(c); }
+void Or(OpContext<T>& c) {
+  LogicKernel<T, Logic::kOr>(c);
+}
 template <typename T>
-void Xor(OpContext<T>& c) { LogicKernel<T, Logic::kXor>(c); }
+void Xor(OpContext<T>& c) {
+  LogicKernel<T, Logic::kXor>(c);
+}
 
 template <typename T>
 void Not(OpContext<T>& c) {
@@ -193,15 +232,21 @@ void FoldKernel(OpContext<T>& c) {
         T& acc = y.r()[k];
         const T x = b.r()[k];
         // NaN propagates through Max/Min (std::max would keep the first operand).
-        if (kOp == Fold::kMax) acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
-        else if (kOp == Fold::kMin) acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::min(acc, x);
-        else acc += x;
+        if (kOp == Fold::kMax)
+          acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
+        else if (kOp == Fold::kMin)
+          acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::min(acc, x);
+        else
+          acc += x;
       } else {
         int64_t& acc = y.i()[k];
         const int64_t x = b.i()[k];
-        if (kOp == Fold::kMax) acc = std::max(acc, x);
-        else if (kOp == Fold::kMin) acc = std::min(acc, x);
-        else acc = WrapInt(a.dtype, IntArith(Arith::kAdd, acc, x));
+        if (kOp == Fold::kMax)
+          acc = std::max(acc, x);
+        else if (kOp == Fold::kMin)
+          acc = std::min(acc, x);
+        else
+          acc = WrapInt(a.dtype, IntArith(Arith::kAdd, acc, x));
       }
     }
   }
@@ -212,13 +257,21 @@ void FoldKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void Sum(OpContext<T>& c) { FoldKernel<T, Fold::kSum>(c); }
+void Sum(OpContext<T>& c) {
+  FoldKernel<T, Fold::kSum>(c);
+}
 template <typename T>
-void Mean(OpContext<T>& c) { FoldKernel<T, Fold::kMean>(c); }
+void Mean(OpContext<T>& c) {
+  FoldKernel<T, Fold::kMean>(c);
+}
 template <typename T>
-void Max(OpContext<T>& c) { FoldKernel<T, Fold::kMax>(c); }
+void Max(OpContext<T>& c) {
+  FoldKernel<T, Fold::kMax>(c);
+}
 template <typename T>
-void Min(OpContext<T>& c) { FoldKernel<T, Fold::kMin>(c); }
+void Min(OpContext<T>& c) {
+  FoldKernel<T, Fold::kMin>(c);
+}
 
 }  // namespace
 

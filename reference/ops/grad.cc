@@ -100,8 +100,8 @@ void FcGradientKernel(OpContext<T>& c) {
   const int64_t wk = kTransposed ? SizeToDim(w.dims, axis_w) : SizeFromDim(w.dims, axis_w);
   PARITY_ENFORCE(wk == K, ErrorKind::kShapeMismatch, "inner dimensions differ: X ",
                  ShapeString(x.dims), " vs W ", ShapeString(w.dims));
-  PARITY_ENFORCE(dy.size() == M * N, ErrorKind::kShapeMismatch, Describe(c, 2), " must hold ",
-                 M, "x", N, " values");
+  PARITY_ENFORCE(dy.size() == M * N, ErrorKind::kShapeMismatch, Describe(c, 2), " must hold ", M,
+                 "x", N, " values");
   Value<T> dw = c.NewReal(w.dims), db = c.NewReal({N}), dx = c.NewReal(x.dims);
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
@@ -120,9 +120,13 @@ void FcGradientKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void FCGradient(OpContext<T>& c) { FcGradientKernel<T, false>(c); }
+void FCGradient(OpContext<T>& c) {
+  FcGradientKernel<T, false>(c);
+}
 template <typename T>
-void FCTransposedGradient(OpContext<T>& c) { FcGradientKernel<T, true>(c); }
+void FCTransposedGradient(OpContext<T>& c) {
+  FcGradientKernel<T, true>(c);
+}
 
 // Add/Sub/MulGradient(dC, A, B) -> (dA, dB) and DivGradient(dC, A, B, C) -> (dA, dB) (also the
 // legacy DivGradient(B, C, dC)): the elementwise derivative summed over every broadcast copy,
@@ -144,8 +148,14 @@ void BinaryGradient(OpContext<T>& c) {
   for (size_t k = 0; k < m.a.size(); ++k) {
     const T g = dc.r()[k];
     switch (kOp) {
-      case Bin::kAdd: da.r()[m.a[k]] += g; db.r()[m.b[k]] += g; break;
-      case Bin::kSub: da.r()[m.a[k]] += g; db.r()[m.b[k]] -= g; break;
+      case Bin::kAdd:
+        da.r()[m.a[k]] += g;
+        db.r()[m.b[k]] += g;
+        break;
+      case Bin::kSub:
+        da.r()[m.a[k]] += g;
+        db.r()[m.b[k]] -= g;
+        break;
       case Bin::kMul:
         da.r()[m.a[k]] += g * b.r()[m.b[k]];
         db.r()[m.b[k]] += g * a.r()[m.a[k]];
@@ -161,13 +171,21 @@ void BinaryGradient(OpContext<T>& c) {
 }
 
 template <typename T>
-void AddGradient(OpContext<T>& c) { BinaryGradient<T, Bin::kAdd>(c); }
+void AddGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kAdd>(c);
+}
 template <typename T>
-void SubGradient(OpContext<T>& c) { BinaryGradient<T, Bin::kSub>(c); }
+void SubGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kSub>(c);
+}
 template <typename T>
-void MulGradient(OpContext<T>& c) { BinaryGradient<T, Bin::kMul>(c); }
+void MulGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kMul>(c);
+}
 template <typename T>
-void DivGradient(OpContext<T>& c) { BinaryGradient<T, Bin::kDiv>(c); }
+void DivGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kDiv>(c);
+}
 
 // Reduce{Sum,Mean,Max,Min}Gradient(dY, X, Y) -> dX [axes, keepdims]: dY spread back over the
 // reduced axes (divided by the count for Mean; only onto elements equal to Y for Max/Min, ties
@@ -207,13 +225,21 @@ void ReduceGradient(OpContext<T>& c) {
 }
 
 template <typename T>
-void ReduceSumGradient(OpContext<T>& c) { ReduceGradient<T, RedG::kSum>(c); }
+void ReduceSumGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kSum>(c);
+}
 template <typename T>
-void ReduceMeanGradient(OpContext<T>& c) { ReduceGradient<T, RedG::kMean>(c); }
+void ReduceMeanGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kMean>(c);
+}
 template <typename T>
-void ReduceMaxGradient(OpContext<T>& c) { ReduceGradient<T, RedG::kMax>(c); }
+void ReduceMaxGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kMax>(c);
+}
 template <typename T>
-void ReduceMinGradient(OpContext<T>& c) { ReduceGradient<T, RedG::kMin>(c); }
+void ReduceMinGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kMin>(c);
+}
 
 // TileGradient(dY[, tiles, axis]) -> dX: the `tiles` copies along `axis` summed.
 template <typename T>
@@ -223,9 +249,8 @@ void TileGradient(OpContext<T>& c) {
   if (c.InputSize() > 1) tiles = IntValues(c, 1).at(0);
   if (c.InputSize() > 2) axis = IntValues(c, 2).at(0);
   axis = CanonicalAxis(axis, dy.dims.size());
-  PARITY_ENFORCE(tiles > 0 && dy.dims[axis] % tiles == 0, ErrorKind::kShapeMismatch,
-                 "dimension ", axis, " of dY ", ShapeString(dy.dims), " is not a multiple of ",
-                 tiles, " tiles");
+  PARITY_ENFORCE(tiles > 0 && dy.dims[axis] % tiles == 0, ErrorKind::kShapeMismatch, "dimension ",
+                 axis, " of dY ", ShapeString(dy.dims), " is not a multiple of ", tiles, " tiles");
   Dims xdims = dy.dims;
   xdims[axis] /= tiles;
   const int64_t outer = SizeToDim(xdims, axis), block = SizeFromDim(xdims, axis);
@@ -242,8 +267,8 @@ void TileGradient(OpContext<T>& c) {
 
 void RegisterGradientOps(Registry* r) {
   r->Add({"ReluGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReluGradient)});
-  r->Add({"LeakyReluGradient", 2, 2, 1, 1, {{"alpha", "0.01"}},
-          PARITY_REF_KERNEL(LeakyReluGradient)});
+  r->Add(
+      {"LeakyReluGradient", 2, 2, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyReluGradient)});
   r->Add({"EluGradient", 2, 2, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(EluGradient)});
   r->Add({"SigmoidGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SigmoidGradient)});
   r->Add({"TanhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(TanhGradient)});
@@ -252,7 +277,11 @@ void RegisterGradientOps(Registry* r) {
   r->Add({"ReciprocalGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReciprocalGradient)});
   r->Add({"SinGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SinGradient)});
   r->Add({"CosGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(CosGradient)});
-  r->Add({"ClipGradient", 2, 2, 1, 1,
+  r->Add({"ClipGradient",
+          2,
+          2,
+          1,
+          1,
           {{"min", "-3.4028234663852886e+38"}, {"max", "3.4028234663852886e+38"}},
           PARITY_REF_KERNEL(ClipGradient)});
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
@@ -268,7 +297,12 @@ void RegisterGradientOps(Registry* r) {
   r->Add({"ReduceMeanGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMeanGradient)});
   r->Add({"ReduceMaxGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMaxGradient)});
   r->Add({"ReduceMinGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMinGradient)});
-  r->Add({"TileGradient", 1, 3, 1, 1, {{"tiles", "1"}, {"axis", "0"}},
+  r->Add({"TileGradient",
+          1,
+          3,
+          1,
+          1,
+          {{"tiles", "1"}, {"axis", "0"}},
           PARITY_REF_KERNEL(TileGradient)});
   r->Add({"FCTransposedGradient", 3, 3, 2, 3, fc_args, PARITY_REF_KERNEL(FCTransposedGradient)});
 }

@@ -7,7 +7,8 @@ namespace {
 TEST(Control, IfRunsOneBranchInTheSameWorkspace) {
   const auto then_net = MakeNet({Op("Add", {"a", "b"}, {"y"})});
   const auto else_net = MakeNet({Op("Sub", {"a", "b"}, {"y"})});
-  const auto op = Op("If", {"cond", "a", "b"}, {"y"}).Net("then_net", then_net).Net("else_net", else_net);
+  const auto op =
+      Op("If", {"cond", "a", "b"}, {"y"}).Net("then_net", then_net).Net("else_net", else_net);
   const Tensors base = {{"a", F({1}, {5})}, {"b", F({1}, {3})}};
   Tensors t = base, f = base;
   t["cond"] = Bool({1}, {1});
@@ -22,7 +23,10 @@ TEST(Control, IfRunsOneBranchInTheSameWorkspace) {
   ExpectError([&] { RunOps({op}, bad); }, ErrorKind::kShapeMismatch);
   // Errors inside a branch name both ops.
   const std::string msg = ExpectError(
-      [&] { RunOps({Op("If", {"cond"}, {}).Net("then_net", MakeNet({Op("Add", {"a", "zz"}, {"y"})}))}, t); },
+      [&] {
+        RunOps({Op("If", {"cond"}, {}).Net("then_net", MakeNet({Op("Add", {"a", "zz"}, {"y"})}))},
+               t);
+      },
       ErrorKind::kMissingBlob);
   EXPECT_NE(msg.find("op #0 (If): op #0 (Add)"), std::string::npos) << msg;
 }
@@ -31,8 +35,9 @@ TEST(Control, IfRunsOneBranchInTheSameWorkspace) {
 TEST(Control, WhileLoopsUntilTheConditionFails) {
   const auto cond_net = MakeNet({Op("LT", {"i", "limit"}, {"cond"})});
   const auto loop_net = MakeNet({Op("Add", {"i", "one"}, {"i"}), Op("Add", {"acc", "x"}, {"acc"})});
-  const auto op = Op("While", {"cond"}, {"i", "acc"}).Net("loop_net", loop_net).Net("cond_net", cond_net);
-  const Tensors in = {{"i", Int({1}, {0})}, {"limit", Int({1}, {5})}, {"one", Int({1}, {1})},
+  const auto op =
+      Op("While", {"cond"}, {"i", "acc"}).Net("loop_net", loop_net).Net("cond_net", cond_net);
+  const Tensors in = {{"i", Int({1}, {0})},    {"limit", Int({1}, {5})}, {"one", Int({1}, {1})},
                       {"acc", F({2}, {0, 0})}, {"x", F({2}, {1.5, -2})}, {"cond", Bool({1}, {1})}};
   RunResult r = RunOps({op}, in);
   EXPECT_EQ(IntValues(r.blobs.at("i")), (std::vector<int64_t>{5}));
@@ -40,8 +45,9 @@ TEST(Control, WhileLoopsUntilTheConditionFails) {
   // The cap: a condition that never fails.
   RunOptions o;
   o.max_loop_iterations = 10;
-  ExpectError([&] { RunNet(MakeNet({Op("While", {"cond"}, {}).Net("loop_net", loop_net)}), in, o); },
-              ErrorKind::kResourceLimit);
+  ExpectError(
+      [&] { RunNet(MakeNet({Op("While", {"cond"}, {}).Net("loop_net", loop_net)}), in, o); },
+      ErrorKind::kResourceLimit);
   // Exactly at the cap is fine: 5 passes with a cap of 5.
   o.max_loop_iterations = 5;
   EXPECT_EQ(IntValues(RunNet(MakeNet({op}), in, o).blobs.at("i")), (std::vector<int64_t>{5}));
@@ -49,7 +55,8 @@ TEST(Control, WhileLoopsUntilTheConditionFails) {
 
 TEST(Control, DoBindsBlobsIntoAChildScope) {
   // outer: x, y (output), ws. inner names ix -> x (idx 0), iy -> y (idx 1).
-  const auto inner = MakeNet({Op("Relu", {"ix"}, {"tmp"}), Op("Scale", {"tmp"}, {"iy"}).F("scale", 2)});
+  const auto inner =
+      MakeNet({Op("Relu", {"ix"}, {"tmp"}), Op("Scale", {"tmp"}, {"iy"}).F("scale", 2)});
   const auto do_op = Op("Do", {"x", "ws"}, {"y", "ws"})
                          .Net("net", inner)
                          .Strs("inner_blobs", {"ix", "iy"})
@@ -67,17 +74,26 @@ TEST(Control, DoBindsBlobsIntoAChildScope) {
                         .Net("net", MakeNet({Op("Add", {"ix", "z"}, {"iy"})}))
                         .Strs("inner_blobs", {"ix", "iy"})
                         .Ints("outer_blobs_idx", {0, 1});
-  ExpectError([&] { RunOps({Op("CreateScope", {}, {"ws"}), peek}, {{"x", F({1}, {1})}, {"z", F({1}, {1})}}); },
-              ErrorKind::kMissingBlob);
+  ExpectError(
+      [&] {
+        RunOps({Op("CreateScope", {}, {"ws"}), peek}, {{"x", F({1}, {1})}, {"z", F({1}, {1})}});
+      },
+      ErrorKind::kMissingBlob);
   // Every outer blob must be bound.
   const auto unbound = Op("Do", {"x", "ws"}, {"y", "ws"})
                            .Net("net", inner)
                            .Strs("inner_blobs", {"ix"})
                            .Ints("outer_blobs_idx", {0});
-  ExpectError([&] { RunOps({Op("CreateScope", {}, {"ws"}), unbound}, {{"x", F({1}, {1})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([&] { RunOps({Op("CreateScope", {}, {"ws"}), Op(do_op).Gradient()}, {{"x", F({1}, {1})}}); },
-              ErrorKind::kUnknownOp);
+  ExpectError(
+      [&] {
+        RunOps({Op("CreateScope", {}, {"ws"}), unbound}, {{"x", F({1}, {1})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("CreateScope", {}, {"ws"}), Op(do_op).Gradient()}, {{"x", F({1}, {1})}});
+      },
+      ErrorKind::kUnknownOp);
 }
 
 TEST(Control, DoReuseWorkspaceKeepsLocals) {
@@ -98,8 +114,11 @@ TEST(Control, DoReuseWorkspaceKeepsLocals) {
   const Tensors in = {{"x", F({1}, {4})}};
   RunResult r = RunOps({Op("CreateScope", {}, {"ws"}), first, second(1)}, in);
   EXPECT_VALUES_NEAR(r.blobs.at("y"), (std::vector<double>{8}), 0);
-  ExpectError([&] { RunOps({Op("CreateScope", {}, {"ws"}), first, second(0)}, in); },
-              ErrorKind::kMissingBlob);
+  ExpectError(
+      [&] {
+        RunOps({Op("CreateScope", {}, {"ws"}), first, second(0)}, in);
+      },
+      ErrorKind::kMissingBlob);
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ TEST(Recurrent, RunningSum) {
   EXPECT_EQ(Dims(r.blobs.at("out_last")), (std::vector<int64_t>{1, 2, 1}));
   EXPECT_VALUES_NEAR(r.blobs.at("out_last"), (std::vector<double>{19, 32}), 0);
   EXPECT_EQ(Dims(r.blobs.at("states")), (std::vector<int64_t>{4, 2, 1}));
-  EXPECT_VALUES_NEAR(r.blobs.at("states"), (std::vector<double>{10, 20, 11, 22, 14, 26, 19, 32}), 0);
+  EXPECT_VALUES_NEAR(r.blobs.at("states"), (std::vector<double>{10, 20, 11, 22, 14, 26, 19, 32}),
+                     0);
   EXPECT_EQ(r.blobs.count("scratch"), 0u);
   // A 1-D initial state [D] is broadcast over the batch: (100,100) -> ... -> (109, 112).
   RunResult b = RunOps({RnnOp(step, {"X", "init"})}, {{"X", in.at("X")}, {"init", F({1}, {100})}});
@@ -44,10 +45,12 @@ TEST(Recurrent, RunningSum) {
 // out = prev + x_t * w + t, with w read from the outer workspace (step workspaces fall through)
 // and t the timestep blob: (0,0) -> (2,4) -> (2+6+1, 4+8+1) = (9,13) -> (9+10+2, 13+12+2).
 TEST(Recurrent, StepNetSeesTimestepAndOuterBlobs) {
-  const auto step = MakeNet({Op("Mul", {"x_t", "w"}, {"xw"}),
-                             Op("Cast", {"timestep"}, {"tf"}).I("to", caffe2::TensorProto::FLOAT),
-                             Op("Add", {"xw", "tf"}, {"xwt"}), Op("Add", {"prev", "xwt"}, {"out"})});
-  const Tensors in = {{"X", F({3, 2, 1}, {1, 2, 3, 4, 5, 6})}, {"init", F({1}, {0})}, {"w", F({1}, {2})}};
+  const auto step =
+      MakeNet({Op("Mul", {"x_t", "w"}, {"xw"}),
+               Op("Cast", {"timestep"}, {"tf"}).I("to", caffe2::TensorProto::FLOAT),
+               Op("Add", {"xw", "tf"}, {"xwt"}), Op("Add", {"prev", "xwt"}, {"out"})});
+  const Tensors in = {
+      {"X", F({3, 2, 1}, {1, 2, 3, 4, 5, 6})}, {"init", F({1}, {0})}, {"w", F({1}, {2})}};
   RunResult r = RunOps({RnnOp(step, {"X", "init", "w"})}, in);
   EXPECT_VALUES_NEAR(r.blobs.at("out_all"), (std::vector<double>{2, 4, 9, 13, 21, 27}), 0);
   EXPECT_EQ(r.blobs.count("xw"), 0u);  // step-local blobs stay in the step workspaces
@@ -84,17 +87,21 @@ TEST(Recurrent, LstmCellWithTwoStates) {
                       .Strs("alias_dst", {"h_all", "h_last", "c_all", "c_last"})
                       .Ints("alias_offset", {1, -1, 1, -1});
   const double a = std::atanh(0.5);
-  const Tensors in = {{"X", F({2, 1, 4}, {0, 0, 0, a, 0, 0, 0, a})}, {"h0", F({1, 1, 1}, {0})},
-                      {"c0", F({1, 1, 1}, {0})}, {"gw", F({4, 1}, {0, 0, 0, 0})},
+  const Tensors in = {{"X", F({2, 1, 4}, {0, 0, 0, a, 0, 0, 0, a})},
+                      {"h0", F({1, 1, 1}, {0})},
+                      {"c0", F({1, 1, 1}, {0})},
+                      {"gw", F({4, 1}, {0, 0, 0, 0})},
                       {"gb", F({4}, {0, 0, 0, 0})}};
   RunResult r = RunOps({op}, in);
   EXPECT_VALUES_NEAR(r.blobs.at("c_all"), (std::vector<double>{0.25, 0.375}), 1e-15);
   EXPECT_VALUES_NEAR(r.blobs.at("h_last"), (std::vector<double>{0.5 * std::tanh(0.375)}), 1e-15);
   // A step net that changes a linked blob's shape is an error, not silent garbage.
   const auto bad_step = MakeNet({Op("Concat", {"prev", "x_t"}, {"out", "info"}).I("axis", 0)});
-  ExpectError([&] { RunOps({RnnOp(bad_step, {"X", "init"})},
-                           {{"X", F({1, 1, 1}, {1})}, {"init", F({1}, {0})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({RnnOp(bad_step, {"X", "init"})}, {{"X", F({1, 1, 1}, {1})}, {"init", F({1}, {0})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 }  // namespace
