@@ -185,7 +185,7 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
     Finding finding = MakeFinding("gradient", c, "backward failed",
                                   std::string("the backward net failed: ") + production.error->what());
     finding.set_error_kind(ErrorKindName(production.error->kind()));
-    SetBlame(&finding, static_cast<int>(production.trace.size()), backward.net());
+    SetBlame(&finding, FailingOpIndex(*production.error), backward.net());
     return {finding, ""};
   }
   std::map<std::string, std::vector<double>> gradients;
