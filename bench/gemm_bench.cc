@@ -1,6 +1,7 @@
 // GEMM-shaped ops (FC, MatMul, BatchMatMul, Conv via im2col; FCGradient, ConvGradient) against a
 // bare cblas_sgemm of the same shape, in one binary. Each op benchmark has a twin named
-// <Op>_Sgemm with the same arguments; the ratio of interest is time(<Op>_Sgemm) / time(<Op>) (target >= 0.95).
+// <Op>_Sgemm with the same arguments; the ratio of interest is time(<Op>_Sgemm) / time(<Op>)
+// (target >= 0.95).
 //
 // The op side runs a created operator repeatedly (its output and scratch are allocated by the first
 // run, before timing), so it measures the op's per-run overhead on top of the GEMM: shape checks,
