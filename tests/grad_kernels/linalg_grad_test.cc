@@ -380,3 +380,22 @@ TEST(LinalgGradientOracle, BatchMatMulTwoBatchDims) {
 
 }  // namespace
 }  // namespace parity::testing
+
+namespace parity::testing {
+namespace {
+
+TEST(MatMulGradientChecks, ThreeDimensionalOperandGetsItsDimsBack) {
+  // A is [2, 2, 3], coerced to [2, 6] at axis_a = 1; B is [6, 2].
+  std::vector<float> a(12), b(12);
+  for (int i = 0; i < 12; ++i) {
+    a[i] = 0.1f * static_cast<float>(i) - 0.5f;
+    b[i] = 0.05f * static_cast<float>(11 - i) - 0.2f;
+  }
+  oracles::NamedTensors inputs = {{"a", MakeTensor<float>({2, 2, 3}, a)},
+                                  {"b", MakeTensor<float>({6, 2}, b)}};
+  EXPECT_GRADIENT_CHECKS(MakeOp("MatMul", {"a", "b"}, {"c"}), inputs, 0);
+  EXPECT_GRADIENT_CHECKS(MakeOp("MatMul", {"a", "b"}, {"c"}), inputs, 1);
+}
+
+}  // namespace
+}  // namespace parity::testing
