@@ -15,6 +15,7 @@
 
 #include "core/ops/broadcast.h"
 #include "core/proto/error.h"
+#include "core/schema.h"
 #include "core/tensor.h"
 #include "core/types.h"
 
@@ -72,6 +73,13 @@ DataType OutputType(DataType dtype) {
   });
   return out;
 }
+
+// Kernels (Tensor) and shape inference (TensorType) check the same things with the same words;
+// descriptions are built only when a check fails, keeping them off the per-run path.
+inline DataType DtypeOf(const Tensor& t) { return t.dtype(); }
+inline DataType DtypeOf(const TensorType& t) { return t.dtype; }
+inline std::string Describe(const Tensor& t) { return t.DebugString(); }
+inline std::string Describe(const TensorType& t) { return TensorTypeString(t); }
 
 template <typename T>
 using Array = Eigen::Array<T, Eigen::Dynamic, 1>;

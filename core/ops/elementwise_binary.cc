@@ -221,8 +221,7 @@ template <class Fn>
 std::vector<TensorType> BinaryShape(const caffe2::OperatorDef& def, const ArgumentHelper& args,
                                     const std::vector<TensorType>& in) {
   const std::string& label = args.op_label();
-  CheckBinaryTypes<Fn>(in[0].dtype, in[1].dtype, TensorTypeString(in[0]),
-                       TensorTypeString(in[1]), label);
+  CheckBinaryTypes<Fn>(in[0], in[1], label);
   const BroadcastArgs bargs = ReadBroadcastArgs(def, args);
   TensorType out;
   out.dtype = elementwise::OutputType<Fn>(in[0].dtype);

@@ -47,16 +47,16 @@ void BinaryDims(const BroadcastArgs& bargs, const std::vector<int64_t>& a,
 void CheckInPlaceDims(const std::string& label, const std::string& name,
                       const std::vector<int64_t>& input, const std::vector<int64_t>& output);
 
-// Both inputs share one dtype that Fn supports (kShapeMismatch otherwise). Descriptions are
-// "float [2, 3]" from Tensor::DebugString or TensorTypeString, so kernels and shape inference
-// print the same message.
-template <class Fn>
-void CheckBinaryTypes(DataType a, DataType b, const std::string& a_desc,
-                      const std::string& b_desc, const std::string& label) {
-  PARITY_ENFORCE(a == b, ErrorKind::kShapeMismatch, label, ": inputs A (", a_desc, ") and B (",
-                 b_desc, ") must have the same dtype");
-  PARITY_ENFORCE(elementwise::Supports<Fn>(a), ErrorKind::kShapeMismatch, label,
-                 ": unsupported dtype of A (", a_desc, "); supported: ",
+// Both inputs share one dtype that Fn supports (kShapeMismatch otherwise). X is Tensor (kernels)
+// or TensorType (shape inference); both print as "float [2, 3]".
+template <class Fn, class X>
+void CheckBinaryTypes(const X& a, const X& b, const std::string& label) {
+  using elementwise::Describe;
+  using elementwise::DtypeOf;
+  PARITY_ENFORCE(DtypeOf(a) == DtypeOf(b), ErrorKind::kShapeMismatch, label, ": inputs A (",
+                 Describe(a), ") and B (", Describe(b), ") must have the same dtype");
+  PARITY_ENFORCE(elementwise::Supports<Fn>(DtypeOf(a)), ErrorKind::kShapeMismatch, label,
+                 ": unsupported dtype of A (", Describe(a), "); supported: ",
                  elementwise::SupportedTypes<Fn>());
 }
 
@@ -77,7 +77,7 @@ class BinaryKernel {
  public:
   void Compute(const std::string& label, const BroadcastArgs& bargs, const Tensor& a,
                const Tensor& b, Tensor* out, bool out_is_a, bool out_is_b) {
-    CheckBinaryTypes<Fn>(a.dtype(), b.dtype(), a.DebugString(), b.DebugString(), label);
+    CheckBinaryTypes<Fn>(a, b, label);
     // Same shapes are elementwise in both modes (the legacy form only needs a valid axis).
     const bool same =
         a.dims() == b.dims() && (!bargs.legacy || bargs.axis == -1 || bargs.axis == 0);

@@ -31,10 +31,11 @@ struct NoArgs {
   explicit NoArgs(const ArgumentHelper&) {}
 };
 
-template <class Fn>
-void CheckUnaryType(DataType dtype, const std::string& desc, const std::string& label) {
-  PARITY_ENFORCE(elementwise::Supports<Fn>(dtype), ErrorKind::kShapeMismatch, label,
-                 ": unsupported dtype of X (", desc, "); supported: ",
+// X is Tensor (kernels) or TensorType (shape inference).
+template <class Fn, class X>
+void CheckUnaryType(const X& x, const std::string& label) {
+  PARITY_ENFORCE(elementwise::Supports<Fn>(elementwise::DtypeOf(x)), ErrorKind::kShapeMismatch,
+                 label, ": unsupported dtype of X (", elementwise::Describe(x), "); supported: ",
                  elementwise::SupportedTypes<Fn>());
 }
 
@@ -46,7 +47,7 @@ class UnaryOp final : public Operator {
 
   void Run() override {
     const Tensor& x = Input(0);
-    CheckUnaryType<Fn>(x.dtype(), x.DebugString(), label());
+    CheckUnaryType<Fn>(x, label());
     Tensor* y = Output(0);
     y->Resize(x.dims());
     const int64_t n = x.numel();
@@ -76,7 +77,7 @@ class UnaryOp final : public Operator {
 template <class Fn>
 std::vector<TensorType> UnaryShape(const caffe2::OperatorDef&, const ArgumentHelper& args,
                                    const std::vector<TensorType>& in) {
-  CheckUnaryType<Fn>(in[0].dtype, TensorTypeString(in[0]), args.op_label());
+  CheckUnaryType<Fn>(in[0], args.op_label());
   Fn check_arguments(args);  // argument errors (e.g. Clip's min > max) surface here too
   (void)check_arguments;
   return {in[0]};
@@ -351,9 +352,11 @@ DataType CastTarget(const ArgumentHelper& args) {
   return dtype;
 }
 
-void CheckCastInput(DataType dtype, const std::string& desc, const std::string& label) {
-  PARITY_ENFORCE(elementwise::VisitType(dtype, [](auto) {}), ErrorKind::kShapeMismatch, label,
-                 ": cannot cast input X (", desc, "); supported: float, double, int32, int64, "
+template <class X>
+void CheckCastInput(const X& x, const std::string& label) {
+  PARITY_ENFORCE(elementwise::VisitType(elementwise::DtypeOf(x), [](auto) {}),
+                 ErrorKind::kShapeMismatch, label, ": cannot cast input X (",
+                 elementwise::Describe(x), "); supported: float, double, int32, int64, "
                  "bool, uint8, int8, int16, uint16");
 }
 
@@ -364,7 +367,7 @@ class CastOp final : public Operator {
 
   void Run() override {
     const Tensor& x = Input(0);
-    CheckCastInput(x.dtype(), x.DebugString(), label());
+    CheckCastInput(x, label());
     Tensor* y = Output(0);
     y->Resize(x.dims());
     const int64_t n = x.numel();
@@ -391,7 +394,7 @@ PARITY_OP_SCHEMA(Cast)
          "INT8=7, UINT16=8, INT16=9, INT64=10, DOUBLE=13.")
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
-      CheckCastInput(in[0].dtype, TensorTypeString(in[0]), args.op_label());
+      CheckCastInput(in[0], args.op_label());
       TensorType out = in[0];
       out.dtype = CastTarget(args);
       return std::vector<TensorType>{out};
