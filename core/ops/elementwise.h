@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/ops/broadcast.h"
 #include "core/proto/error.h"
@@ -87,6 +88,20 @@ template <typename T>
 using ConstMap = Eigen::Map<const Array<T>>;
 template <typename T>
 using Map = Eigen::Map<Array<T>>;
+
+// dims == dims without a libc memcmp call: ranks are small and this runs per op per run.
+inline bool SameDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// Resizes unless the dims are already right (saves the validation on the per-run path).
+inline void ResizeTo(Tensor* t, const std::vector<int64_t>& dims) {
+  if (!SameDims(t->dims(), dims)) t->Resize(dims);
+}
 
 // Whether reading `in` while writing `out` elementwise could read values already overwritten:
 // the byte ranges overlap, unless both start at the same address and are read in the same order

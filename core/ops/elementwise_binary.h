@@ -79,12 +79,15 @@ class BinaryKernel {
                const Tensor& b, Tensor* out, bool out_is_a, bool out_is_b) {
     CheckBinaryTypes<Fn>(a, b, label);
     // Same shapes are elementwise in both modes (the legacy form only needs a valid axis).
-    const bool same =
-        a.dims() == b.dims() && (!bargs.legacy || bargs.axis == -1 || bargs.axis == 0);
+    using elementwise::SameDims;
+    const bool same = SameDims(a.dims(), b.dims()) &&
+                      (!bargs.legacy || bargs.axis == -1 || bargs.axis == 0);
+    bool a_like_out = true;  // operand laid out as the output (for the aliasing check)
+    bool b_like_out = true;
     if (same) {
-      out->Resize(a.dims());
+      elementwise::ResizeTo(out, a.dims());
     } else {
-      if (!cached_ || a.dims() != a_dims_ || b.dims() != b_dims_) {
+      if (!cached_ || !SameDims(a.dims(), a_dims_) || !SameDims(b.dims(), b_dims_)) {
         cached_ = false;
         BinaryDims(bargs, a.dims(), b.dims(), label, &out_dims_, &b_plan_dims_);
         plan_.Build(out_dims_, a.dims(), b_plan_dims_);
@@ -95,7 +98,9 @@ class BinaryKernel {
       // Checked before Resize: in place, `out` is the input tensor itself.
       if (out_is_a) CheckInPlaceDims(label, "A", a.dims(), out_dims_);
       if (out_is_b) CheckInPlaceDims(label, "B", b.dims(), out_dims_);
-      out->Resize(out_dims_);
+      a_like_out = SameDims(a.dims(), out_dims_);
+      b_like_out = SameDims(b.dims(), out_dims_);
+      elementwise::ResizeTo(out, out_dims_);
     }
     const int64_t n = out->numel();
     elementwise::VisitType(a.dtype(), [&](auto zero) {
@@ -110,8 +115,8 @@ class BinaryKernel {
         // views) is computed aside, then copied into the output's buffer.
         const size_t bytes = static_cast<size_t>(n) * sizeof(TOut);
         const bool aside =
-            elementwise::UnsafeOverlap(o, bytes, pa, a.nbytes(), a.dims() == out->dims()) ||
-            elementwise::UnsafeOverlap(o, bytes, pb, b.nbytes(), b.dims() == out->dims());
+            elementwise::UnsafeOverlap(o, bytes, pa, a.nbytes(), a_like_out) ||
+            elementwise::UnsafeOverlap(o, bytes, pb, b.nbytes(), b_like_out);
         TOut* dst = o;
         if (aside) {
           scratch_.Resize(out->dims());

@@ -62,7 +62,7 @@ class UnaryOp final : public Operator {
     const Tensor& x = Input(0);
     CheckUnaryType<Fn>(x, label());
     Tensor* y = Output(0);
-    y->Resize(x.dims());
+    elementwise::ResizeTo(y, x.dims());
     const int64_t n = x.numel();
     elementwise::VisitType(x.dtype(), [&](auto zero) {
       using T = decltype(zero);
