@@ -245,6 +245,7 @@ OpSchema& BinaryOpSchema(OpSchema& schema) {
   PARITY_OP_SCHEMA(Name)                                                          \
       .Apply(BinaryOpSchema)                                                      \
       .AllowInplace(inplace)                                                      \
+      .DifferentiableInputs({0, 1})                                               \
       .ShapeInference(BinaryShape<Name##Fn>)                                      \
       .Doc(doc " Dtypes float, double, int32, int64; output dtype = input dtype."); \
   PARITY_REGISTER_CPU_OPERATOR(Name, BinaryOp<Name##Fn>)
@@ -355,6 +356,7 @@ PARITY_OP_SCHEMA(Pow)
     .Arg("exponent", ArgType::kFloat, std::monostate{},
          "The exponent when there is no second input (required then, forbidden otherwise).")
     .AllowInplace({{0, 0}, {1, 0}})
+    .DifferentiableInputs({0, 1})
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
       CheckPowArity(def.input_size(), args);

@@ -340,6 +340,7 @@ OpSchema& UnaryOpSchema(OpSchema& schema) {
   return schema.NumInputs(1)
       .NumOutputs(1)
       .AllowInplace({{0, 0}})
+      .DifferentiableInputs({0})
       .InputDoc(0, "X", "Input tensor (float or double).")
       .OutputDoc(0, "Y", "Output tensor, same shape and dtype as X.");
 }
