@@ -142,38 +142,66 @@ PARITY_REGISTER_CPU_OPERATOR(ConstantFill, ConstantFillOp);
 // ---------------------------------------------------------------------------------------------
 // GivenTensor*Fill: the `values` argument, in the op's element type.
 
+// The values in `dtype`: read from `floats` for floating dtypes and from `ints` otherwise (Caffe2's
+// GetRepeatedArgument<T>("values")), kept as a ready tensor so each run is one copy.
+Tensor GivenValues(const ArgumentHelper& args, DataType dtype) {
+  Tensor values;
+  DispatchNumeric(dtype, args.op_label(), [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> typed;
+    if constexpr (std::is_floating_point_v<T>) {
+      for (double v : args.GetVector<double>("values")) typed.push_back(static_cast<T>(v));
+    } else {
+      for (int64_t v : args.GetVector<int64_t>("values")) typed.push_back(static_cast<T>(v));
+    }
+    values.Resize({static_cast<int64_t>(typed.size())});
+    std::copy(typed.begin(), typed.end(), values.mutable_data<T>());
+  });
+  return values;
+}
+
+// GivenTensorFill's output dtype: `dtype` when given (newer Caffe2), else FLOAT.
+DataType GivenTensorFillDtype(const ArgumentHelper& args, DataType fixed) {
+  if (fixed != DataType::kFloat || !args.Has("dtype")) return fixed;
+  DataType dtype;
+  int64_t raw = args.Get<int64_t>("dtype");
+  PARITY_ENFORCE(DataTypeFromProtoValue(raw, &dtype) && IsStorableDataType(dtype) &&
+                     dtype != DataType::kFloat16,
+                 ErrorKind::kBadArgument, args.op_label(), ": argument 'dtype' = ", raw,
+                 " is not a dtype GivenTensorFill can produce");
+  return dtype;
+}
+
 template <typename T>
 class GivenTensorFillOp final : public FillerOp {
  public:
-  GivenTensorFillOp(const caffe2::OperatorDef& def, Workspace* ws) : FillerOp(def, ws) {
-    if constexpr (std::is_floating_point_v<T>) {
-      for (double v : Args<double>("values")) values_.push_back(static_cast<T>(v));
-    } else {
-      for (int64_t v : Args<int64_t>("values")) values_.push_back(static_cast<T>(v));
-    }
-  }
+  GivenTensorFillOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : FillerOp(def, ws),
+        values_(GivenValues(args(), GivenTensorFillDtype(args(), DataTypeOf<T>::value))) {}
 
   void Run() override {
     Tensor* out = Output(0);
     out->Resize(OutputShape());
-    PARITY_ENFORCE(static_cast<int64_t>(values_.size()) == out->numel(), ErrorKind::kShapeMismatch,
-                   label(), ": ", values_.size(), " values do not fill shape ",
-                   ShapeString(out->dims()), " (", out->numel(), " elements)");
-    T* data = out->mutable_data<T>();
-    std::copy(values_.begin(), values_.end(), data);
+    PARITY_ENFORCE(values_.numel() == out->numel(), ErrorKind::kShapeMismatch, label(), ": ",
+                   values_.numel(), " values do not fill shape ", ShapeString(out->dims()), " (",
+                   out->numel(), " elements)");
+    out->CopyFrom(values_);
+    out->Reshape(OutputShape());
   }
 
  private:
-  std::vector<T> values_;
+  Tensor values_;
 };
 
 #define PARITY_GIVEN_TENSOR_FILL(OpType, T, ValuesType, DtypeEnum)                          \
   PARITY_OP_SCHEMA(OpType)                                                                  \
       .Apply(FillerArgs)                                                                    \
       .Arg("values", ValuesType, std::monostate{}, "The values, in row-major order.")      \
+      .Arg("dtype", ArgType::kInt, int64_t{1},                                              \
+           "GivenTensorFill only: output dtype (integer dtypes read `values` from ints).")   \
       .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,        \
                          const std::vector<TensorType>& in) {                               \
-        return FillerShape(def, args, in, DtypeEnum);                                       \
+        return FillerShape(def, args, in, GivenTensorFillDtype(args, DtypeEnum));           \
       })                                                                                    \
       .Doc("Fills the output with the given `values` (" #T ")");                           \
   PARITY_REGISTER_CPU_OPERATOR(OpType, GivenTensorFillOp<T>)

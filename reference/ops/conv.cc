@@ -51,7 +51,8 @@ ConvGeometry ParseGeometry(const OpContext<T>& c, const Value<T>& x, const Value
   PARITY_ENFORCE(x.dims.size() == 4, ErrorKind::kShapeMismatch, "2-D NCHW needs a 4-D ",
                  Describe(c, 0));
   ConvGeometry g;
-  const bool global = c.args.Bool("global_pooling");
+  // Only the pools take global_pooling (filter == nullptr); Conv has no such argument.
+  const bool global = filter == nullptr && c.args.Bool("global_pooling");
   const bool has_kernel = GetPair(c, "kernel", "kernel_h", "kernel_w", "kernels", &g.kh, &g.kw);
   const bool has_stride = GetPair(c, "stride", "stride_h", "stride_w", "strides", &g.sh, &g.sw);
   const bool has_dil =
@@ -132,13 +133,16 @@ const ArgTable& ConvArgs() {
                                 {"dilation_h", "1"},
                                 {"dilation_w", "1"},
                                 {"dilations", "[]"},
-                                {"group", "1"},
                                 {"order", "NCHW"},
-                                {"global_pooling", "0"},
-                                {"count_include_pad", "0"},
-                                {"legacy_pad", "0"},
-                                {"no_bias", "0"}};
+                                {"legacy_pad", "0"}};
   return args;
+}
+
+// Each op's table: the shared geometry plus what that op reads (so a stray argument, such as
+// global_pooling on Conv, is not silently honored by one half only).
+ArgTable WithArgs(ArgTable base, const ArgTable& extra) {
+  base.insert(base.end(), extra.begin(), extra.end());
+  return base;
 }
 
 struct ConvShape {
@@ -326,12 +330,17 @@ void AveragePoolGradient(OpContext<T>& c) {
 }  // namespace
 
 void RegisterConvOps(Registry* r) {
-  r->Add({"Conv", 2, 3, 1, 1, ConvArgs(), PARITY_REF_KERNEL(Conv)});
-  r->Add({"ConvGradient", 3, 3, 1, 3, ConvArgs(), PARITY_REF_KERNEL(ConvGradient)});
-  r->Add({"MaxPool", 1, 1, 1, 1, ConvArgs(), PARITY_REF_KERNEL(MaxPool)});
-  r->Add({"AveragePool", 1, 1, 1, 1, ConvArgs(), PARITY_REF_KERNEL(AveragePool)});
-  r->Add({"MaxPoolGradient", 3, 3, 1, 1, ConvArgs(), PARITY_REF_KERNEL(MaxPoolGradient)});
-  r->Add({"AveragePoolGradient", 3, 3, 1, 1, ConvArgs(), PARITY_REF_KERNEL(AveragePoolGradient)});
+  const ArgTable conv = WithArgs(ConvArgs(), {{"group", "1"}});
+  const ArgTable conv_grad = WithArgs(conv, {{"no_bias", "0"}});
+  const ArgTable max_pool = WithArgs(ConvArgs(), {{"global_pooling", "0"}});
+  const ArgTable average_pool = WithArgs(max_pool, {{"count_include_pad", "0"}});
+  r->Add({"Conv", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(Conv)});
+  r->Add({"ConvGradient", 3, 3, 1, 3, conv_grad, PARITY_REF_KERNEL(ConvGradient)});
+  r->Add({"MaxPool", 1, 1, 1, 1, max_pool, PARITY_REF_KERNEL(MaxPool)});
+  r->Add({"AveragePool", 1, 1, 1, 1, average_pool, PARITY_REF_KERNEL(AveragePool)});
+  r->Add({"MaxPoolGradient", 3, 3, 1, 1, max_pool, PARITY_REF_KERNEL(MaxPoolGradient)});
+  r->Add({"AveragePoolGradient", 3, 3, 1, 1, average_pool,
+          PARITY_REF_KERNEL(AveragePoolGradient)});
 }
 
 }  // namespace parity::reference

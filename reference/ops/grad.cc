@@ -286,7 +286,7 @@ void RegisterGradientOps(Registry* r) {
           PARITY_REF_KERNEL(ClipGradient)});
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   r->Add({"MinGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
-  const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}, {"float16_compute", "0"}};
+  const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}};
   r->Add({"FCGradient", 3, 3, 2, 3, fc_args, PARITY_REF_KERNEL(FCGradient)});
   r->Add({"AddGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(AddGradient)});
   r->Add({"SubGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(SubGradient)});

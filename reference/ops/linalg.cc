@@ -127,7 +127,7 @@ void BatchMatMul(OpContext<T>& c) {
 }  // namespace
 
 void RegisterLinalgOps(Registry* r) {
-  const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}, {"float16_compute", "0"}};
+  const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}};
   r->Add({"FC", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FC)});
   r->Add({"FCTransposed", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCTransposed)});
   r->Add({"MatMul",

@@ -1,4 +1,4 @@
-// Shape ops: Reshape Transpose Concat Split Flatten FlattenToVec ExpandDims Squeeze Slice Shape
+// Shape ops: Reshape Transpose Concat Split Flatten FlattenToVec ResizeLike ExpandDims Squeeze Slice Shape
 // Gather Tile. Every one is written as "for each output multi-index, which input element?", so
 // the same code moves floating, integer and bool elements exactly.
 #include <algorithm>
@@ -216,6 +216,17 @@ void FlattenToVec(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
   PARITY_ENFORCE(!x.dims.empty(), ErrorKind::kShapeMismatch, "FlattenToVec needs rank >= 1");
   c.SetOutput(0, Reshaped(x, {x.size()}));
+}
+
+// ResizeLike(X, S): X's values with S's dims; the element counts must agree.
+template <typename T>
+void ResizeLike(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  const Value<T>& like = c.Input(1);
+  PARITY_ENFORCE(x.size() == like.size(), ErrorKind::kShapeMismatch, "ResizeLike: input ",
+                 ShapeString(x.dims), " and shape source ", ShapeString(like.dims),
+                 " differ in element count");
+  c.SetOutput(0, Reshaped(x, like.dims));
 }
 
 // ExpandDims/Squeeze: `dims` is required, sorted and deduplicated, and must be non-negative.
@@ -441,6 +452,7 @@ void RegisterShapeOps(Registry* r) {
           PARITY_REF_KERNEL(Split)});
   r->Add({"Flatten", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Flatten)});
   r->Add({"FlattenToVec", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(FlattenToVec)});
+  r->Add({"ResizeLike", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ResizeLike)});
   r->Add({"ExpandDims", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(ExpandDims)});
   r->Add({"Squeeze", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(Squeeze)});
   r->Add({"Slice", 1, 3, 1, 1, {{"starts", "[]"}, {"ends", "[]"}}, PARITY_REF_KERNEL(Slice)});

@@ -110,3 +110,25 @@ TEST(ResizeLike, TakesDimsOfSecondInput) {
 
 }  // namespace
 }  // namespace parity::testing
+
+namespace parity::testing {
+namespace {
+
+TEST(GivenTensorFill, DtypeArgumentReadsIntsForIntegerTypes) {
+  caffe2::OperatorDef def = MakeOp("GivenTensorFill", {}, {"y"},
+                                   {{"shape", Ints{3}}, {"values", Ints{4, -2, 9}}, {"dtype", 10}});
+  auto ws = RunOp(def, {});
+  EXPECT_EQ(ws->GetTensor("y").dtype(), DataType::kInt64);
+  EXPECT_EQ(Values<int64_t>(ws->GetTensor("y")), (std::vector<int64_t>{4, -2, 9}));
+  def = MakeOp("GivenTensorFill", {}, {"y"},
+               {{"shape", Ints{2}}, {"values", Floats{0.5f, 1.5f}}, {"dtype", 13}});
+  ws = RunOp(def, {});
+  EXPECT_EQ(ws->GetTensor("y").dtype(), DataType::kDouble);
+  ExpectTensorNear(ws->GetTensor("y"), {2}, {0.5, 1.5});
+  ExpectError([] {
+    RunOp(MakeOp("GivenTensorFill", {}, {"y"}, {{"shape", Ints{1}}, {"values", Floats{1}}, {"dtype", 4}}), {});
+  }, ErrorKind::kBadArgument, {"'dtype' = 4"});
+}
+
+}  // namespace
+}  // namespace parity::testing

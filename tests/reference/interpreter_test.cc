@@ -225,7 +225,7 @@ TEST(Coverage, EveryProductionOpIsImplemented) {
   const auto table = ArgumentTable();
   EXPECT_EQ(table.size(), supported.size());
   EXPECT_EQ(table.at("FC"), (std::vector<std::pair<std::string, std::string>>{
-                                {"axis", "1"}, {"axis_w", "1"}, {"float16_compute", "0"}}));
+                                {"axis", "1"}, {"axis_w", "1"}}));
   EXPECT_EQ(Arity("Concat"), (std::vector<int>{1, -1, 2, 2}));
   ExpectError([] { Arity("Nope"); }, ErrorKind::kUnknownOp);
 }
