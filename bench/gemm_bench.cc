@@ -1,6 +1,7 @@
-// GEMM-shaped ops (FC, MatMul, BatchMatMul, Conv via im2col) against a bare cblas_sgemm of the same
-// shape, in one binary. Each op benchmark has a twin named <Op>_Sgemm with the same arguments; the
-// ratio of interest is time(<Op>_Sgemm) / time(<Op>) (target >= 0.95).
+// GEMM-shaped ops (FC, MatMul, BatchMatMul, Conv via im2col; FCGradient, ConvGradient) against a
+// bare cblas_sgemm of the same shape, in one binary. Each op benchmark has a twin named
+// <Op>_Sgemm with the same arguments; the ratio of interest is time(<Op>_Sgemm) / time(<Op>)
+// (target >= 0.95).
 //
 // The op side runs a created operator repeatedly (its output and scratch are allocated by the first
 // run, before timing), so it measures the op's per-run overhead on top of the GEMM: shape checks,
@@ -151,6 +152,70 @@ void BM_Conv_Sgemm(benchmark::State& state) {
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// ---- Gradients. FCGradient (X, W, dY) -> (dW, db, dX): two GEMMs of FC's size (dW = dY^T X,
+// dX = dY W) plus the column sums. Bare: those two sgemms.
+void BM_FCGradient(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  Workspace ws;
+  Feed(&ws, "x", {M, K}, 1);
+  Feed(&ws, "w", {N, K}, 2);
+  Feed(&ws, "dy", {M, N}, 3);
+  caffe2::OperatorDef def = Def("FCGradient", {"x", "w", "dy"});
+  def.clear_output();
+  for (const char* out : {"dw", "db", "dx"}) def.add_output(out);
+  RunOpLoop(state, &ws, def, 4.0 * M * N * K);
+}
+void BM_FCGradient_Sgemm(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  std::vector<float> x = RandomFloats(M * K, 1), w = RandomFloats(N * K, 2),
+                     dy = RandomFloats(M * N, 3);
+  std::vector<float> dw(N * K), dx(M * K);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, K, M, 1.0f, dy.data(), N, x.data(), K,
+                0.0f, dw.data(), K);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, K, N, 1.0f, dy.data(), N, w.data(),
+                K, 0.0f, dx.data(), K);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(4.0 * M * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// ConvGradient (X, W, dY) -> (dW, db, dX), same geometry as BM_Conv. Per image: im2col, dW +=
+// dY col^T, dcol = W^T dY, col2im. Bare: per image, those two sgemms on whole images.
+void BM_ConvGradient(benchmark::State& state) {
+  const int64_t N = state.range(0), C = state.range(1), H = state.range(2), M = state.range(3),
+                k = state.range(4);
+  Workspace ws;
+  Feed(&ws, "x", {N, C, H, H}, 1);
+  Feed(&ws, "w", {M, C, k, k}, 2);
+  Feed(&ws, "dy", {N, M, H, H}, 3);
+  caffe2::OperatorDef def =
+      Def("ConvGradient", {"x", "w", "dy"}, {{"kernel", k}, {"pad", (k - 1) / 2}});
+  def.clear_output();
+  for (const char* out : {"dw", "db", "dx"}) def.add_output(out);
+  RunOpLoop(state, &ws, def, 4.0 * N * M * H * H * C * k * k);
+}
+void BM_ConvGradient_Sgemm(benchmark::State& state) {
+  const int64_t N = state.range(0), C = state.range(1), H = state.range(2), M = state.range(3),
+                k = state.range(4);
+  const int64_t K = C * k * k, hw = H * H;
+  std::vector<float> w = RandomFloats(M * K, 1), col = RandomFloats(K * hw, 2),
+                     dy = RandomFloats(N * M * hw, 3);
+  std::vector<float> dw(M * K), dcol(K * hw);
+  for (auto _ : state) {
+    for (int64_t n = 0; n < N; ++n) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, K, hw, 1.0f, dy.data() + n * M * hw,
+                  hw, col.data(), hw, 1.0f, dw.data(), K);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, hw, M, 1.0f, w.data(), K,
+                  dy.data() + n * M * hw, hw, 0.0f, dcol.data(), hw);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(4.0 * N * M * hw * K * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
 #define PARITY_PAIR(name, ...)                                                             \
   BENCHMARK(BM_##name)->Args(__VA_ARGS__)->Unit(benchmark::kMicrosecond)->UseRealTime(); \
   BENCHMARK(BM_##name##_Sgemm)->Args(__VA_ARGS__)->Unit(benchmark::kMicrosecond)->UseRealTime()
@@ -164,6 +229,11 @@ PARITY_PAIR(BatchMatMul, {8, 256, 256, 256});
 PARITY_PAIR(Conv, {1, 64, 56, 64, 3});
 PARITY_PAIR(Conv, {1, 256, 56, 64, 1});
 PARITY_PAIR(Conv, {8, 64, 28, 128, 3});
+PARITY_PAIR(FCGradient, {64, 512, 512});
+PARITY_PAIR(FCGradient, {256, 1024, 1024});
+PARITY_PAIR(ConvGradient, {1, 64, 56, 64, 3});
+PARITY_PAIR(ConvGradient, {1, 256, 56, 64, 1});
+PARITY_PAIR(ConvGradient, {8, 64, 28, 128, 3});
 
 }  // namespace
 }  // namespace parity

@@ -65,6 +65,11 @@ class OpInstance {
   OpInstance& Arg(const std::string& name, float value);
   OpInstance& Arg(const std::string& name, const std::vector<int64_t>& values);
   OpInstance& Arg(const std::string& name, const std::string& value);
+  // Any argument as a proto (lists of floats, nets, ...).
+  OpInstance& RawArg(const caffe2::Argument& arg) {
+    args_.push_back(arg);
+    return *this;
+  }
 
   const std::string& type() const { return type_; }
   int num_outputs() const { return num_outputs_; }

@@ -1,5 +1,7 @@
 #include "oracles/finding.h"
 
+#include <cstdlib>
+
 namespace parity::oracles {
 namespace {
 
@@ -38,6 +40,13 @@ void SetBlame(Finding* finding, int index, const caffe2::NetDef& net) {
   finding->set_blamed_op_index(index);
   finding->set_blamed_op_type(net.op(index).type());
   finding->mutable_signature()->set_blamed_op_type(net.op(index).type());
+}
+
+int FailingOpIndex(const Error& error) {
+  const std::string& context = error.context();
+  size_t at = context.find("op #");
+  if (at == std::string::npos) return -1;
+  return std::atoi(context.c_str() + at + 4);
 }
 
 std::string SignatureKey(const Signature& s) {

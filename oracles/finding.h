@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/proto/error.h"
 #include "core/proto/parity.pb.h"
 #include "oracles/engines.h"
 #include "oracles/tolerance.h"
@@ -20,6 +21,9 @@ void AddComparison(Finding* finding, const std::string& blob, const caffe2::Tens
 
 // Names the op at `index` of the case's net (or of `net` when given) as the culprit.
 void SetBlame(Finding* finding, int index, const caffe2::NetDef& net);
+
+// The index of the op a parity::Error's context names first ("... op #3 (Add) ..."), or -1.
+int FailingOpIndex(const Error& error);
 
 // "oracle/blamed op/error class/dtype": the key findings are deduplicated by.
 std::string SignatureKey(const Signature& signature);

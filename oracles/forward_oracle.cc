@@ -30,9 +30,8 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
     finding.set_error_kind(
         ErrorKindName(production_failed ? production.error->kind() : truth.error->kind()));
     // Blame the op the failing side names by running up to it: the trace stops there.
-    const EngineRun& failed = production_failed ? production : truth;
-    int blamed = static_cast<int>(failed.trace.size());
-    SetBlame(&finding, blamed, c.net());
+    SetBlame(&finding, FailingOpIndex(production_failed ? *production.error : *truth.error),
+             c.net());
     return {finding, ""};
   }
   EngineRun f32 = RunCase(c, Engine::kReferenceF32, traced);

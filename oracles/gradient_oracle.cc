@@ -185,7 +185,7 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
     Finding finding = MakeFinding("gradient", c, "backward failed",
                                   std::string("the backward net failed: ") + production.error->what());
     finding.set_error_kind(ErrorKindName(production.error->kind()));
-    SetBlame(&finding, static_cast<int>(production.trace.size()), backward.net());
+    SetBlame(&finding, FailingOpIndex(*production.error), backward.net());
     return {finding, ""};
   }
   std::map<std::string, std::vector<double>> gradients;
@@ -194,11 +194,13 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
     auto g = pass.gradient_of.find(x);
     std::vector<double> values(n, 0.0);
     if (g != pass.gradient_of.end() && production.blobs.count(g->second)) {
-      values = ProtoValues(production.blobs.at(g->second));
-      if (values.size() != n) {
-        Finding finding = MakeFinding("gradient", c, "shape mismatch",
-                                      "gradient of '" + x + "' has " + std::to_string(values.size()) +
-                                          " elements, the input has " + std::to_string(n));
+      const caffe2::TensorProto& grad = production.blobs.at(g->second);
+      values = ProtoValues(grad);
+      if (Dims(grad) != Dims(p.base_inputs.at(x))) {
+        Finding finding = MakeFinding(
+            "gradient", c, "shape mismatch",
+            "gradient '" + g->second + "' of '" + x + "' has dims " + ShapeString(Dims(grad)) +
+                ", the input has dims " + ShapeString(Dims(p.base_inputs.at(x))));
         return {finding, ""};
       }
     }

@@ -15,8 +15,8 @@ const Value<T>& OpContext<T>::Input(int i) const {
   const Value<T>* v = ws->Find(def.input(i));
   PARITY_ENFORCE(v != nullptr, ErrorKind::kMissingBlob, "input ", i, " '", def.input(i),
                  "' does not exist");
-  PARITY_ENFORCE(IsTensorType(v->dtype), ErrorKind::kShapeMismatch, "input ", i, " '",
-                 def.input(i), "' is a ", DTypeName(v->dtype), ", not a tensor");
+  PARITY_ENFORCE(IsTensorType(v->dtype), ErrorKind::kShapeMismatch, "input ", i, " '", def.input(i),
+                 "' is a ", DTypeName(v->dtype), ", not a tensor");
   return *v;
 }
 
@@ -57,12 +57,31 @@ Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_
   const bool raw = !p.raw_data().empty();
   size_t elem = 0;
   switch (p.data_type()) {
-    case P::FLOAT: have = raw ? 0 : p.float_data_size(); elem = 4; break;
-    case P::DOUBLE: have = raw ? 0 : p.double_data_size(); elem = 8; break;
-    case P::INT64: have = raw ? 0 : p.int64_data_size(); elem = 8; break;
-    case P::INT32: have = raw ? 0 : p.int32_data_size(); elem = 4; break;
-    case P::INT16: case P::UINT16: have = raw ? 0 : p.int32_data_size(); elem = 2; break;
-    default: have = raw ? 0 : p.int32_data_size(); elem = 1; break;
+    case P::FLOAT:
+      have = raw ? 0 : p.float_data_size();
+      elem = 4;
+      break;
+    case P::DOUBLE:
+      have = raw ? 0 : p.double_data_size();
+      elem = 8;
+      break;
+    case P::INT64:
+      have = raw ? 0 : p.int64_data_size();
+      elem = 8;
+      break;
+    case P::INT32:
+      have = raw ? 0 : p.int32_data_size();
+      elem = 4;
+      break;
+    case P::INT16:
+    case P::UINT16:
+      have = raw ? 0 : p.int32_data_size();
+      elem = 2;
+      break;
+    default:
+      have = raw ? 0 : p.int32_data_size();
+      elem = 1;
+      break;
   }
   if (raw) {
     PARITY_ENFORCE(p.raw_data().size() == static_cast<size_t>(n) * elem, ErrorKind::kInvalidNet,
@@ -77,28 +96,45 @@ Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_
     switch (p.data_type()) {
       case P::FLOAT: {
         float f;
-        if (raw) std::memcpy(&f, bytes + 4 * k, 4); else f = p.float_data(k);
+        if (raw)
+          std::memcpy(&f, bytes + 4 * k, 4);
+        else
+          f = p.float_data(k);
         v.r()[k] = static_cast<T>(f);
         break;
       }
       case P::DOUBLE: {
         double d;
-        if (raw) std::memcpy(&d, bytes + 8 * k, 8); else d = p.double_data(k);
+        if (raw)
+          std::memcpy(&d, bytes + 8 * k, 8);
+        else
+          d = p.double_data(k);
         v.r()[k] = static_cast<T>(d);
         break;
       }
       case P::INT64: {
         int64_t x;
-        if (raw) std::memcpy(&x, bytes + 8 * k, 8); else x = p.int64_data(k);
+        if (raw)
+          std::memcpy(&x, bytes + 8 * k, 8);
+        else
+          x = p.int64_data(k);
         v.i()[k] = x;
         break;
       }
       default: {
         int64_t x = 0;
         if (raw) {
-          if (elem == 4) { int32_t y; std::memcpy(&y, bytes + 4 * k, 4); x = y; }
-          else if (elem == 2) { uint16_t y; std::memcpy(&y, bytes + 2 * k, 2); x = y; }
-          else { x = static_cast<uint8_t>(bytes[k]); }
+          if (elem == 4) {
+            int32_t y;
+            std::memcpy(&y, bytes + 4 * k, 4);
+            x = y;
+          } else if (elem == 2) {
+            uint16_t y;
+            std::memcpy(&y, bytes + 2 * k, 2);
+            x = y;
+          } else {
+            x = static_cast<uint8_t>(bytes[k]);
+          }
         } else {
           x = p.int32_data(k);
         }
@@ -112,14 +148,22 @@ Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_
 int ProtoType(DType d, bool f64) {
   using P = caffe2::TensorProto;
   switch (d) {
-    case DType::kReal: return f64 ? P::DOUBLE : P::FLOAT;
-    case DType::kBool: return P::BOOL;
-    case DType::kInt8: return P::INT8;
-    case DType::kUInt8: return P::UINT8;
-    case DType::kInt16: return P::INT16;
-    case DType::kUInt16: return P::UINT16;
-    case DType::kInt32: return P::INT32;
-    default: return P::INT64;
+    case DType::kReal:
+      return f64 ? P::DOUBLE : P::FLOAT;
+    case DType::kBool:
+      return P::BOOL;
+    case DType::kInt8:
+      return P::INT8;
+    case DType::kUInt8:
+      return P::UINT8;
+    case DType::kInt16:
+      return P::INT16;
+    case DType::kUInt16:
+      return P::UINT16;
+    case DType::kInt32:
+      return P::INT32;
+    default:
+      return P::INT64;
   }
 }
 
@@ -132,7 +176,10 @@ caffe2::TensorProto ToProto(const std::string& name, const Value<T>& v) {
   p.set_data_type(static_cast<caffe2::TensorProto::DataType>(ProtoType(v.dtype, f64)));
   if (v.is_real()) {
     for (T x : v.r()) {
-      if (f64) p.add_double_data(x); else p.add_float_data(static_cast<float>(x));
+      if (f64)
+        p.add_double_data(x);
+      else
+        p.add_float_data(static_cast<float>(x));
     }
   } else if (v.dtype == DType::kInt64) {
     for (int64_t x : v.i()) p.add_int64_data(x);
@@ -183,14 +230,14 @@ void Runner<T>::RunOp(Workspace<T>* ws, const caffe2::OperatorDef& op, int index
                       "' is not implemented by the reference");
     }
     auto arity_ok = [](int n, int lo, int hi) { return n >= lo && (hi < 0 || n <= hi); };
-    PARITY_ENFORCE(arity_ok(op.input_size(), schema->min_inputs, schema->max_inputs),
-                   ErrorKind::kBadArgument, op.input_size(), " inputs, expected ",
-                   schema->min_inputs, "..", schema->max_inputs < 0 ? std::string("inf")
-                                                  : std::to_string(schema->max_inputs));
-    PARITY_ENFORCE(arity_ok(op.output_size(), schema->min_outputs, schema->max_outputs),
-                   ErrorKind::kBadArgument, op.output_size(), " outputs, expected ",
-                   schema->min_outputs, "..", schema->max_outputs < 0 ? std::string("inf")
-                                                    : std::to_string(schema->max_outputs));
+    PARITY_ENFORCE(
+        arity_ok(op.input_size(), schema->min_inputs, schema->max_inputs), ErrorKind::kBadArgument,
+        op.input_size(), " inputs, expected ", schema->min_inputs, "..",
+        schema->max_inputs < 0 ? std::string("inf") : std::to_string(schema->max_inputs));
+    PARITY_ENFORCE(
+        arity_ok(op.output_size(), schema->min_outputs, schema->max_outputs),
+        ErrorKind::kBadArgument, op.output_size(), " outputs, expected ", schema->min_outputs, "..",
+        schema->max_outputs < 0 ? std::string("inf") : std::to_string(schema->max_outputs));
     if (op.has_device_option() && op.device_option().has_random_seed()) {
       rng_.seed(op.device_option().random_seed());
     }
@@ -259,7 +306,8 @@ RunResult RunAll(const caffe2::NetDef* init_net, const caffe2::NetDef& net,
 
 }  // namespace
 
-RunResult RunNet(const caffe2::NetDef& net, const std::map<std::string, caffe2::TensorProto>& inputs,
+RunResult RunNet(const caffe2::NetDef& net,
+                 const std::map<std::string, caffe2::TensorProto>& inputs,
                  const RunOptions& options) {
   if (options.precision == Precision::kF64) return RunAll<double>(nullptr, net, inputs, options);
   return RunAll<float>(nullptr, net, inputs, options);

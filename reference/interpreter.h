@@ -29,45 +29,53 @@
 //   cannot match production's generator: check them statistically, not elementwise.
 //
 // ---- Gradient-op conventions used by the reference kernels (inputs -> outputs) ----
-// Outputs in [brackets] are optional (the op may list fewer outputs). All follow Caffe2.
+// Outputs in [brackets] are optional (the op may list fewer outputs). Names and orders follow
+// Caffe2's gradient makers; the autodiff issue should emit exactly these. Arguments are the
+// forward op's (copied into the gradient op, as Caffe2 does).
 //   ReluGradient(Y, dY)->dX              dX = dY if Y > 0 else 0
-//   LeakyReluGradient(Y, dY)->dX [alpha] dX = dY if Y > 0 else alpha*dY
-//   EluGradient(Y, dY)->dX [alpha]       dX = dY if Y > 0 else dY*(Y + alpha)
+//   LeakyReluGradient(Y, dY)->dX         dX = dY if Y > 0 else alpha*dY
+//   EluGradient(Y, dY)->dX               dX = dY if Y > 0 else dY*(Y + alpha)
 //   SigmoidGradient(Y, dY)->dX           dX = dY*Y*(1-Y)
 //   TanhGradient(Y, dY)->dX              dX = dY*(1-Y^2)
 //   SoftsignGradient(X, dY)->dX          dX = dY/(1+|X|)^2
 //   AbsGradient(X, dY)->dX               dX = dY*sign(X) (0 at 0)
-//   SqrtGradient(Y, dY)->dX              dX = dY/(2Y)
 //   ReciprocalGradient(Y, dY)->dX        dX = -dY*Y^2
-//   SinGradient(X, dY)->dX, CosGradient(X, dY)->dX   dY*cos(X), -dY*sin(X)
-//   ClipGradient(Y, dY)->dX [min,max]    dX = dY where min < Y < max, else 0
-//   PowGradient: not a Caffe2 op (Pow's maker emits Mul/Scale ops); PowGradient here is
-//     (X, exponent?, Y, dY)->(dX[, dExponent]) [exponent arg], dX = dY*e*X^(e-1),
-//     dE = dY*Y*log(X) reduced to the exponent's shape.
-//   SoftmaxGradient(Y, dY)->dX [axis]    dX = Y*(dY - sum(dY*Y)) per row of the 2-D view
-//   FCGradient(X, W, dY)->(dW, db[, dX]) [axis, axis_w]; FCTransposedGradient likewise with W K x N
-//   MatMulGradient / BatchMatMulGradient: not Caffe2 ops (made of MatMul/BatchMatMul); absent.
-//   SumElementsGradient(X, dSum)->dX [average]
+//   SinGradient(X, dY)->dX               dX = dY*cos(X)
+//   CosGradient(X, dY)->dX               dX = -dY*sin(X)
+//   ClipGradient(Y, dY)->dX              dX = dY where min < Y < max, else 0
+//   MaxGradient / MinGradient(Y, dY, X0, X1, ...)->(dX0, dX1, ...)  dY to every Xi == Y (ties all)
+//   AddGradient / SubGradient / MulGradient(dC, A, B)->(dA[, dB])    summed over broadcast copies
+//   DivGradient(dC, A, B, C)->(dA[, dB]), also the legacy DivGradient(B, C, dC)
+//   ReduceSumGradient / ReduceMeanGradient / ReduceMaxGradient / ReduceMinGradient(dY, X, Y)->dX
+//     (Max/Min: dY to every X equal to its Y, ties all)
+//   SumElementsGradient(X, dSum)->dX     dX = dSum (/numel with average=1)
+//   TileGradient(dY[, tiles, axis])->dX  the copies summed
+//   SliceGradient(X, [starts, ends,] dY)->dX   dY scattered into zeros
+//   SoftmaxGradient(Y, dY)->dX           dX = Y*(dY - sum(dY*Y)) per row of the 2-D view
+//   FCGradient(X, W, dY)->(dW, db[, dX]); FCTransposedGradient likewise with W stored K x N
 //   AveragedLossGradient(X, dLoss)->dX   dX = dLoss/numel
-//   SquaredL2DistanceGradient(X, Y, dDist)->(dX, dY)
-//   LabelCrossEntropyGradient(X, label, dY)->dX
-//   SoftmaxWithLossGradient(X, label, [weight,] P, dLoss)->dX [scale, label_prob, axis]
-//   SigmoidCrossEntropyWithLogitsGradient(dY, logits, targets)->dLogits
-//   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias) [is_test,
-//     epsilon; with is_test=1 inputs 3, 4 are the running mean and running var]
-//   LayerNormGradient(dY, Y, mean, std, X)->dX [axis]
-//   MaxPoolGradient(X, Y, dY)->dX        every X equal to its window's max gets dY (all ties)
-//   AveragePoolGradient(X, Y, dY)->dX [count_include_pad]
+//   SquaredL2DistanceGradient(X, Y, dDist)->(dX[, dY])   dX = (X-Y)*dDist_row, dY = -dX
+//   LabelCrossEntropyGradient(X, label, dY)->dX   dX[i, l_i] = -dY_i / max(X[i, l_i], 1e-20)
+//   SoftmaxWithLossGradient(X, label, [weight,] P, dLoss)->dX
+//     dX = (P - target) * w_i * scale * dLoss / sum(w)   (0 when sum(w) == 0)
+//   SigmoidCrossEntropyWithLogitsGradient(dY, logits, targets)->dX = (sigmoid(x)-t)*dY/inner
+//   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias); with
+//     is_test=1 inputs 3, 4 are the running mean and running var (dX = dY*scale/sqrt(var+eps))
+//   LayerNormGradient(dY, Y, mean, std, X)->dX   (no elementwise_affine)
 //   ConvGradient(X, W, dY)->(dW, db[, dX]); with no_bias=1: (dW[, dX])
+//   MaxPoolGradient(X, Y, dY)->dX        dY to every X equal to its window's max (ties all)
+//   AveragePoolGradient(X, Y, dY)->dX    dY/count to every real input of the window
 //   LSTMUnitGradient(H_prev, C_prev, G, [seq_lengths,] timestep, H, C, dH, dC)
-//     ->(dH_prev, dC_prev, dG) [forget_bias, drop_states, sequence_lengths]
-//     dct = dC + dH*o*(1-tanh(c)^2); dC_prev = dct*f; dH_prev = 0; di = dct*g*i(1-i);
-//     df = dct*c_prev*f(1-f); do = dH*tanh(c)*o(1-o); dg = dct*i*(1-g^2);
+//     ->(dH_prev, dC_prev, dG): dct = dC + dH*o*(1-tanh(C)^2); dC_prev = dct*f; dH_prev = 0;
+//     dG = [dct*g*i(1-i), dct*C_prev*f(1-f), dH*tanh(C)*o(1-o), dct*i*(1-g^2)];
 //     rows with t >= seq_len: dG = 0, dH_prev = dH, dC_prev = dC (both 0 with drop_states).
-//   GRUUnitGradient(H_prev, G, [seq_lengths,] timestep, H, dH)->(dH_prev, dG)
-//   SliceGradient(X, [starts, ends,] dY)->dX; StopGradient has no gradient.
-// Composite gradients (RecurrentNetworkGradient, gradient Do) are finite-differences only; see
-// FiniteDifferenceOnlyOps().
+//   GRUUnitGradient(H_prev, G, [seq_lengths,] timestep, H, dH)->(dH_prev, dG):
+//     dH_prev = dH*z; dG = [0, dH*(H_prev - tanh(G_h))*z(1-z), dH*(1-z)*(1-tanh(G_h)^2)];
+//     invalid rows: dG = 0, dH_prev = dH (0 with drop_states).
+// Not ops in Caffe2 (their makers emit other forward ops), hence absent here: Exp, Log, Sqrt,
+// Sqr, Pow, Neg, Scale, MatMul, BatchMatMul, Reshape, Transpose, Concat, Split, ... gradients.
+// Composite gradients (RecurrentNetworkGradient, gradient Do/If/While) are finite-differences
+// only; see FiniteDifferenceOnlyOps().
 #ifndef PARITY_REFERENCE_INTERPRETER_H_
 #define PARITY_REFERENCE_INTERPRETER_H_
 
@@ -110,7 +118,8 @@ struct RunResult {
 // ignored). Floating results come back as DOUBLE (kF64) or FLOAT (kF32) TensorProtos; integer
 // and bool results keep their dtype (INT64 in int64_data, other integers and BOOL in int32_data).
 // Throws parity::Error (see the header comment for the kinds).
-RunResult RunNet(const caffe2::NetDef& net, const std::map<std::string, caffe2::TensorProto>& inputs,
+RunResult RunNet(const caffe2::NetDef& net,
+                 const std::map<std::string, caffe2::TensorProto>& inputs,
                  const RunOptions& options = {});
 
 // Runs init_net, then net, in the same workspace (trace indices continue across both).

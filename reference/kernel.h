@@ -55,8 +55,8 @@ class Workspace {
       blobs_[name] = std::move(v);
       return;
     }
-    if (!rebind && existing->dtype == v.dtype && IsTensorType(v.dtype) && existing->size() == v.size() &&
-        (existing->real || existing->ints)) {
+    if (!rebind && existing->dtype == v.dtype && IsTensorType(v.dtype) &&
+        existing->size() == v.size() && (existing->real || existing->ints)) {
       if (v.real) *existing->real = *v.real;
       if (v.ints) *existing->ints = *v.ints;
       existing->dims = v.dims;
@@ -199,6 +199,14 @@ class OpContext {
     return MakeTensor<T>(dtype, dims, runner->options().max_alloc_bytes);
   }
   Value<T> NewReal(const Dims& dims) const { return NewTensor(DType::kReal, dims); }
+  // Checks that a tensor (or an index table) of `dims` fits the allocation cap before a kernel
+  // builds per-element bookkeeping for it (kResourceLimit otherwise).
+  void CheckAlloc(const Dims& dims) const {
+    const int64_t n = Numel(dims);
+    PARITY_ENFORCE(n <= runner->options().max_alloc_bytes / 8, ErrorKind::kResourceLimit, "shape ",
+                   ShapeString(dims), " is over the allocation cap of ",
+                   runner->options().max_alloc_bytes, " bytes");
+  }
   void SetOutput(int i, Value<T> v) { outputs_.at(i) = std::move(v); }
   // Output i shares v's storage (Alias) instead of being written into the blob's old buffer.
   void SetOutputShared(int i, Value<T> v) {

@@ -13,8 +13,8 @@ namespace parity::reference {
 Args::Args(const caffe2::OperatorDef& def, const ArgTable& table) : table_(table) {
   for (const auto& arg : def.arg()) {
     // Caffe2's ArgumentHelper rejects an op that names an argument twice.
-    PARITY_ENFORCE(by_name_.emplace(arg.name(), &arg).second, ErrorKind::kBadArgument,
-                   "argument '", arg.name(), "' given twice");
+    PARITY_ENFORCE(by_name_.emplace(arg.name(), &arg).second, ErrorKind::kBadArgument, "argument '",
+                   arg.name(), "' given twice");
   }
 }
 

@@ -6,16 +6,26 @@ namespace parity::reference {
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kReal: return "float";
-    case DType::kBool: return "bool";
-    case DType::kInt8: return "int8";
-    case DType::kUInt8: return "uint8";
-    case DType::kInt16: return "int16";
-    case DType::kUInt16: return "uint16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kScope: return "workspace stack";
-    case DType::kScratch: return "step workspaces";
+    case DType::kReal:
+      return "float";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kInt16:
+      return "int16";
+    case DType::kUInt16:
+      return "uint16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kScope:
+      return "workspace stack";
+    case DType::kScratch:
+      return "step workspaces";
   }
   return "?";
 }
@@ -24,13 +34,20 @@ int64_t WrapInt(DType dtype, int64_t v) {
   // Conversions through the unsigned type of the same width are well defined; the signed cast
   // back is two's complement on every compiler parity supports (and defined from C++20 on).
   switch (dtype) {
-    case DType::kBool: return v != 0;
-    case DType::kInt8: return static_cast<int8_t>(static_cast<uint8_t>(v));
-    case DType::kUInt8: return static_cast<uint8_t>(v);
-    case DType::kInt16: return static_cast<int16_t>(static_cast<uint16_t>(v));
-    case DType::kUInt16: return static_cast<uint16_t>(v);
-    case DType::kInt32: return static_cast<int32_t>(static_cast<uint32_t>(v));
-    default: return v;
+    case DType::kBool:
+      return v != 0;
+    case DType::kInt8:
+      return static_cast<int8_t>(static_cast<uint8_t>(v));
+    case DType::kUInt8:
+      return static_cast<uint8_t>(v);
+    case DType::kInt16:
+      return static_cast<int16_t>(static_cast<uint16_t>(v));
+    case DType::kUInt16:
+      return static_cast<uint16_t>(v);
+    case DType::kInt32:
+      return static_cast<int32_t>(static_cast<uint32_t>(v));
+    default:
+      return v;
   }
 }
 
@@ -38,23 +55,41 @@ bool DTypeFromProto(int proto_type, DType* out) {
   using P = caffe2::TensorProto;
   switch (proto_type) {
     case P::FLOAT:
-    case P::DOUBLE: *out = DType::kReal; return true;
-    case P::INT32: *out = DType::kInt32; return true;
+    case P::DOUBLE:
+      *out = DType::kReal;
+      return true;
+    case P::INT32:
+      *out = DType::kInt32;
+      return true;
     case P::BYTE:
-    case P::UINT8: *out = DType::kUInt8; return true;
-    case P::BOOL: *out = DType::kBool; return true;
-    case P::INT8: *out = DType::kInt8; return true;
-    case P::UINT16: *out = DType::kUInt16; return true;
-    case P::INT16: *out = DType::kInt16; return true;
-    case P::INT64: *out = DType::kInt64; return true;
-    default: return false;
+    case P::UINT8:
+      *out = DType::kUInt8;
+      return true;
+    case P::BOOL:
+      *out = DType::kBool;
+      return true;
+    case P::INT8:
+      *out = DType::kInt8;
+      return true;
+    case P::UINT16:
+      *out = DType::kUInt16;
+      return true;
+    case P::INT16:
+      *out = DType::kInt16;
+      return true;
+    case P::INT64:
+      *out = DType::kInt64;
+      return true;
+    default:
+      return false;
   }
 }
 
 int64_t Numel(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    PARITY_ENFORCE(d >= 0, ErrorKind::kBadArgument, "negative dimension in shape ", ShapeString(dims));
+    PARITY_ENFORCE(d >= 0, ErrorKind::kBadArgument, "negative dimension in shape ",
+                   ShapeString(dims));
   }
   for (int64_t d : dims) {
     if (d == 0) return 0;
@@ -122,9 +157,8 @@ Broadcast NumpyBroadcast(const Dims& a, const Dims& b) {
   pa.insert(pa.end(), a.begin(), a.end());
   pb.insert(pb.end(), b.begin(), b.end());
   for (size_t k = 0; k < rank; ++k) {
-    PARITY_ENFORCE(pa[k] == pb[k] || pa[k] == 1 || pb[k] == 1, ErrorKind::kShapeMismatch,
-                   "shapes ", ShapeString(a), " and ", ShapeString(b),
-                   " cannot be broadcast (numpy rules)");
+    PARITY_ENFORCE(pa[k] == pb[k] || pa[k] == 1 || pb[k] == 1, ErrorKind::kShapeMismatch, "shapes ",
+                   ShapeString(a), " and ", ShapeString(b), " cannot be broadcast (numpy rules)");
     out[k] = pa[k] == 1 ? pb[k] : pa[k];
   }
   Numel(out);
@@ -133,8 +167,9 @@ Broadcast NumpyBroadcast(const Dims& a, const Dims& b) {
 
 Broadcast LegacyBroadcast(const Dims& a, const Dims& b, int64_t axis) {
   const int64_t ra = a.size(), rb = b.size();
-  PARITY_ENFORCE(ra >= rb, ErrorKind::kShapeMismatch, "legacy broadcast needs B no larger in rank: A ",
-                 ShapeString(a), ", B ", ShapeString(b));
+  PARITY_ENFORCE(ra >= rb, ErrorKind::kShapeMismatch,
+                 "legacy broadcast needs B no larger in rank: A ", ShapeString(a), ", B ",
+                 ShapeString(b));
   if (axis == -1) axis = ra - rb;
   PARITY_ENFORCE(axis >= 0 && axis <= ra - rb, ErrorKind::kBadArgument, "broadcast axis ", axis,
                  " out of range for A ", ShapeString(a), " and B ", ShapeString(b));

@@ -25,7 +25,9 @@ using Dims = std::vector<int64_t>;
 enum class DType { kReal, kBool, kInt8, kUInt8, kInt16, kUInt16, kInt32, kInt64, kScope, kScratch };
 
 const char* DTypeName(DType dtype);
-inline bool IsIntegral(DType d) { return d != DType::kReal && d != DType::kScope && d != DType::kScratch; }
+inline bool IsIntegral(DType d) {
+  return d != DType::kReal && d != DType::kScope && d != DType::kScratch;
+}
 inline bool IsTensorType(DType d) { return d != DType::kScope && d != DType::kScratch; }
 
 // Two's-complement wrap of v to the width of dtype (bool: v != 0), as a C++ cast would do.
@@ -45,12 +47,15 @@ template <typename T>
 struct Value {
   DType dtype = DType::kReal;
   Dims dims;
-  std::shared_ptr<std::vector<T>> real;         // kReal
-  std::shared_ptr<std::vector<int64_t>> ints;   // integral and bool dtypes
-  std::shared_ptr<ScopeStack<T>> scope;         // kScope
+  std::shared_ptr<std::vector<T>> real;        // kReal
+  std::shared_ptr<std::vector<int64_t>> ints;  // integral and bool dtypes
+  std::shared_ptr<ScopeStack<T>> scope;        // kScope
 
-  int64_t size() const { return real ? static_cast<int64_t>(real->size())
-                                     : ints ? static_cast<int64_t>(ints->size()) : 0; }
+  int64_t size() const {
+    return real   ? static_cast<int64_t>(real->size())
+           : ints ? static_cast<int64_t>(ints->size())
+                  : 0;
+  }
   bool is_real() const { return dtype == DType::kReal; }
   std::vector<T>& r() { return *real; }
   const std::vector<T>& r() const { return *real; }
@@ -60,7 +65,10 @@ struct Value {
   T AsReal(int64_t k) const { return is_real() ? (*real)[k] : static_cast<T>((*ints)[k]); }
   // Copies element `src_k` of `src` (same dtype) into element `k` of this value.
   void CopyElem(int64_t k, const Value& src, int64_t src_k) {
-    if (is_real()) (*real)[k] = (*src.real)[src_k]; else (*ints)[k] = (*src.ints)[src_k];
+    if (is_real())
+      (*real)[k] = (*src.real)[src_k];
+    else
+      (*ints)[k] = (*src.ints)[src_k];
   }
   // A deep copy with fresh storage.
   Value Clone() const {

@@ -5,6 +5,8 @@
 
 #include "core/operator.h"
 #include "core/schema.h"
+#include "fuzz/spec.h"
+#include "oracles/coverage.h"
 #include "tools/command.h"
 
 namespace parity::tools {
@@ -16,7 +18,7 @@ std::string Arity(int lo, int hi) {
   return std::to_string(lo) + "-" + std::to_string(hi);
 }
 
-nlohmann::json SchemaJson(const OpSchema& schema) {
+nlohmann::json SchemaJson(const OpSchema& schema, const oracles::OpCoverage& coverage) {
   nlohmann::json op;
   op["type"] = schema.type();
   op["inputs"] = {{"min", schema.min_inputs()}, {"max", schema.max_inputs()}};
@@ -36,32 +38,40 @@ nlohmann::json SchemaJson(const OpSchema& schema) {
   op["shape_inference"] = schema.has_shape_inference();
   op["kernels"] = {{"cpu", OperatorRegistry::Engines(schema.type(), kCpuDeviceType)},
                    {"cuda", OperatorRegistry::Engines(schema.type(), kCudaDeviceType)}};
+  op["reference"] = coverage.reference;
+  op["spec"] = coverage.spec;
+  op["gradient"] = coverage.gradient;
+  op["problems"] = coverage.problems;
   op["doc"] = schema.doc();
   op["defined_at"] = schema.file() + ":" + std::to_string(schema.line());
   return op;
 }
 
 int ListOps(bool json) {
-  std::vector<std::string> types = OpSchemaRegistry::Types();
+  std::vector<oracles::OpCoverage> rows = oracles::ComputeCoverage(fuzz::SpecRegistry::Types());
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& type : types) out.push_back(SchemaJson(OpSchemaRegistry::Get(type)));
+    for (const auto& row : rows) out.push_back(SchemaJson(OpSchemaRegistry::Get(row.type), row));
     std::cout << out.dump(2) << "\n";
     return kExitClean;
   }
-  std::printf("%-28s %-7s %-7s %-5s %-5s %s\n", "op", "inputs", "outputs", "cpu", "cuda",
-              "arguments");
-  for (const auto& type : types) {
-    const OpSchema& schema = OpSchemaRegistry::Get(type);
+  std::printf("%-38s %-6s %-6s %-4s %-4s %-9s %-15s %-17s %s\n", "op", "in", "out", "cpu", "cuda",
+              "reference", "spec", "gradient", "arguments");
+  int problems = 0;
+  for (const auto& row : rows) {
+    const OpSchema& schema = OpSchemaRegistry::Get(row.type);
     std::string args;
     for (const ArgSpec& arg : schema.args()) args += (args.empty() ? "" : " ") + arg.name;
-    std::printf("%-28s %-7s %-7s %-5s %-5s %s\n", type.c_str(),
+    std::string reference = row.reference.rfind("finite", 0) == 0 ? "fd-only" : row.reference;
+    std::printf("%-38s %-6s %-6s %-4s %-4s %-9s %-15s %-17s %s\n", row.type.c_str(),
                 Arity(schema.min_inputs(), schema.max_inputs()).c_str(),
                 Arity(schema.min_outputs(), schema.max_outputs()).c_str(),
-                OperatorRegistry::HasKernel(type, kCpuDeviceType) ? "yes" : "-",
-                OperatorRegistry::HasKernel(type, kCudaDeviceType) ? "yes" : "-", args.c_str());
+                OperatorRegistry::HasKernel(row.type, kCpuDeviceType) ? "yes" : "-",
+                row.cuda.c_str(), reference.c_str(), row.spec.c_str(), row.gradient.c_str(),
+                args.c_str());
+    problems += !row.problems.empty();
   }
-  std::printf("%zu op types\n", types.size());
+  std::printf("%zu op types, %d with coverage problems\n", rows.size(), problems);
   return kExitClean;
 }
 

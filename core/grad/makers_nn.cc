@@ -1,7 +1,8 @@
 // Gradient makers of linear algebra, convolution, pooling, normalization, losses and RNN cells.
 // Gradient-op conventions (Caffe2's):
 //   FCGradient / FCTransposedGradient (X, W, dY)             -> (dW, db, dX)
-//   MatMul:      MatMul ops with transposes (axis_a = axis_b = 1 only)
+//   MatMul:      MatMul ops with transposes on the 2-D views, then ResizeLike to each input's
+//                dims (axis_a = axis_b = 1 only)
 //   BatchMatMul: BatchMatMul ops with transposes (not with broadcast=1)
 //   ConvGradient (X, W, dY)                                  -> (dW, db, dX), or (dW, dX) with
 //                                                               no_bias=1 when Conv has no bias
@@ -50,14 +51,26 @@ PARITY_REGISTER_GRADIENT_OWN_ARGS(MatMul, [](GradientContext& g) {
   bool tb = IntArgOr(def, "trans_b", 0) != 0;
   const std::string &a = g.I(0), &b = g.I(1), &dc = g.GO(0);
   std::string da = g.GI(0), db = g.GI(1);
+  // MatMul coerces operands of higher rank to 2-D; the products are 2-D, so ResizeLike gives each
+  // gradient its input's dims back.
+  std::string da2 = "_" + da + "_2d", db2 = "_" + db + "_2d";
   auto mm = [&](const std::string& x, const std::string& y, const std::string& out, bool tx,
                 bool ty) {
     return g.Op("MatMul", {x, y}, {out}, {IntArg("trans_a", tx), IntArg("trans_b", ty)});
   };
-  if (ta && tb) return Ops{mm(b, dc, da, true, true), mm(dc, a, db, true, true)};
-  if (ta) return Ops{mm(b, dc, da, false, true), mm(a, dc, db, false, false)};
-  if (tb) return Ops{mm(dc, b, da, false, false), mm(dc, a, db, true, false)};
-  return Ops{mm(dc, b, da, false, true), mm(a, dc, db, true, false)};
+  Ops ops;
+  if (ta && tb) {
+    ops = {mm(b, dc, da2, true, true), mm(dc, a, db2, true, true)};
+  } else if (ta) {
+    ops = {mm(b, dc, da2, false, true), mm(a, dc, db2, false, false)};
+  } else if (tb) {
+    ops = {mm(dc, b, da2, false, false), mm(dc, a, db2, true, false)};
+  } else {
+    ops = {mm(dc, b, da2, false, true), mm(a, dc, db2, true, false)};
+  }
+  ops.push_back(g.Op("ResizeLike", {da2, a}, {da}));
+  ops.push_back(g.Op("ResizeLike", {db2, b}, {db}));
+  return ops;
 });
 
 PARITY_REGISTER_GRADIENT_OWN_ARGS(BatchMatMul, [](GradientContext& g) {

@@ -2,23 +2,23 @@
 //
 // X [N, C, H, W], filter W [M, C / group, kernel_h, kernel_w], optional bias b [M] →
 // Y [N, M, out_h, out_w] (geometry arguments and output size: conv_geometry.h). Per image, the
-// input is unfolded (im2col) a block of output rows at a time into a [C * kh * kw, rows * out_w]
-// buffer sized to stay in cache (kColBlockBytes), and each group is one cblas_?gemm on it:
-// Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with stride 1 and no padding
-// skips the unfolding (the input already is that matrix). The unfold buffer is a member tensor,
-// so repeated runs at one shape do not allocate.
+// input is unfolded (im2col, conv.h) a block of output rows at a time into a
+// [C * kh * kw, rows * out_w] buffer sized to stay in cache (kConvColBlockBytes), and each group
+// is one cblas_?gemm on it: Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with
+// stride 1 and no padding skips the unfolding (the input already is that matrix). The unfold buffer
+// is a member tensor, so repeated runs at one shape do not allocate.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "core/ops/conv.h"
 #include "core/ops/conv_geometry.h"
 #include "core/ops/gemm.h"
 #include "core/operator.h"
 #include "core/schema.h"
 
 namespace parity {
-namespace {
 
 // Validates X, W and b against the geometry and `group` (kShapeMismatch naming the op and the
 // shapes) and writes Y's dims: the checks Caffe2's ConvOp makes, shared with shape inference.
@@ -47,76 +47,13 @@ void ConvShape(const std::string& label, ConvGeometry g, int64_t group,
   ConvOutputDims(label, x, w[0], &g, y_dims);
 }
 
-// Unfolds output rows [row_begin, row_end) of one image x [C, H, W] into col [C * kh * kw, n],
-// n = (row_end - row_begin) * out_w: row (c, i, j) of col holds, for each of those output
-// positions, the input under kernel tap (i, j) of channel c, or 0 in the padding.
-template <typename T>
-void Im2Col(const T* x, int64_t C, int64_t H, int64_t W, const ConvGeometry& g, int64_t row_begin,
-            int64_t row_end, int64_t out_w, T* col) {
-  const int64_t n = (row_end - row_begin) * out_w;
-  // "Same"-width convolutions with stride 1 (out_w == W): within a tap's row of col, output
-  // position oh * W + ow reads input position (oh + row_shift) * W + ow + offset, a constant
-  // shift, so the tap is one memcpy over its valid output rows followed by zeroing the columns
-  // that wrapped around the image's left/right edges.
-  const bool flat_shift = g.stride_h == 1 && g.stride_w == 1 && out_w == W;
-  for (int64_t c = 0; c < C; ++c) {
-    const T* plane = x + c * H * W;
-    for (int64_t i = 0; i < g.kernel_h; ++i) {
-      for (int64_t j = 0; j < g.kernel_w; ++j, col += n) {
-        // Input column of output column ow is ow * stride_w + offset; it lies inside the image for
-        // ow in [ow_lo, ow_hi), so the inner loops need no bounds tests.
-        const int64_t offset = j * g.dilation_w - g.pad_l;
-        int64_t ow_lo = offset >= 0 ? 0 : (-offset + g.stride_w - 1) / g.stride_w;
-        int64_t ow_hi = W - 1 - offset < 0 ? 0 : (W - 1 - offset) / g.stride_w + 1;
-        ow_lo = std::min(ow_lo, out_w);
-        ow_hi = std::max(std::min(ow_hi, out_w), ow_lo);
-        if (flat_shift) {
-          const int64_t row_shift = i * g.dilation_h - g.pad_t;  // ih = oh + row_shift
-          // Output rows of this block whose input row lies inside the image, relative to the
-          // block: [lo, hi).
-          const int64_t lo =
-              std::min(std::max<int64_t>(-row_shift, row_begin), row_end) - row_begin;
-          const int64_t hi = std::max(std::min(H - row_shift, row_end) - row_begin, lo);
-          std::fill(col, col + lo * out_w, T(0));
-          std::fill(col + hi * out_w, col + n, T(0));
-          if (lo == hi || ow_lo == ow_hi) {
-            std::fill(col + lo * out_w, col + hi * out_w, T(0));
-            continue;
-          }
-          // The first and last copied elements are inside the image: input (row_begin + lo +
-          // row_shift, ow_lo + offset) and (row_begin + hi - 1 + row_shift, ow_hi - 1 + offset).
-          const int64_t begin = lo * out_w + ow_lo, end = (hi - 1) * out_w + ow_hi;
-          std::memcpy(col + begin, plane + (row_begin + row_shift) * W + offset + begin,
-                      (end - begin) * sizeof(T));
-          if (ow_lo > 0 || ow_hi < out_w) {
-            for (int64_t r = lo; r < hi; ++r) {
-              T* dst = col + r * out_w;
-              std::fill(dst, dst + ow_lo, T(0));
-              std::fill(dst + ow_hi, dst + out_w, T(0));
-            }
-          }
-          continue;
-        }
-        for (int64_t oh = row_begin; oh < row_end; ++oh) {
-          T* dst = col + (oh - row_begin) * out_w;
-          const int64_t ih = oh * g.stride_h - g.pad_t + i * g.dilation_h;
-          if (ih < 0 || ih >= H) {
-            std::fill(dst, dst + out_w, T(0));
-            continue;
-          }
-          const T* src = plane + ih * W;
-          std::fill(dst, dst + ow_lo, T(0));
-          if (g.stride_w == 1) {
-            std::memcpy(dst + ow_lo, src + ow_lo + offset, (ow_hi - ow_lo) * sizeof(T));
-          } else {
-            for (int64_t ow = ow_lo; ow < ow_hi; ++ow) dst[ow] = src[ow * g.stride_w + offset];
-          }
-          std::fill(dst + ow_hi, dst + out_w, T(0));
-        }
-      }
-    }
-  }
+OpSchema& ConvArgs(OpSchema& schema) {
+  return schema.Apply(ConvGeometryArgs)
+      .Arg("group", ArgType::kInt, int64_t{1},
+           "Number of groups: input and output channels split into `group` independent parts.");
 }
+
+namespace {
 
 class ConvOp final : public Operator {
  public:
@@ -152,15 +89,12 @@ class ConvOp final : public Operator {
     const int64_t out_hw = out_h * out_w;
     const int64_t m_per_group = M / group_;
     const int64_t k = C / group_ * g.kernel_h * g.kernel_w;  // GEMM inner size per group
-    const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 &&
-                           g.stride_w == 1 && g.pad_t == 0 && g.pad_l == 0 && g.pad_b == 0 &&
-                           g.pad_r == 0;
+    const bool pointwise = IsPointwiseConv(g);
     // Unfold a block of output rows at a time, sized so the block's col stays in cache
-    // (kColBlockBytes) while the GEMMs read it; a block is at least one output row.
+    // (kConvColBlockBytes) while the GEMMs read it; a block is at least one output row.
     const int64_t col_rows = C * g.kernel_h * g.kernel_w;
     const int64_t rows_per_block =
-        pointwise ? out_h
-                  : std::max<int64_t>(1, kColBlockBytes / (col_rows * out_w * int64_t{sizeof(T)}));
+        pointwise ? out_h : ConvRowsPerBlock(col_rows, out_w, int64_t{sizeof(T)});
     T* col = nullptr;
     if (!pointwise) {
       col_dims_.assign({col_rows, std::min(rows_per_block, out_h) * out_w});
@@ -195,10 +129,6 @@ class ConvOp final : public Operator {
     }
   }
 
-  // Budget for one block of the unfolded input: well inside a core's L2 (1-2 MiB on the x86
-  // parts parity targets), so im2col writes and the GEMM's packing reads stay in cache.
-  static constexpr int64_t kColBlockBytes = 512 * 1024;
-
   const ConvGeometry geometry_;
   const int64_t group_;
   std::vector<int64_t> y_dims_;
@@ -209,9 +139,7 @@ class ConvOp final : public Operator {
 PARITY_OP_SCHEMA(Conv)
     .NumInputs(2, 3)
     .NumOutputs(1)
-    .Apply(ConvGeometryArgs)
-    .Arg("group", ArgType::kInt, int64_t{1},
-         "Number of groups: input and output channels split into `group` independent parts.")
+    .Apply(ConvArgs)
     .DifferentiableInputs({0, 1, 2})
     .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
     .InputDoc(1, "filter", "Filter [M, C / group, kernel_h, kernel_w].")

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/ops/gemm.h"
+#include "core/ops/linalg.h"
 #include "core/operator.h"
 #include "core/schema.h"
 
@@ -46,13 +47,11 @@ size_t CanonicalAxis(const std::string& label, const char* arg, int64_t axis, co
 // FC and FCTransposed: X coerced to [M, K] at `axis`; W to [N, K] (FC) or [K, N] (FCTransposed) at
 // `axis_w`; Y = X * W^T + b (FC) or X * W + b, with dims X.dims[:axis] + [N].
 
-struct FcSizes {
-  int64_t M = 0, K = 0, N = 0;
-};
+}  // namespace
 
 FcSizes FcShape(const std::string& label, bool transposed_weight, int64_t axis, int64_t axis_w,
                 const std::vector<int64_t>& x, const std::vector<int64_t>& w,
-                const std::vector<int64_t>& b, std::vector<int64_t>* y_dims) {
+                const std::vector<int64_t>* b, std::vector<int64_t>* y_dims) {
   const size_t ax = CanonicalAxis(label, "axis", axis, "X", x);
   const size_t ax_w = CanonicalAxis(label, "axis_w", axis_w, "W", w);
   FcSizes s;
@@ -67,14 +66,18 @@ FcSizes FcShape(const std::string& label, bool transposed_weight, int64_t axis, 
                  transposed_weight ? " (as [K, N] = [" : " (as [N, K] = [",
                  transposed_weight ? w_k : s.N, ", ", transposed_weight ? s.N : w_k,
                  "] at axis_w ", ax_w, ") has K = ", w_k);
-  // Caffe2 asks b.dim(0) == N and b.numel() == N, so [N] and [N, 1, ...] both pass.
-  PARITY_ENFORCE(!b.empty() && b[0] == s.N && DimProduct(b, 0, b.size()) == s.N,
-                 ErrorKind::kShapeMismatch, label, ": bias b ", ShapeString(b), " should have N = ",
-                 s.N, " elements (W ", ShapeString(w), ")");
+  if (b != nullptr) {
+    // Caffe2 asks b.dim(0) == N and b.numel() == N, so [N] and [N, 1, ...] both pass.
+    PARITY_ENFORCE(!b->empty() && (*b)[0] == s.N && DimProduct(*b, 0, b->size()) == s.N,
+                   ErrorKind::kShapeMismatch, label, ": bias b ", ShapeString(*b),
+                   " should have N = ", s.N, " elements (W ", ShapeString(w), ")");
+  }
   y_dims->assign(x.begin(), x.begin() + ax);
   y_dims->push_back(s.N);
   return s;
 }
+
+namespace {
 
 template <bool kTransposedWeight>
 class FullyConnectedOp final : public Operator {
@@ -86,8 +89,8 @@ class FullyConnectedOp final : public Operator {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& b = Input(2);
-    const FcSizes s =
-        FcShape(label(), kTransposedWeight, axis_, axis_w_, X.dims(), W.dims(), b.dims(), &y_dims_);
+    const FcSizes s = FcShape(label(), kTransposedWeight, axis_, axis_w_, X.dims(), W.dims(),
+                              &b.dims(), &y_dims_);
     EnforceSameDtype(label(), "X", X.dtype(), "W", W.dtype(), W.dims());
     EnforceSameDtype(label(), "X", X.dtype(), "b", b.dtype(), b.dims());
     Tensor* Y = Output(0);
@@ -114,21 +117,30 @@ std::vector<TensorType> FcInference(bool transposed_weight, const ArgumentHelper
   TensorType y;
   y.dtype = in[0].dtype;
   FcShape(args.op_label(), transposed_weight, args.Get<int64_t>("axis"),
-          args.Get<int64_t>("axis_w"), in[0].dims, in[1].dims, in[2].dims, &y.dims);
+          args.Get<int64_t>("axis_w"), in[0].dims, in[1].dims, &in[2].dims, &y.dims);
   DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
   EnforceSameDtype(args.op_label(), "X", in[0].dtype, "W", in[1].dtype, in[1].dims);
   EnforceSameDtype(args.op_label(), "X", in[0].dtype, "b", in[2].dtype, in[2].dims);
   return {y};
 }
 
-OpSchema& FcSchema(OpSchema& schema) {
-  return schema.NumInputs(3)
-      .NumOutputs(1)
+}  // namespace
+
+OpSchema& FcArgs(OpSchema& schema) {
+  return schema
       .Arg("axis", ArgType::kInt, int64_t{1},
            "X is coerced to 2-D [M, K] with M = prod(X.dims[:axis]), K = prod(X.dims[axis:]); "
            "negative counts from the end.")
       .Arg("axis_w", ArgType::kInt, int64_t{1},
-           "W is coerced to 2-D the same way at this axis; negative counts from the end.")
+           "W is coerced to 2-D the same way at this axis; negative counts from the end.");
+}
+
+namespace {
+
+OpSchema& FcSchema(OpSchema& schema) {
+  return schema.NumInputs(3)
+      .NumOutputs(1)
+      .Apply(FcArgs)
       .DifferentiableInputs({0, 1, 2})
       .InputDoc(0, "X", "Input, float or double, coerced to [M, K] at `axis`.")
       .OutputDoc(0, "Y", "Output with dims X.dims[:axis] + [N].");

@@ -21,26 +21,21 @@
 
 #include "core/ops/conv_geometry.h"
 #include "core/ops/gemm.h"
+#include "core/ops/pool.h"
 #include "core/operator.h"
 #include "core/schema.h"
 
 namespace parity {
 namespace {
 
-// Visits every window of every [H, W] plane of x: fn(plane, window bounds) returns the output.
+// Visits every window of every [H, W] plane of x: fn(plane, window) returns the output.
 template <typename T, typename Fn>
 void ForEachWindow(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
                    int64_t out_h, int64_t out_w, T* y, Fn&& fn) {
   for (int64_t p = 0; p < planes; ++p, x += H * W, y += out_h * out_w) {
     for (int64_t oh = 0; oh < out_h; ++oh) {
-      const int64_t h0 = oh * g.stride_h - g.pad_t;
-      const int64_t h_begin = std::max<int64_t>(h0, 0);
-      const int64_t h_end = std::min(h0 + g.kernel_h, H);
       for (int64_t ow = 0; ow < out_w; ++ow) {
-        const int64_t w0 = ow * g.stride_w - g.pad_l;
-        const int64_t w_begin = std::max<int64_t>(w0, 0);
-        const int64_t w_end = std::min(w0 + g.kernel_w, W);
-        y[oh * out_w + ow] = fn(x, W, h_begin, h_end, w_begin, w_end);
+        y[oh * out_w + ow] = fn(x, WindowAt(g, H, W, oh, ow));
       }
     }
   }
@@ -49,37 +44,23 @@ void ForEachWindow(const T* x, int64_t planes, int64_t H, int64_t W, const ConvG
 template <typename T>
 void MaxPool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
              int64_t out_h, int64_t out_w, T* y) {
-  ForEachWindow(x, planes, H, W, g, out_h, out_w, y,
-                [](const T* plane, int64_t width, int64_t h_begin, int64_t h_end, int64_t w_begin,
-                   int64_t w_end) {
-                  // Windows are never empty (pads < kernel), so start from the first element;
-                  // strict > keeps the first maximum in scan order.
-                  T best = plane[h_begin * width + w_begin];
-                  for (int64_t h = h_begin; h < h_end; ++h) {
-                    const T* row = plane + h * width;
-                    for (int64_t w = w_begin; w < w_end; ++w) {
-                      if (row[w] > best) best = row[w];
-                    }
-                  }
-                  return best;
-                });
+  // The first maximum in scan order (WindowArgMax, pool.h): the element MaxPoolGradient credits.
+  ForEachWindow(x, planes, H, W, g, out_h, out_w, y, [W](const T* plane, const PoolWindow& win) {
+    return plane[WindowArgMax(plane, W, win)];
+  });
 }
 
 template <typename T>
 void AveragePool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
                  int64_t out_h, int64_t out_w, bool count_include_pad, T* y) {
-  const int64_t full = g.kernel_h * g.kernel_w;
   ForEachWindow(x, planes, H, W, g, out_h, out_w, y,
-                [full, count_include_pad](const T* plane, int64_t width, int64_t h_begin,
-                                          int64_t h_end, int64_t w_begin, int64_t w_end) {
+                [&g, W, count_include_pad](const T* plane, const PoolWindow& win) {
                   T sum = 0;
-                  for (int64_t h = h_begin; h < h_end; ++h) {
-                    const T* row = plane + h * width;
-                    for (int64_t w = w_begin; w < w_end; ++w) sum += row[w];
+                  for (int64_t h = win.h_begin; h < win.h_end; ++h) {
+                    const T* row = plane + h * W;
+                    for (int64_t w = win.w_begin; w < win.w_end; ++w) sum += row[w];
                   }
-                  const int64_t count =
-                      count_include_pad ? full : (h_end - h_begin) * (w_end - w_begin);
-                  return sum * (T(1) / static_cast<T>(count));
+                  return sum * (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
                 });
 }
 
@@ -127,13 +108,27 @@ std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const Argument
   return {y};
 }
 
+}  // namespace
+
+OpSchema& PoolArgs(OpSchema& schema) {
+  return schema.Apply(ConvGeometryArgs)
+      .Arg("global_pooling", ArgType::kInt, int64_t{0},
+           "1: pool over the whole H x W image (output [N, C, 1, 1]); kernel is ignored and "
+           "pads/stride must not be set.");
+}
+
+OpSchema& CountIncludePadArg(OpSchema& schema) {
+  return schema.Arg("count_include_pad", ArgType::kInt, int64_t{0},
+                    "0 (Caffe2's default): divide by the number of input elements in the window; "
+                    "1: by kernel_h * kernel_w, counting the padding as zeros.");
+}
+
+namespace {
+
 OpSchema& PoolSchema(OpSchema& schema) {
   return schema.NumInputs(1)
       .NumOutputs(1)
-      .Apply(ConvGeometryArgs)
-      .Arg("global_pooling", ArgType::kInt, int64_t{0},
-           "1: pool over the whole H x W image (output [N, C, 1, 1]); kernel is ignored and "
-           "pads/stride must not be set.")
+      .Apply(PoolArgs)
       .DifferentiableInputs({0})
       .ShapeInference(PoolInference)
       .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
@@ -148,9 +143,7 @@ PARITY_REGISTER_CPU_OPERATOR(MaxPool, PoolOp<false>);
 
 PARITY_OP_SCHEMA(AveragePool)
     .Apply(PoolSchema)
-    .Arg("count_include_pad", ArgType::kInt, int64_t{0},
-         "0 (Caffe2's default): divide by the number of input elements in the window; 1: by "
-         "kernel_h * kernel_w, counting the padding as zeros.")
+    .Apply(CountIncludePadArg)
     .Doc("2-D average pooling (NCHW) over each window clipped to the image.");
 PARITY_REGISTER_CPU_OPERATOR(AveragePool, PoolOp<true>);
 

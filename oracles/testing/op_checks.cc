@@ -4,6 +4,7 @@
 
 #include "core/operator.h"
 #include "core/tensor_proto.h"
+#include "oracles/describe.h"
 #include "oracles/oracle.h"
 #include "oracles/tolerance.h"
 
@@ -21,31 +22,6 @@ Case SingleOpCase(const caffe2::OperatorDef& op, const NamedTensors& inputs, uin
   }
   c.set_seed(seed);
   return c;
-}
-
-std::string DescribeFinding(const Finding& f) {
-  std::ostringstream out;
-  out.precision(9);
-  out << "[" << f.oracle() << "] " << f.signature().error_class() << ": " << f.message() << "\n";
-  if (f.blamed_op_index() >= 0) {
-    out << "  blamed op #" << f.blamed_op_index() << " (" << f.blamed_op_type() << ")\n";
-  }
-  for (const BlobComparison& c : f.comparisons()) {
-    const Metrics& m = c.metrics();
-    out << "  blob '" << c.blob() << "': " << m.mismatch_count() << "/" << m.element_count()
-        << " out of tolerance, max abs error " << m.max_abs_error() << ", max rel error "
-        << m.max_rel_error() << ", norm error " << m.norm_error() << " (allowed "
-        << m.norm_tolerance() << ")\n";
-    std::vector<double> expected = ProtoValues(c.expected());
-    std::vector<double> actual = ProtoValues(c.actual());
-    if (m.worst_index() >= 0 && m.worst_index() < static_cast<int64_t>(expected.size()) &&
-        m.worst_index() < static_cast<int64_t>(actual.size())) {
-      out << "    worst element " << m.worst_index() << ": expected "
-          << expected[m.worst_index()] << ", got " << actual[m.worst_index()] << "\n";
-    }
-  }
-  out << "  repro: " << f.repro_command() << "\n";
-  return out.str();
 }
 
 namespace {

@@ -44,9 +44,6 @@ Case SingleOpCase(const caffe2::OperatorDef& op, const NamedTensors& inputs, uin
 ::testing::AssertionResult DeviceChecks(const caffe2::OperatorDef& op, const NamedTensors& inputs,
                                         const CheckOptions& options = {});
 
-// Human-readable summary of a Finding (worst elements, tolerance, blamed op, repro).
-std::string DescribeFinding(const Finding& finding);
-
 }  // namespace parity::oracles
 
 #define EXPECT_REFERENCE_CHECKS(op, ...) \

@@ -145,9 +145,17 @@ void While(OpContext<T>& c) {
 void RegisterControlOps(Registry* r) {
   r->Add({"CreateScope", 0, 0, 1, 1, {}, PARITY_REF_KERNEL(CreateScope)});
   r->Add({"HasScope", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(HasScope)});
-  r->Add({"Do", 1, -1, 1, -1,
-          {{"net", ""}, {"inner_blobs", "[]"}, {"outer_blobs_idx", "[]"},
-           {"saved_fwd_blobs", "[]"}, {"reuse_workspace", "0"}, {"copy_external_blobs", "0"}},
+  r->Add({"Do",
+          1,
+          -1,
+          1,
+          -1,
+          {{"net", ""},
+           {"inner_blobs", "[]"},
+           {"outer_blobs_idx", "[]"},
+           {"saved_fwd_blobs", "[]"},
+           {"reuse_workspace", "0"},
+           {"copy_external_blobs", "0"}},
           PARITY_REF_KERNEL(Do)});
   r->Add({"If", 1, -1, 0, -1, {{"then_net", ""}, {"else_net", ""}}, PARITY_REF_KERNEL(If)});
   r->Add({"While", 1, -1, 0, -1, {{"loop_net", ""}, {"cond_net", ""}}, PARITY_REF_KERNEL(While)});

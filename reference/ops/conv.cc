@@ -92,6 +92,12 @@ ConvGeometry ParseGeometry(const OpContext<T>& c, const Value<T>& x, const Value
                  ErrorKind::kBadArgument, "kernel, stride and dilation must be positive");
   PARITY_ENFORCE(g.pt >= 0 && g.pl >= 0 && g.pb >= 0 && g.pr >= 0, ErrorKind::kBadArgument,
                  "pads must be non-negative");
+  // Keeps every window coordinate far from int64 overflow.
+  const int64_t kBig = int64_t{1} << 31;
+  for (int64_t v : {g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.pb, g.pr}) {
+    PARITY_ENFORCE(v < kBig, ErrorKind::kBadArgument, "kernel/stride/dilation/pad value ", v,
+                   " is too large");
+  }
   return g;
 }
 
@@ -108,13 +114,30 @@ Dims OutDims(const Dims& x, int64_t channels, const ConvGeometry& g) {
 }
 
 const ArgTable& ConvArgs() {
-  static const ArgTable args = {
-      {"kernel", ""}, {"kernel_h", ""}, {"kernel_w", ""}, {"kernels", "[]"},
-      {"stride", "1"}, {"stride_h", "1"}, {"stride_w", "1"}, {"strides", "[]"},
-      {"pad", "0"}, {"pad_t", "0"}, {"pad_l", "0"}, {"pad_b", "0"}, {"pad_r", "0"},
-      {"pads", "[]"}, {"dilation", "1"}, {"dilation_h", "1"}, {"dilation_w", "1"},
-      {"dilations", "[]"}, {"group", "1"}, {"order", "NCHW"}, {"global_pooling", "0"},
-      {"count_include_pad", "0"}, {"legacy_pad", "0"}, {"no_bias", "0"}};
+  static const ArgTable args = {{"kernel", ""},
+                                {"kernel_h", ""},
+                                {"kernel_w", ""},
+                                {"kernels", "[]"},
+                                {"stride", "1"},
+                                {"stride_h", "1"},
+                                {"stride_w", "1"},
+                                {"strides", "[]"},
+                                {"pad", "0"},
+                                {"pad_t", "0"},
+                                {"pad_l", "0"},
+                                {"pad_b", "0"},
+                                {"pad_r", "0"},
+                                {"pads", "[]"},
+                                {"dilation", "1"},
+                                {"dilation_h", "1"},
+                                {"dilation_w", "1"},
+                                {"dilations", "[]"},
+                                {"group", "1"},
+                                {"order", "NCHW"},
+                                {"global_pooling", "0"},
+                                {"count_include_pad", "0"},
+                                {"legacy_pad", "0"},
+                                {"no_bias", "0"}};
   return args;
 }
 
@@ -129,9 +152,9 @@ ConvShape CheckConv(const OpContext<T>& c, const Value<T>& x, const Value<T>& f,
   s.n = x.dims[0], s.c = x.dims[1], s.h = x.dims[2], s.w = x.dims[3];
   s.m = f.dims[0];
   s.group = c.args.Int("group");
-  PARITY_ENFORCE(s.group > 0 && s.c % s.group == 0 && s.m % s.group == 0,
-                 ErrorKind::kShapeMismatch, "group ", s.group, " must divide input channels ",
-                 s.c, " and output channels ", s.m);
+  PARITY_ENFORCE(s.group > 0 && s.c % s.group == 0 && s.m % s.group == 0, ErrorKind::kShapeMismatch,
+                 "group ", s.group, " must divide input channels ", s.c, " and output channels ",
+                 s.m);
   s.cg = s.c / s.group;
   s.mg = s.m / s.group;
   PARITY_ENFORCE(f.dims[1] == s.cg, ErrorKind::kShapeMismatch, "filter ", ShapeString(f.dims),
@@ -172,7 +195,8 @@ void Conv(OpContext<T>& c) {
   const ConvGeometry g = ParseGeometry(c, x, &f);
   const ConvShape s = CheckConv(c, x, f, g);
   Value<T> y = c.NewReal({s.n, s.m, s.oh, s.ow});
-  ForEachConvTap(s, g, [&](int64_t xi, int64_t fi, int64_t yi) { y.r()[yi] += x.r()[xi] * f.r()[fi]; });
+  ForEachConvTap(s, g,
+                 [&](int64_t xi, int64_t fi, int64_t yi) { y.r()[yi] += x.r()[xi] * f.r()[fi]; });
   if (c.InputSize() == 3) {
     const Value<T>& b = c.RealInput(2);
     RequireShape(c, b, 2, {s.m});
@@ -192,7 +216,8 @@ void ConvGradient(OpContext<T>& c) {
   RequireShape(c, dy, 2, {s.n, s.m, s.oh, s.ow});
   const bool no_bias = c.args.Bool("no_bias");
   PARITY_ENFORCE(c.OutputSize() <= (no_bias ? 2 : 3) && c.OutputSize() >= (no_bias ? 1 : 2),
-                 ErrorKind::kBadArgument, "ConvGradient outputs are (dW, db, [dX]), or (dW, [dX])"
+                 ErrorKind::kBadArgument,
+                 "ConvGradient outputs are (dW, db, [dX]), or (dW, [dX])"
                  " with no_bias");
   Value<T> dw = c.NewReal(f.dims), dx = c.NewReal(x.dims), db = c.NewReal({s.m});
   ForEachConvTap(s, g, [&](int64_t xi, int64_t fi, int64_t yi) {

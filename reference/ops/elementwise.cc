@@ -14,32 +14,17 @@
 namespace parity::reference {
 namespace {
 
-const ArgTable kBinaryArgs = {
-    {"broadcast", "0"}, {"axis", "-1"}, {"axis_str", ""}, {"order", "NCHW"}};
-
-template <typename T>
-Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b) {
-  if (!c.args.Bool("broadcast")) return NumpyBroadcast(a.dims, b.dims);
-  int64_t axis = c.args.Int("axis");
-  const std::string axis_str = c.args.Str("axis_str");
-  if (!axis_str.empty()) {
-    const std::string order = c.args.Str("order");
-    const size_t pos = order.find(axis_str);
-    PARITY_ENFORCE(axis_str.size() == 1 && pos != std::string::npos, ErrorKind::kBadArgument,
-                   "axis_str '", axis_str, "' is not a dimension of order '", order, "'");
-    axis = static_cast<int64_t>(pos);
-  }
-  return LegacyBroadcast(a.dims, b.dims, axis);
-}
-
 enum class Arith { kAdd, kSub, kMul, kDiv };
 
 int64_t IntArith(Arith op, int64_t x, int64_t y) {
   const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
   switch (op) {
-    case Arith::kAdd: return static_cast<int64_t>(ux + uy);
-    case Arith::kSub: return static_cast<int64_t>(ux - uy);
-    case Arith::kMul: return static_cast<int64_t>(ux * uy);
+    case Arith::kAdd:
+      return static_cast<int64_t>(ux + uy);
+    case Arith::kSub:
+      return static_cast<int64_t>(ux - uy);
+    case Arith::kMul:
+      return static_cast<int64_t>(ux * uy);
     case Arith::kDiv:
       PARITY_ENFORCE(y != 0, ErrorKind::kBadArgument, "integer division by zero");
       if (y == -1) return static_cast<int64_t>(uint64_t{0} - ux);  // INT64_MIN / -1 wraps.
@@ -51,10 +36,14 @@ int64_t IntArith(Arith op, int64_t x, int64_t y) {
 template <typename T>
 T RealArith(Arith op, T x, T y) {
   switch (op) {
-    case Arith::kAdd: return x + y;
-    case Arith::kSub: return x - y;
-    case Arith::kMul: return x * y;
-    case Arith::kDiv: return x / y;
+    case Arith::kAdd:
+      return x + y;
+    case Arith::kSub:
+      return x - y;
+    case Arith::kMul:
+      return x * y;
+    case Arith::kDiv:
+      return x / y;
   }
   return 0;
 }
@@ -80,13 +69,21 @@ void ArithKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void Add(OpContext<T>& c) { ArithKernel<T, Arith::kAdd>(c); }
+void Add(OpContext<T>& c) {
+  ArithKernel<T, Arith::kAdd>(c);
+}
 template <typename T>
-void Sub(OpContext<T>& c) { ArithKernel<T, Arith::kSub>(c); }
+void Sub(OpContext<T>& c) {
+  ArithKernel<T, Arith::kSub>(c);
+}
 template <typename T>
-void Mul(OpContext<T>& c) { ArithKernel<T, Arith::kMul>(c); }
+void Mul(OpContext<T>& c) {
+  ArithKernel<T, Arith::kMul>(c);
+}
 template <typename T>
-void Div(OpContext<T>& c) { ArithKernel<T, Arith::kDiv>(c); }
+void Div(OpContext<T>& c) {
+  ArithKernel<T, Arith::kDiv>(c);
+}
 
 // Pow: the exponent is the second input (broadcast like the other binary ops) or the `exponent`
 // argument, never both.
@@ -116,12 +113,18 @@ enum class Cmp { kLT, kLE, kGT, kGE, kEQ, kNE };
 template <typename V>
 bool Compare(Cmp op, V x, V y) {
   switch (op) {
-    case Cmp::kLT: return x < y;
-    case Cmp::kLE: return x <= y;
-    case Cmp::kGT: return x > y;
-    case Cmp::kGE: return x >= y;
-    case Cmp::kEQ: return x == y;
-    case Cmp::kNE: return x != y;
+    case Cmp::kLT:
+      return x < y;
+    case Cmp::kLE:
+      return x <= y;
+    case Cmp::kGT:
+      return x > y;
+    case Cmp::kGE:
+      return x >= y;
+    case Cmp::kEQ:
+      return x == y;
+    case Cmp::kNE:
+      return x != y;
   }
   return false;
 }
@@ -145,17 +148,29 @@ void CompareKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void LT(OpContext<T>& c) { CompareKernel<T, Cmp::kLT>(c); }
+void LT(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kLT>(c);
+}
 template <typename T>
-void LE(OpContext<T>& c) { CompareKernel<T, Cmp::kLE>(c); }
+void LE(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kLE>(c);
+}
 template <typename T>
-void GT(OpContext<T>& c) { CompareKernel<T, Cmp::kGT>(c); }
+void GT(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kGT>(c);
+}
 template <typename T>
-void GE(OpContext<T>& c) { CompareKernel<T, Cmp::kGE>(c); }
+void GE(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kGE>(c);
+}
 template <typename T>
-void EQ(OpContext<T>& c) { CompareKernel<T, Cmp::kEQ>(c); }
+void EQ(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kEQ>(c);
+}
 template <typename T>
-void NE(OpContext<T>& c) { CompareKernel<T, Cmp::kNE>(c); }
+void NE(OpContext<T>& c) {
+  CompareKernel<T, Cmp::kNE>(c);
+}
 
 enum class Logic { kAnd, kOr, kXor };
 
@@ -175,11 +190,17 @@ void LogicKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void And(OpContext<T>& c) { LogicKernel<T, Logic::kAnd>(c); }
+void And(OpContext<T>& c) {
+  LogicKernel<T, Logic::kAnd>(c);
+}
 template <typename T>
-void Or(OpContext<T>& c) { LogicKernel<T, Logic::kOr>(c); }
+void Or(OpContext<T>& c) {
+  LogicKernel<T, Logic::kOr>(c);
+}
 template <typename T>
-void Xor(OpContext<T>& c) { LogicKernel<T, Logic::kXor>(c); }
+void Xor(OpContext<T>& c) {
+  LogicKernel<T, Logic::kXor>(c);
+}
 
 template <typename T>
 void Not(OpContext<T>& c) {
@@ -211,15 +232,21 @@ void FoldKernel(OpContext<T>& c) {
         T& acc = y.r()[k];
         const T x = b.r()[k];
         // NaN propagates through Max/Min (std::max would keep the first operand).
-        if (kOp == Fold::kMax) acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
-        else if (kOp == Fold::kMin) acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::min(acc, x);
-        else acc += x;
+        if (kOp == Fold::kMax)
+          acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
+        else if (kOp == Fold::kMin)
+          acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::min(acc, x);
+        else
+          acc += x;
       } else {
         int64_t& acc = y.i()[k];
         const int64_t x = b.i()[k];
-        if (kOp == Fold::kMax) acc = std::max(acc, x);
-        else if (kOp == Fold::kMin) acc = std::min(acc, x);
-        else acc = WrapInt(a.dtype, IntArith(Arith::kAdd, acc, x));
+        if (kOp == Fold::kMax)
+          acc = std::max(acc, x);
+        else if (kOp == Fold::kMin)
+          acc = std::min(acc, x);
+        else
+          acc = WrapInt(a.dtype, IntArith(Arith::kAdd, acc, x));
       }
     }
   }
@@ -230,33 +257,41 @@ void FoldKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void Sum(OpContext<T>& c) { FoldKernel<T, Fold::kSum>(c); }
+void Sum(OpContext<T>& c) {
+  FoldKernel<T, Fold::kSum>(c);
+}
 template <typename T>
-void Mean(OpContext<T>& c) { FoldKernel<T, Fold::kMean>(c); }
+void Mean(OpContext<T>& c) {
+  FoldKernel<T, Fold::kMean>(c);
+}
 template <typename T>
-void Max(OpContext<T>& c) { FoldKernel<T, Fold::kMax>(c); }
+void Max(OpContext<T>& c) {
+  FoldKernel<T, Fold::kMax>(c);
+}
 template <typename T>
-void Min(OpContext<T>& c) { FoldKernel<T, Fold::kMin>(c); }
+void Min(OpContext<T>& c) {
+  FoldKernel<T, Fold::kMin>(c);
+}
 
 }  // namespace
 
 void RegisterElementwiseOps(Registry* r) {
-  r->Add({"Add", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Add)});
-  r->Add({"Sub", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Sub)});
-  r->Add({"Mul", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Mul)});
-  r->Add({"Div", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Div)});
-  ArgTable pow_args = kBinaryArgs;
+  r->Add({"Add", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Add)});
+  r->Add({"Sub", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Sub)});
+  r->Add({"Mul", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Mul)});
+  r->Add({"Div", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Div)});
+  ArgTable pow_args = BinaryArgs();
   pow_args.push_back({"exponent", ""});
   r->Add({"Pow", 1, 2, 1, 1, pow_args, PARITY_REF_KERNEL(Pow)});
-  r->Add({"LT", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(LT)});
-  r->Add({"LE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(LE)});
-  r->Add({"GT", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(GT)});
-  r->Add({"GE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(GE)});
-  r->Add({"EQ", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(EQ)});
-  r->Add({"NE", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(NE)});
-  r->Add({"And", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(And)});
-  r->Add({"Or", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Or)});
-  r->Add({"Xor", 2, 2, 1, 1, kBinaryArgs, PARITY_REF_KERNEL(Xor)});
+  r->Add({"LT", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(LT)});
+  r->Add({"LE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(LE)});
+  r->Add({"GT", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(GT)});
+  r->Add({"GE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(GE)});
+  r->Add({"EQ", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(EQ)});
+  r->Add({"NE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(NE)});
+  r->Add({"And", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(And)});
+  r->Add({"Or", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Or)});
+  r->Add({"Xor", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Xor)});
   r->Add({"Not", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Not)});
   r->Add({"Sum", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Sum)});
   r->Add({"Mean", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Mean)});

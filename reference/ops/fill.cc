@@ -64,8 +64,10 @@ void ConstantFill(OpContext<T>& c) {
     // Integer fills read the integer field; a float given for them is truncated (Caffe2 reads
     // `value` with the output's type).
     int64_t v = 0;
-    if (value && value->has_i()) v = value->i();
-    else if (value && value->has_f()) v = static_cast<int64_t>(value->f());
+    if (value && value->has_i())
+      v = value->i();
+    else if (value && value->has_f())
+      v = static_cast<int64_t>(value->f());
     for (int64_t& e : y.i()) e = WrapInt(dtype, v);
   }
   c.SetOutput(0, std::move(y));
@@ -75,33 +77,47 @@ enum class Given { kFloat, kDouble, kInt, kInt64, kBool };
 
 template <typename T, Given kKind>
 void GivenTensorFill(OpContext<T>& c) {
-  DType dtype = kKind == Given::kInt ? DType::kInt32
+  DType dtype = kKind == Given::kInt     ? DType::kInt32
                 : kKind == Given::kInt64 ? DType::kInt64
-                : kKind == Given::kBool ? DType::kBool : DType::kReal;
+                : kKind == Given::kBool  ? DType::kBool
+                                         : DType::kReal;
   if (kKind == Given::kFloat && c.args.Has("dtype")) dtype = DtypeArg(c);
   Value<T> y = c.NewTensor(dtype, FillShape(c));
   const caffe2::Argument* values = c.args.Raw("values");
-  const int64_t have = values == nullptr ? 0
-                       : dtype == DType::kReal ? values->floats_size() : values->ints_size();
+  const int64_t have = values == nullptr       ? 0
+                       : dtype == DType::kReal ? values->floats_size()
+                                               : values->ints_size();
   PARITY_ENFORCE(have == y.size(), ErrorKind::kShapeMismatch, have, " values for shape ",
                  ShapeString(y.dims));
   for (int64_t k = 0; k < y.size(); ++k) {
-    if (dtype == DType::kReal) y.r()[k] = static_cast<T>(values->floats(k));
-    else y.i()[k] = WrapInt(dtype, values->ints(k));
+    if (dtype == DType::kReal)
+      y.r()[k] = static_cast<T>(values->floats(k));
+    else
+      y.i()[k] = WrapInt(dtype, values->ints(k));
   }
   c.SetOutput(0, std::move(y));
 }
 
 template <typename T>
-void GivenFloat(OpContext<T>& c) { GivenTensorFill<T, Given::kFloat>(c); }
+void GivenFloat(OpContext<T>& c) {
+  GivenTensorFill<T, Given::kFloat>(c);
+}
 template <typename T>
-void GivenDouble(OpContext<T>& c) { GivenTensorFill<T, Given::kDouble>(c); }
+void GivenDouble(OpContext<T>& c) {
+  GivenTensorFill<T, Given::kDouble>(c);
+}
 template <typename T>
-void GivenInt(OpContext<T>& c) { GivenTensorFill<T, Given::kInt>(c); }
+void GivenInt(OpContext<T>& c) {
+  GivenTensorFill<T, Given::kInt>(c);
+}
 template <typename T>
-void GivenInt64(OpContext<T>& c) { GivenTensorFill<T, Given::kInt64>(c); }
+void GivenInt64(OpContext<T>& c) {
+  GivenTensorFill<T, Given::kInt64>(c);
+}
 template <typename T>
-void GivenBool(OpContext<T>& c) { GivenTensorFill<T, Given::kBool>(c); }
+void GivenBool(OpContext<T>& c) {
+  GivenTensorFill<T, Given::kBool>(c);
+}
 
 // UniformFill(min, max): with 3 inputs (shape, min, max) the bounds are 1-element inputs.
 template <typename T>

@@ -100,8 +100,8 @@ void FcGradientKernel(OpContext<T>& c) {
   const int64_t wk = kTransposed ? SizeToDim(w.dims, axis_w) : SizeFromDim(w.dims, axis_w);
   PARITY_ENFORCE(wk == K, ErrorKind::kShapeMismatch, "inner dimensions differ: X ",
                  ShapeString(x.dims), " vs W ", ShapeString(w.dims));
-  PARITY_ENFORCE(dy.size() == M * N, ErrorKind::kShapeMismatch, Describe(c, 2), " must hold ",
-                 M, "x", N, " values");
+  PARITY_ENFORCE(dy.size() == M * N, ErrorKind::kShapeMismatch, Describe(c, 2), " must hold ", M,
+                 "x", N, " values");
   Value<T> dw = c.NewReal(w.dims), db = c.NewReal({N}), dx = c.NewReal(x.dims);
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
@@ -120,16 +120,155 @@ void FcGradientKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void FCGradient(OpContext<T>& c) { FcGradientKernel<T, false>(c); }
+void FCGradient(OpContext<T>& c) {
+  FcGradientKernel<T, false>(c);
+}
 template <typename T>
-void FCTransposedGradient(OpContext<T>& c) { FcGradientKernel<T, true>(c); }
+void FCTransposedGradient(OpContext<T>& c) {
+  FcGradientKernel<T, true>(c);
+}
+
+// Add/Sub/MulGradient(dC, A, B) -> (dA, dB) and DivGradient(dC, A, B, C) -> (dA, dB) (also the
+// legacy DivGradient(B, C, dC)): the elementwise derivative summed over every broadcast copy,
+// so dA has A's shape and dB has B's shape.
+enum class Bin { kAdd, kSub, kMul, kDiv };
+
+template <typename T, Bin kOp>
+void BinaryGradient(OpContext<T>& c) {
+  const bool legacy_div = kOp == Bin::kDiv && c.InputSize() == 3;
+  const Value<T>& dc = c.RealInput(legacy_div ? 2 : 0);
+  const Value<T>& b = c.RealInput(legacy_div ? 0 : 2);
+  // The legacy Div form has no A; C (same shape as A) stands in for its shape.
+  const Value<T>& a = c.RealInput(1);
+  const Value<T>* out = kOp == Bin::kDiv ? &c.RealInput(legacy_div ? 1 : 3) : nullptr;
+  const Broadcast m = BinaryMap(c, a, b);
+  RequireShape(c, dc, legacy_div ? 2 : 0, m.dims);
+  if (out) RequireShape(c, *out, legacy_div ? 1 : 3, m.dims);
+  Value<T> da = c.NewReal(a.dims), db = c.NewReal(b.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    const T g = dc.r()[k];
+    switch (kOp) {
+      case Bin::kAdd:
+        da.r()[m.a[k]] += g;
+        db.r()[m.b[k]] += g;
+        break;
+      case Bin::kSub:
+        da.r()[m.a[k]] += g;
+        db.r()[m.b[k]] -= g;
+        break;
+      case Bin::kMul:
+        da.r()[m.a[k]] += g * b.r()[m.b[k]];
+        db.r()[m.b[k]] += g * a.r()[m.a[k]];
+        break;
+      case Bin::kDiv:
+        da.r()[m.a[k]] += g / b.r()[m.b[k]];
+        db.r()[m.b[k]] -= g * out->r()[k] / b.r()[m.b[k]];
+        break;
+    }
+  }
+  c.SetOutput(0, std::move(da));
+  if (c.OutputSize() > 1) c.SetOutput(1, std::move(db));
+}
+
+template <typename T>
+void AddGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kAdd>(c);
+}
+template <typename T>
+void SubGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kSub>(c);
+}
+template <typename T>
+void MulGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kMul>(c);
+}
+template <typename T>
+void DivGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kDiv>(c);
+}
+
+// Reduce{Sum,Mean,Max,Min}Gradient(dY, X, Y) -> dX [axes, keepdims]: dY spread back over the
+// reduced axes (divided by the count for Mean; only onto elements equal to Y for Max/Min, ties
+// all receiving it).
+enum class RedG { kSum, kMean, kMax, kMin };
+
+template <typename T, RedG kOp>
+void ReduceGradient(OpContext<T>& c) {
+  const Value<T>& dy = c.RealInput(0);
+  const Value<T>& x = c.RealInput(1);
+  const Value<T>& y = c.RealInput(2);
+  const int64_t rank = x.dims.size();
+  std::vector<bool> reduced(rank, c.args.Ints("axes").empty());
+  for (int64_t a : c.args.Ints("axes")) reduced[CanonicalAxis(a, rank, "axes entry")] = true;
+  Dims kept(rank);
+  int64_t count = 1;
+  for (int64_t k = 0; k < rank; ++k) {
+    kept[k] = reduced[k] ? 1 : x.dims[k];
+    if (reduced[k]) count *= x.dims[k];
+  }
+  PARITY_ENFORCE(dy.size() == Numel(kept) && y.size() == Numel(kept), ErrorKind::kShapeMismatch,
+                 "dY and Y must hold ", Numel(kept), " values for X ", ShapeString(x.dims));
+  const Dims ks = Strides(kept);
+  Value<T> dx = c.NewReal(x.dims);
+  int64_t flat = 0;
+  ForEachIndex(x.dims, [&](const Dims& idx) {
+    int64_t o = 0;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (!reduced[k]) o += idx[k] * ks[k];
+    }
+    T g = dy.r()[o];
+    if (kOp == RedG::kMean) g /= static_cast<T>(count);
+    if ((kOp == RedG::kMax || kOp == RedG::kMin) && x.r()[flat] != y.r()[o]) g = 0;
+    dx.r()[flat++] = g;
+  });
+  c.SetOutput(0, std::move(dx));
+}
+
+template <typename T>
+void ReduceSumGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kSum>(c);
+}
+template <typename T>
+void ReduceMeanGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kMean>(c);
+}
+template <typename T>
+void ReduceMaxGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kMax>(c);
+}
+template <typename T>
+void ReduceMinGradient(OpContext<T>& c) {
+  ReduceGradient<T, RedG::kMin>(c);
+}
+
+// TileGradient(dY[, tiles, axis]) -> dX: the `tiles` copies along `axis` summed.
+template <typename T>
+void TileGradient(OpContext<T>& c) {
+  const Value<T>& dy = c.RealInput(0);
+  int64_t tiles = c.args.Int("tiles"), axis = c.args.Int("axis");
+  if (c.InputSize() > 1) tiles = IntValues(c, 1).at(0);
+  if (c.InputSize() > 2) axis = IntValues(c, 2).at(0);
+  axis = CanonicalAxis(axis, dy.dims.size());
+  PARITY_ENFORCE(tiles > 0 && dy.dims[axis] % tiles == 0, ErrorKind::kShapeMismatch, "dimension ",
+                 axis, " of dY ", ShapeString(dy.dims), " is not a multiple of ", tiles, " tiles");
+  Dims xdims = dy.dims;
+  xdims[axis] /= tiles;
+  const int64_t outer = SizeToDim(xdims, axis), block = SizeFromDim(xdims, axis);
+  Value<T> dx = c.NewReal(xdims);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t t = 0; t < tiles; ++t)
+      for (int64_t j = 0; j < block; ++j) {
+        dx.r()[o * block + j] += dy.r()[(o * tiles + t) * block + j];
+      }
+  c.SetOutput(0, std::move(dx));
+}
 
 }  // namespace
 
 void RegisterGradientOps(Registry* r) {
   r->Add({"ReluGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReluGradient)});
-  r->Add({"LeakyReluGradient", 2, 2, 1, 1, {{"alpha", "0.01"}},
-          PARITY_REF_KERNEL(LeakyReluGradient)});
+  r->Add(
+      {"LeakyReluGradient", 2, 2, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyReluGradient)});
   r->Add({"EluGradient", 2, 2, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(EluGradient)});
   r->Add({"SigmoidGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SigmoidGradient)});
   r->Add({"TanhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(TanhGradient)});
@@ -138,13 +277,33 @@ void RegisterGradientOps(Registry* r) {
   r->Add({"ReciprocalGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReciprocalGradient)});
   r->Add({"SinGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SinGradient)});
   r->Add({"CosGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(CosGradient)});
-  r->Add({"ClipGradient", 2, 2, 1, 1,
+  r->Add({"ClipGradient",
+          2,
+          2,
+          1,
+          1,
           {{"min", "-3.4028234663852886e+38"}, {"max", "3.4028234663852886e+38"}},
           PARITY_REF_KERNEL(ClipGradient)});
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   r->Add({"MinGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}, {"float16_compute", "0"}};
   r->Add({"FCGradient", 3, 3, 2, 3, fc_args, PARITY_REF_KERNEL(FCGradient)});
+  r->Add({"AddGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(AddGradient)});
+  r->Add({"SubGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(SubGradient)});
+  r->Add({"MulGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(MulGradient)});
+  r->Add({"DivGradient", 3, 4, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(DivGradient)});
+  const ArgTable red = {{"axes", "[]"}, {"keepdims", "1"}};
+  r->Add({"ReduceSumGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceSumGradient)});
+  r->Add({"ReduceMeanGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMeanGradient)});
+  r->Add({"ReduceMaxGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMaxGradient)});
+  r->Add({"ReduceMinGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMinGradient)});
+  r->Add({"TileGradient",
+          1,
+          3,
+          1,
+          1,
+          {{"tiles", "1"}, {"axis", "0"}},
+          PARITY_REF_KERNEL(TileGradient)});
   r->Add({"FCTransposedGradient", 3, 3, 2, 3, fc_args, PARITY_REF_KERNEL(FCTransposedGradient)});
 }
 

@@ -50,9 +50,13 @@ void FcKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void FC(OpContext<T>& c) { FcKernel<T, false>(c); }
+void FC(OpContext<T>& c) {
+  FcKernel<T, false>(c);
+}
 template <typename T>
-void FCTransposed(OpContext<T>& c) { FcKernel<T, true>(c); }
+void FCTransposed(OpContext<T>& c) {
+  FcKernel<T, true>(c);
+}
 
 // MatMul: A and B flattened to 2-D at axis_a/axis_b, optionally transposed; Y is 2-D.
 template <typename T>
@@ -88,9 +92,9 @@ void BatchMatMul(OpContext<T>& c) {
                  "BatchMatMul needs inputs of rank >= 1: A ", ShapeString(a.dims), ", B ",
                  ShapeString(b.dims));
   if (!bcast) {
-    PARITY_ENFORCE(a.dims.size() >= 2 && a.dims.size() == b.dims.size(),
-                   ErrorKind::kShapeMismatch, "without broadcast, A ", ShapeString(a.dims),
-                   " and B ", ShapeString(b.dims), " need the same rank >= 2");
+    PARITY_ENFORCE(a.dims.size() >= 2 && a.dims.size() == b.dims.size(), ErrorKind::kShapeMismatch,
+                   "without broadcast, A ", ShapeString(a.dims), " and B ", ShapeString(b.dims),
+                   " need the same rank >= 2");
   }
   Dims ad = a.dims, bd = b.dims;
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
@@ -126,10 +130,19 @@ void RegisterLinalgOps(Registry* r) {
   const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}, {"float16_compute", "0"}};
   r->Add({"FC", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FC)});
   r->Add({"FCTransposed", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCTransposed)});
-  r->Add({"MatMul", 2, 2, 1, 1,
+  r->Add({"MatMul",
+          2,
+          2,
+          1,
+          1,
           {{"axis_a", "1"}, {"axis_b", "1"}, {"trans_a", "0"}, {"trans_b", "0"}},
           PARITY_REF_KERNEL(MatMul)});
-  r->Add({"BatchMatMul", 2, 2, 1, 1, {{"trans_a", "0"}, {"trans_b", "0"}, {"broadcast", "0"}},
+  r->Add({"BatchMatMul",
+          2,
+          2,
+          1,
+          1,
+          {{"trans_a", "0"}, {"trans_b", "0"}, {"broadcast", "0"}},
           PARITY_REF_KERNEL(BatchMatMul)});
 }
 

@@ -81,8 +81,8 @@ const std::vector<int64_t>& Labels(const OpContext<T>& c, int i, int64_t n, int6
   PARITY_ENFORCE(l.size() == n && (l.dims.size() <= 1 || (l.dims.size() == 2 && l.dims[1] == 1)),
                  ErrorKind::kShapeMismatch, Describe(c, i), " must be [", n, "] or [", n, ", 1]");
   for (int64_t v : l.i()) {
-    PARITY_ENFORCE(v >= 0 && v < d, ErrorKind::kBadArgument, "label ", v,
-                   " out of range [0, ", d, ")");
+    PARITY_ENFORCE(v >= 0 && v < d, ErrorKind::kBadArgument, "label ", v, " out of range [0, ", d,
+                   ")");
   }
   return l.i();
 }
@@ -146,8 +146,8 @@ SoftmaxLossSetup<T> SetupSoftmaxLoss(const OpContext<T>& c, const Value<T>& x, b
   s.d = SizeFromDim(x.dims, axis);
   if (c.args.Bool("label_prob")) {
     const Value<T>& l = c.RealInput(1);
-    PARITY_ENFORCE(l.size() == s.n * s.d, ErrorKind::kShapeMismatch, Describe(c, 1),
-                   " must hold [", s.n, ", ", s.d, "] probabilities");
+    PARITY_ENFORCE(l.size() == s.n * s.d, ErrorKind::kShapeMismatch, Describe(c, 1), " must hold [",
+                   s.n, ", ", s.d, "] probabilities");
     for (int64_t i = 0; i < s.n; ++i) {
       T total = 0;
       for (int64_t j = 0; j < s.d; ++j) total += l.r()[i * s.d + j];
@@ -192,8 +192,8 @@ void SoftmaxWithLoss(OpContext<T>& c) {
     loss += s.weights[i] * li;
   }
   Value<T> out = c.NewReal({});
-  out.r()[0] = s.weight_sum != T(0) ? loss * static_cast<T>(c.args.Float("scale")) / s.weight_sum
-                                    : T(0);
+  out.r()[0] =
+      s.weight_sum != T(0) ? loss * static_cast<T>(c.args.Float("scale")) / s.weight_sum : T(0);
   c.SetOutput(0, std::move(p));
   c.SetOutput(1, std::move(out));
 }
@@ -272,8 +272,8 @@ void SigmoidCrossEntropyWithLogitsGradient(OpContext<T>& c) {
   RequireShape(c, c.RealInput(2), 2, x.dims);
   inner = x.dims.empty() ? 1 : x.dims.back();
   outer = inner == 0 ? 0 : x.size() / inner;
-  PARITY_ENFORCE(g.size() == outer, ErrorKind::kShapeMismatch, Describe(c, 0), " must hold ",
-                 outer, " values");
+  PARITY_ENFORCE(g.size() == outer, ErrorKind::kShapeMismatch, Describe(c, 0), " must hold ", outer,
+                 " values");
   const Value<T>& t = c.Input(2);
   Value<T> dx = c.NewReal(x.dims);
   for (int64_t i = 0; i < outer; ++i) {
@@ -289,13 +289,13 @@ void SigmoidCrossEntropyWithLogitsGradient(OpContext<T>& c) {
 
 void RegisterLossOps(Registry* r) {
   r->Add({"SquaredL2Distance", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SquaredL2Distance)});
-  r->Add({"SquaredL2DistanceGradient", 3, 3, 1, 2, {},
-          PARITY_REF_KERNEL(SquaredL2DistanceGradient)});
+  r->Add(
+      {"SquaredL2DistanceGradient", 3, 3, 1, 2, {}, PARITY_REF_KERNEL(SquaredL2DistanceGradient)});
   r->Add({"AveragedLoss", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(AveragedLoss)});
   r->Add({"AveragedLossGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AveragedLossGradient)});
   r->Add({"LabelCrossEntropy", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(LabelCrossEntropy)});
-  r->Add({"LabelCrossEntropyGradient", 3, 3, 1, 1, {},
-          PARITY_REF_KERNEL(LabelCrossEntropyGradient)});
+  r->Add(
+      {"LabelCrossEntropyGradient", 3, 3, 1, 1, {}, PARITY_REF_KERNEL(LabelCrossEntropyGradient)});
   const ArgTable sml = {{"scale", "1.0"}, {"label_prob", "0"}, {"axis", "1"}, {"order", "NCHW"}};
   r->Add({"SoftmaxWithLoss", 2, 3, 2, 2, sml, PARITY_REF_KERNEL(SoftmaxWithLoss)});
   r->Add({"SoftmaxWithLossGradient", 4, 5, 1, 1, sml, PARITY_REF_KERNEL(SoftmaxWithLossGradient)});

@@ -72,8 +72,8 @@ ChannelView ChannelsOf(const OpContext<T>& c, const Value<T>& x) {
 template <typename T>
 void RequireChannelVector(const OpContext<T>& c, int i, int64_t channels) {
   const Value<T>& v = c.RealInput(i);
-  PARITY_ENFORCE(v.dims == Dims{channels}, ErrorKind::kShapeMismatch, Describe(c, i),
-                 " must be [", channels, "]");
+  PARITY_ENFORCE(v.dims == Dims{channels}, ErrorKind::kShapeMismatch, Describe(c, i), " must be [",
+                 channels, "]");
 }
 
 // SpatialBN(X, scale, bias, mean, var). is_test: Y = (X - mean)/sqrt(var + eps)*scale + bias.
@@ -90,6 +90,8 @@ void SpatialBN(OpContext<T>& c) {
   const Value<T>& bias = c.Input(2);
   const T eps = static_cast<T>(c.args.Float("epsilon"));
   const bool is_test = c.args.Bool("is_test");
+  PARITY_ENFORCE(c.args.Int("num_batches") == 1, ErrorKind::kBadArgument,
+                 "num_batches != 1 (synchronized BN) is not supported by the reference");
   std::vector<T> mean(c.Input(3).r()), var(c.Input(4).r());
   if (!is_test) {
     PARITY_ENFORCE(c.OutputSize() == 5, ErrorKind::kBadArgument,
@@ -107,8 +109,8 @@ void SpatialBN(OpContext<T>& c) {
       sq[v.Channel(k)] += d * d;
     }
     const T momentum = static_cast<T>(c.args.Float("momentum"));
-    const T unbias = m == 1 ? std::numeric_limits<T>::infinity()
-                            : static_cast<T>(m) / static_cast<T>(m - 1);
+    const T unbias =
+        m == 1 ? std::numeric_limits<T>::infinity() : static_cast<T>(m) / static_cast<T>(m - 1);
     Value<T> rm = c.NewReal({v.c}), rv = c.NewReal({v.c});
     Value<T> saved_mean = c.NewReal({v.c}), saved_inv_std = c.NewReal({v.c});
     for (int64_t ch = 0; ch < v.c; ++ch) {
@@ -184,8 +186,7 @@ void LayerNorm(OpContext<T>& c) {
   const int64_t rows = SizeToDim(x.dims, axis), cols = SizeFromDim(x.dims, axis);
   const bool affine = c.args.Bool("elementwise_affine");
   PARITY_ENFORCE(affine ? c.InputSize() == 3 : c.InputSize() == 1, ErrorKind::kBadArgument,
-                 "LayerNorm takes 3 inputs with elementwise_affine=1, else 1; got ",
-                 c.InputSize());
+                 "LayerNorm takes 3 inputs with elementwise_affine=1, else 1; got ", c.InputSize());
   const Dims affine_dims(x.dims.begin() + axis, x.dims.end());
   if (affine) {
     RequireShape(c, c.RealInput(1), 1, affine_dims);
@@ -198,7 +199,8 @@ void LayerNorm(OpContext<T>& c) {
     T mu = 0, var = 0;
     for (int64_t d = 0; d < cols; ++d) mu += x.r()[n * cols + d];
     mu /= static_cast<T>(cols);
-    for (int64_t d = 0; d < cols; ++d) var += (x.r()[n * cols + d] - mu) * (x.r()[n * cols + d] - mu);
+    for (int64_t d = 0; d < cols; ++d)
+      var += (x.r()[n * cols + d] - mu) * (x.r()[n * cols + d] - mu);
     var /= static_cast<T>(cols);
     const T s = std::sqrt(var + eps);
     mean.r()[n] = mu;
@@ -251,8 +253,11 @@ void LayerNormGradient(OpContext<T>& c) {
 void RegisterNormOps(Registry* r) {
   r->Add({"Softmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Softmax)});
   r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)});
-  const ArgTable bn_args = {{"is_test", "0"}, {"epsilon", "1e-5"}, {"momentum", "0.9"},
-                            {"order", "NCHW"}, {"num_batches", "1"}};
+  const ArgTable bn_args = {{"is_test", "0"},
+                            {"epsilon", "1e-5"},
+                            {"momentum", "0.9"},
+                            {"order", "NCHW"},
+                            {"num_batches", "1"}};
   r->Add({"SpatialBN", 5, 5, 1, 5, bn_args, PARITY_REF_KERNEL(SpatialBN)});
   r->Add({"SpatialBNGradient", 5, 5, 3, 3, bn_args, PARITY_REF_KERNEL(SpatialBNGradient)});
   const ArgTable ln_args = {{"axis", "1"}, {"epsilon", "1e-5"}, {"elementwise_affine", "0"}};

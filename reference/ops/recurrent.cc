@@ -41,8 +41,8 @@ Value<T> Rows(const OpContext<T>& c, const Value<T>& src, int64_t begin, int64_t
 template <typename T>
 void RecurrentNetwork(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
-  PARITY_ENFORCE(x.dims.size() >= 2, ErrorKind::kShapeMismatch,
-                 "input 0 must be T x N x ..., got ", Describe(c, 0));
+  PARITY_ENFORCE(x.dims.size() >= 2, ErrorKind::kShapeMismatch, "input 0 must be T x N x ..., got ",
+                 Describe(c, 0));
   const int64_t steps = x.dims[0], batch = x.dims[1];
   const caffe2::NetDef step_net = c.args.Net("step_net");
   const std::string timestep = c.args.Str("timestep");
@@ -62,8 +62,8 @@ void RecurrentNetwork(OpContext<T>& c) {
                    Describe(c, static_cast<int>(init_ids[i])), " must be [D], [N, D] or [L, N, D]");
     if (rank >= 2) {
       PARITY_ENFORCE(init.dims[rank - 2] == batch, ErrorKind::kShapeMismatch, "initial state ",
-                     Describe(c, static_cast<int>(init_ids[i])), " has batch ",
-                     init.dims[rank - 2], ", input 0 has ", batch);
+                     Describe(c, static_cast<int>(init_ids[i])), " has batch ", init.dims[rank - 2],
+                     ", input 0 has ", batch);
     }
     const int64_t d = init.dims.back(), len = rank == 3 ? init.dims[0] : 1;
     Value<T> s = c.NewReal({steps + len, batch, d});
@@ -123,8 +123,8 @@ void RecurrentNetwork(OpContext<T>& c) {
   const std::vector<std::string> asrc = c.args.Strs("alias_src");
   const std::vector<std::string> adst = c.args.Strs("alias_dst");
   const std::vector<int64_t> aoff = c.args.Ints("alias_offset");
-  PARITY_ENFORCE(asrc.size() == adst.size() && asrc.size() == aoff.size(),
-                 ErrorKind::kBadArgument, "alias_src/dst/offset must have equal lengths");
+  PARITY_ENFORCE(asrc.size() == adst.size() && asrc.size() == aoff.size(), ErrorKind::kBadArgument,
+                 "alias_src/dst/offset must have equal lengths");
   std::map<std::string, Value<T>> results;
   for (const std::string& s : states) results[s] = ext.at(s);
   for (size_t k = 0; k < asrc.size(); ++k) {
@@ -153,15 +153,28 @@ void RecurrentNetwork(OpContext<T>& c) {
 }  // namespace
 
 void RegisterRecurrentOps(Registry* r) {
-  const ArgTable args = {
-      {"step_net", ""}, {"backward_step_net", ""}, {"recurrent_states", "[]"},
-      {"initial_recurrent_state_ids", "[]"}, {"link_internal", "[]"}, {"link_external", "[]"},
-      {"link_offset", "[]"}, {"link_window", "[]"}, {"alias_src", "[]"}, {"alias_dst", "[]"},
-      {"alias_offset", "[]"}, {"timestep", "timestep"}, {"enable_rnn_executor", "0"},
-      {"param", "[]"}, {"param_grads", "[]"}, {"outputs_with_grads", "[]"},
-      {"backward_link_internal", "[]"}, {"backward_link_external", "[]"},
-      {"backward_link_offset", "[]"}, {"backward_link_window", "[]"},
-      {"recompute_blobs_on_backward", "[]"}, {"num_workspaces", "2"}};
+  const ArgTable args = {{"step_net", ""},
+                         {"backward_step_net", ""},
+                         {"recurrent_states", "[]"},
+                         {"initial_recurrent_state_ids", "[]"},
+                         {"link_internal", "[]"},
+                         {"link_external", "[]"},
+                         {"link_offset", "[]"},
+                         {"link_window", "[]"},
+                         {"alias_src", "[]"},
+                         {"alias_dst", "[]"},
+                         {"alias_offset", "[]"},
+                         {"timestep", "timestep"},
+                         {"enable_rnn_executor", "0"},
+                         {"param", "[]"},
+                         {"param_grads", "[]"},
+                         {"outputs_with_grads", "[]"},
+                         {"backward_link_internal", "[]"},
+                         {"backward_link_external", "[]"},
+                         {"backward_link_offset", "[]"},
+                         {"backward_link_window", "[]"},
+                         {"recompute_blobs_on_backward", "[]"},
+                         {"num_workspaces", "2"}};
   r->Add({"RecurrentNetwork", 1, -1, 1, -1, args, PARITY_REF_KERNEL(RecurrentNetwork)});
 }
 

@@ -41,16 +41,22 @@ void ReduceKernel(OpContext<T>& c) {
     if (x.is_real()) {
       T& acc = y.r()[o];
       const T v = x.r()[flat];
-      if (kOp == Red::kMax) acc = first || std::isnan(v) || v > acc ? v : acc;
-      else if (kOp == Red::kMin) acc = first || std::isnan(v) || v < acc ? v : acc;
-      else acc += v;
+      if (kOp == Red::kMax)
+        acc = first || std::isnan(v) || v > acc ? v : acc;
+      else if (kOp == Red::kMin)
+        acc = first || std::isnan(v) || v < acc ? v : acc;
+      else
+        acc += v;
       if (std::isnan(v)) acc = v;
     } else {
       int64_t& acc = y.i()[o];
       const int64_t v = x.i()[flat];
-      if (kOp == Red::kMax) acc = first ? v : std::max(acc, v);
-      else if (kOp == Red::kMin) acc = first ? v : std::min(acc, v);
-      else acc = WrapInt(x.dtype, static_cast<int64_t>(static_cast<uint64_t>(acc) + v));
+      if (kOp == Red::kMax)
+        acc = first ? v : std::max(acc, v);
+      else if (kOp == Red::kMin)
+        acc = first ? v : std::min(acc, v);
+      else
+        acc = WrapInt(x.dtype, static_cast<int64_t>(static_cast<uint64_t>(acc) + v));
     }
     ++flat;
   });
@@ -59,7 +65,8 @@ void ReduceKernel(OpContext<T>& c) {
     // Max/Min of nothing: Caffe2 starts from lowest()/max() of the type.
     if (count[o] == 0 && (kOp == Red::kMax || kOp == Red::kMin)) {
       if (x.is_real()) {
-        y.r()[o] = kOp == Red::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+        y.r()[o] =
+            kOp == Red::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
       } else {
         const bool i32 = x.dtype == DType::kInt32;
         y.i()[o] = kOp == Red::kMax ? (i32 ? INT32_MIN : INT64_MIN) : (i32 ? INT32_MAX : INT64_MAX);
@@ -70,13 +77,21 @@ void ReduceKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void ReduceSum(OpContext<T>& c) { ReduceKernel<T, Red::kSum>(c); }
+void ReduceSum(OpContext<T>& c) {
+  ReduceKernel<T, Red::kSum>(c);
+}
 template <typename T>
-void ReduceMean(OpContext<T>& c) { ReduceKernel<T, Red::kMean>(c); }
+void ReduceMean(OpContext<T>& c) {
+  ReduceKernel<T, Red::kMean>(c);
+}
 template <typename T>
-void ReduceMax(OpContext<T>& c) { ReduceKernel<T, Red::kMax>(c); }
+void ReduceMax(OpContext<T>& c) {
+  ReduceKernel<T, Red::kMax>(c);
+}
 template <typename T>
-void ReduceMin(OpContext<T>& c) { ReduceKernel<T, Red::kMin>(c); }
+void ReduceMin(OpContext<T>& c) {
+  ReduceKernel<T, Red::kMin>(c);
+}
 
 // SumElements: a 0-D scalar, the sum (or, with average=1, the mean) of every element.
 template <typename T>
@@ -112,7 +127,12 @@ void RegisterReduceOps(Registry* r) {
   r->Add({"ReduceMax", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMax)});
   r->Add({"ReduceMin", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMin)});
   r->Add({"SumElements", 1, 1, 1, 1, {{"average", "0"}}, PARITY_REF_KERNEL(SumElements)});
-  r->Add({"SumElementsGradient", 2, 2, 1, 1, {{"average", "0"}},
+  r->Add({"SumElementsGradient",
+          2,
+          2,
+          1,
+          1,
+          {{"average", "0"}},
           PARITY_REF_KERNEL(SumElementsGradient)});
 }
 

@@ -93,8 +93,8 @@ void LSTMUnitGradient(OpContext<T>& c) {
   // Validate the forward inputs as LSTMUnit does (ignoring the trailing H, C, dH, dC).
   const Value<T>& cp = c.RealInput(1);
   const Value<T>& g = c.RealInput(2);
-  PARITY_ENFORCE(cp.dims.size() == 3 && cp.dims[0] == 1, ErrorKind::kShapeMismatch,
-                 Describe(c, 1), " must be [1, N, D]");
+  PARITY_ENFORCE(cp.dims.size() == 3 && cp.dims[0] == 1, ErrorKind::kShapeMismatch, Describe(c, 1),
+                 " must be [1, N, D]");
   UnitShape s;
   s.n = cp.dims[1];
   s.d = cp.dims[2];
@@ -175,8 +175,8 @@ void GRUUnitGradient(OpContext<T>& c) {
                  c.InputSize(), " inputs, expected ", n_fixed + (use_seq ? 1 : 0),
                  " with sequence_lengths=", use_seq);
   const Value<T>& hp = c.RealInput(0);
-  PARITY_ENFORCE(hp.dims.size() == 3 && hp.dims[0] == 1, ErrorKind::kShapeMismatch,
-                 Describe(c, 0), " must be [1, N, D]");
+  PARITY_ENFORCE(hp.dims.size() == 3 && hp.dims[0] == 1, ErrorKind::kShapeMismatch, Describe(c, 0),
+                 " must be [1, N, D]");
   UnitShape s;
   s.n = hp.dims[1];
   s.d = hp.dims[2];

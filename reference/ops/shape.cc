@@ -2,6 +2,7 @@
 // Gather Tile. Every one is written as "for each output multi-index, which input element?", so
 // the same code moves floating, integer and bool elements exactly.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "reference/ops/util.h"
@@ -119,15 +120,18 @@ void Concat(OpContext<T>& c) {
   const int64_t rank = first.dims.size();
   const int64_t axis = CanonicalAxis(AxisFromOrder(c), rank + (add_axis ? 1 : 0));
   Dims ydims = first.dims;
-  if (add_axis) ydims.insert(ydims.begin() + axis, 0);
-  else PARITY_ENFORCE(rank > 0, ErrorKind::kShapeMismatch, "cannot concat scalars without add_axis");
+  if (add_axis)
+    ydims.insert(ydims.begin() + axis, 0);
+  else
+    PARITY_ENFORCE(rank > 0, ErrorKind::kShapeMismatch, "cannot concat scalars without add_axis");
   ydims[axis] = 0;
   Value<T> info = c.NewTensor(DType::kInt32, {c.InputSize()});
   for (int i = 0; i < c.InputSize(); ++i) {
     const Value<T>& x = c.Input(i);
     RequireSameDtype(c, first, x, i);
     bool ok = x.dims.size() == first.dims.size();
-    for (int64_t k = 0; ok && k < rank; ++k) ok = add_axis || k == axis || x.dims[k] == first.dims[k];
+    for (int64_t k = 0; ok && k < rank; ++k)
+      ok = add_axis || k == axis || x.dims[k] == first.dims[k];
     if (add_axis) ok = ok && x.dims == first.dims;
     PARITY_ENFORCE(ok, ErrorKind::kShapeMismatch, "cannot concat ", Describe(c, 0), " and ",
                    Describe(c, i), " along axis ", axis, add_axis ? " (add_axis)" : "");
@@ -166,12 +170,12 @@ void Split(OpContext<T>& c) {
   } else if (c.args.Has("split")) {
     split = c.args.Ints("split");
   } else {
-    PARITY_ENFORCE(x.dims[axis] % n_out == 0, ErrorKind::kShapeMismatch, "dimension ", axis,
-                   " of ", ShapeString(x.dims), " does not split into ", n_out, " equal parts");
+    PARITY_ENFORCE(x.dims[axis] % n_out == 0, ErrorKind::kShapeMismatch, "dimension ", axis, " of ",
+                   ShapeString(x.dims), " does not split into ", n_out, " equal parts");
     split.assign(n_out, x.dims[axis] / n_out);
   }
-  PARITY_ENFORCE(static_cast<int64_t>(split.size()) == n_out, ErrorKind::kBadArgument,
-                 split.size(), " split sizes for ", n_out, " outputs");
+  PARITY_ENFORCE(static_cast<int64_t>(split.size()) == n_out, ErrorKind::kBadArgument, split.size(),
+                 " split sizes for ", n_out, " outputs");
   int64_t total = 0;
   for (int64_t s : split) {
     PARITY_ENFORCE(s >= 0 && (!add_axis || s == 1), ErrorKind::kBadArgument, "split sizes ",
@@ -369,6 +373,7 @@ void Gather(OpContext<T>& c) {
   Dims ydims(data.dims.begin(), data.dims.begin() + axis);
   ydims.insert(ydims.end(), idx.dims.begin(), idx.dims.end());
   ydims.insert(ydims.end(), data.dims.begin() + axis + 1, data.dims.end());
+  c.CheckAlloc(ydims);
   const int64_t outer = SizeToDim(data.dims, axis), inner = SizeFromDim(data.dims, axis + 1);
   std::vector<int64_t> index;
   for (int64_t o = 0; o < outer; ++o) {
@@ -401,8 +406,10 @@ void Tile(OpContext<T>& c) {
   axis = CanonicalAxis(axis, x.dims.size());
   PARITY_ENFORCE(tiles >= 0, ErrorKind::kBadArgument, "tiles ", tiles, " must be >= 0");
   Dims ydims = x.dims;
+  PARITY_ENFORCE(x.dims[axis] == 0 || tiles <= std::numeric_limits<int64_t>::max() / x.dims[axis],
+                 ErrorKind::kResourceLimit, "tiles ", tiles, " overflows dimension ", axis);
   ydims[axis] *= tiles;
-  Numel(ydims);
+  c.CheckAlloc(ydims);
   const int64_t outer = SizeToDim(x.dims, axis), block = SizeFromDim(x.dims, axis);
   std::vector<int64_t> index;
   for (int64_t o = 0; o < outer; ++o) {
@@ -418,9 +425,18 @@ void Tile(OpContext<T>& c) {
 void RegisterShapeOps(Registry* r) {
   r->Add({"Reshape", 1, 2, 2, 2, {{"shape", "[]"}}, PARITY_REF_KERNEL(Reshape)});
   r->Add({"Transpose", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Transpose)});
-  r->Add({"Concat", 1, -1, 2, 2, {{"axis", "1"}, {"add_axis", "0"}, {"order", "NCHW"}},
+  r->Add({"Concat",
+          1,
+          -1,
+          2,
+          2,
+          {{"axis", "1"}, {"add_axis", "0"}, {"order", "NCHW"}},
           PARITY_REF_KERNEL(Concat)});
-  r->Add({"Split", 1, 2, 1, -1,
+  r->Add({"Split",
+          1,
+          2,
+          1,
+          -1,
           {{"axis", "1"}, {"split", "[]"}, {"order", "NCHW"}, {"add_axis", "0"}},
           PARITY_REF_KERNEL(Split)});
   r->Add({"Flatten", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Flatten)});
@@ -428,7 +444,12 @@ void RegisterShapeOps(Registry* r) {
   r->Add({"ExpandDims", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(ExpandDims)});
   r->Add({"Squeeze", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(Squeeze)});
   r->Add({"Slice", 1, 3, 1, 1, {{"starts", "[]"}, {"ends", "[]"}}, PARITY_REF_KERNEL(Slice)});
-  r->Add({"SliceGradient", 2, 4, 1, 1, {{"starts", "[]"}, {"ends", "[]"}},
+  r->Add({"SliceGradient",
+          2,
+          4,
+          1,
+          1,
+          {{"starts", "[]"}, {"ends", "[]"}},
           PARITY_REF_KERNEL(SliceGradient)});
   r->Add({"Shape", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Shape)});
   r->Add({"Gather", 2, 2, 1, 1, {{"axis", "0"}, {"wrap_indices", "0"}}, PARITY_REF_KERNEL(Gather)});

@@ -96,9 +96,13 @@ void SignKernel(OpContext<T>& c) {
 }
 
 template <typename T>
-void Neg(OpContext<T>& c) { SignKernel<T, false>(c); }
+void Neg(OpContext<T>& c) {
+  SignKernel<T, false>(c);
+}
 template <typename T>
-void Abs(OpContext<T>& c) { SignKernel<T, true>(c); }
+void Abs(OpContext<T>& c) {
+  SignKernel<T, true>(c);
+}
 
 template <typename T>
 void Clip(OpContext<T>& c) {
@@ -153,12 +157,28 @@ void Cast(OpContext<T>& c) {
       const double t = std::trunc(static_cast<double>(v));
       double lo_bound = -9223372036854775808.0, hi_bound = 9223372036854775808.0;  // int64
       switch (out) {
-        case DType::kInt8: lo_bound = -128; hi_bound = 128; break;
-        case DType::kUInt8: lo_bound = 0; hi_bound = 256; break;
-        case DType::kInt16: lo_bound = -32768; hi_bound = 32768; break;
-        case DType::kUInt16: lo_bound = 0; hi_bound = 65536; break;
-        case DType::kInt32: lo_bound = -2147483648.0; hi_bound = 2147483648.0; break;
-        default: break;
+        case DType::kInt8:
+          lo_bound = -128;
+          hi_bound = 128;
+          break;
+        case DType::kUInt8:
+          lo_bound = 0;
+          hi_bound = 256;
+          break;
+        case DType::kInt16:
+          lo_bound = -32768;
+          hi_bound = 32768;
+          break;
+        case DType::kUInt16:
+          lo_bound = 0;
+          hi_bound = 65536;
+          break;
+        case DType::kInt32:
+          lo_bound = -2147483648.0;
+          hi_bound = 2147483648.0;
+          break;
+        default:
+          break;
       }
       PARITY_ENFORCE(!std::isnan(t) && t >= lo_bound && t < hi_bound, ErrorKind::kBadArgument,
                      "Cast of ", static_cast<double>(v), " to ", DTypeName(out),
@@ -190,7 +210,11 @@ void RegisterUnaryOps(Registry* r) {
   r->Add({"Sin", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sin)});
   r->Add({"Cos", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Cos)});
   // Caffe2's defaults are float's lowest() and max().
-  r->Add({"Clip", 1, 1, 1, 1,
+  r->Add({"Clip",
+          1,
+          1,
+          1,
+          1,
           {{"min", "-3.4028234663852886e+38"}, {"max", "3.4028234663852886e+38"}},
           PARITY_REF_KERNEL(Clip)});
   r->Add({"Scale", 1, 1, 1, 1, {{"scale", "1.0"}}, PARITY_REF_KERNEL(Scale)});

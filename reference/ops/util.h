@@ -2,6 +2,7 @@
 #ifndef PARITY_REFERENCE_OPS_UTIL_H_
 #define PARITY_REFERENCE_OPS_UTIL_H_
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,8 +13,8 @@ namespace parity::reference {
 
 template <typename T>
 void RequireSameDtype(const OpContext<T>& c, const Value<T>& a, const Value<T>& b, int ib) {
-  PARITY_ENFORCE(a.dtype == b.dtype, ErrorKind::kShapeMismatch, "dtype mismatch: ",
-                 Describe(c, 0), " vs ", Describe(c, ib));
+  PARITY_ENFORCE(a.dtype == b.dtype, ErrorKind::kShapeMismatch, "dtype mismatch: ", Describe(c, 0),
+                 " vs ", Describe(c, ib));
 }
 
 template <typename T>
@@ -52,6 +53,41 @@ void UnaryGradient(OpContext<T>& c, F f) {
 template <typename T>
 T Sigmoid(T x) {
   return T(1) / (T(1) + std::exp(-x));
+}
+
+// Arguments of the broadcasting binary ops (and their gradients).
+inline const ArgTable& BinaryArgs() {
+  static const ArgTable args = {
+      {"broadcast", "0"}, {"axis", "-1"}, {"axis_str", ""}, {"order", "NCHW"}};
+  return args;
+}
+
+// Numpy broadcasting, or Caffe2's legacy form when broadcast=1 (B matched against A's dims from
+// `axis`, or from the position of `axis_str` in `order`).
+template <typename T>
+Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b) {
+  if (!c.args.Bool("broadcast")) {
+    // The output rank/dims, checked against the cap before the index tables are built.
+    const size_t rank = std::max(a.dims.size(), b.dims.size());
+    Dims out(rank, 1);
+    for (size_t k = 0; k < rank; ++k) {
+      const int64_t da = k + a.dims.size() >= rank ? a.dims[k + a.dims.size() - rank] : 1;
+      const int64_t db = k + b.dims.size() >= rank ? b.dims[k + b.dims.size() - rank] : 1;
+      out[k] = da == 1 ? db : da;
+    }
+    c.CheckAlloc(out);
+    return NumpyBroadcast(a.dims, b.dims);
+  }
+  int64_t axis = c.args.Int("axis");
+  const std::string axis_str = c.args.Str("axis_str");
+  if (!axis_str.empty()) {
+    const std::string order = c.args.Str("order");
+    const size_t pos = order.find(axis_str);
+    PARITY_ENFORCE(axis_str.size() == 1 && pos != std::string::npos, ErrorKind::kBadArgument,
+                   "axis_str '", axis_str, "' is not a dimension of order '", order, "'");
+    axis = static_cast<int64_t>(pos);
+  }
+  return LegacyBroadcast(a.dims, b.dims, axis);
 }
 
 // Convolution/pooling geometry parsed from Caffe2's argument spellings (conv.cc).

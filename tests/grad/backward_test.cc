@@ -143,8 +143,10 @@ TEST(Backward, GradientOpsCopyDeviceEngineAndArguments) {
 TEST(Backward, MatMulTransposes) {
   Ops forward = {MakeOp("MatMul", {"a", "b"}, {"c"}, {{"trans_b", 1}})};
   BackwardPass pass = GetBackwardPass(forward, {{"c", "dc"}});
-  // C = A Bᵀ: dA = dC B, dB = dCᵀ A.
-  EXPECT_EQ(Show(pass.ops), (Strings{"MatMul(dc,b)->(a_grad)", "MatMul(dc,a)->(b_grad)"}));
+  // C = A Bᵀ: dA = dC B, dB = dCᵀ A (on the 2-D views, then back to the inputs' dims).
+  EXPECT_EQ(Show(pass.ops), (Strings{"MatMul(dc,b)->(_a_grad_2d)", "MatMul(dc,a)->(_b_grad_2d)",
+                                     "ResizeLike(_a_grad_2d,a)->(a_grad)",
+                                     "ResizeLike(_b_grad_2d,b)->(b_grad)"}));
   EXPECT_EQ(pass.ops[1].arg(0).name(), "trans_a");
   EXPECT_EQ(pass.ops[1].arg(0).i(), 1);
 }

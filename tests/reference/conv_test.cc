@@ -12,16 +12,19 @@ std::vector<double> Iota(int n) {
 
 // X = [[1,2,3],[4,5,6],[7,8,9]]; a diagonal 2x2 filter sums x(i,j) + x(i+1,j+1).
 TEST(Conv, Basic) {
-  const Tensors in = {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 0, 0, 1})},
-                      {"b", F({1}, {10})}};
+  const Tensors in = {
+      {"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 0, 0, 1})}, {"b", F({1}, {10})}};
   auto y = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2), in, "y");
   EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 1, 2, 2}));
   EXPECT_VALUES_NEAR(y, (std::vector<double>{6, 8, 12, 14}), 0);
   // Kernel size taken from the filter; bias added per output channel.
   EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w", "b"}, {"y"}), in, "y"),
                      (std::vector<double>{16, 18, 22, 24}), 0);
-  ExpectError([&] { RunOps({Op("Conv", {"x", "w"}, {"y"}).I("kernel", 3)}, in); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("Conv", {"x", "w"}, {"y"}).I("kernel", 3)}, in);
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Conv, Padding) {
@@ -75,23 +78,35 @@ TEST(Pool, MaxPool) {
                  {{"x", F({1, 1, 3, 3}, neg)}}, "y");
   EXPECT_EQ(Dims(p), (std::vector<int64_t>{1, 1, 2, 2}));
   EXPECT_VALUES_NEAR(p, (std::vector<double>{-1, -2, -3, 0}), 0);
-  auto g = RunOp(Op("MaxPool", {"x"}, {"y"}).I("global_pooling", 1), {{"x", F({1, 1, 3, 3}, x)}}, "y");
+  auto g =
+      RunOp(Op("MaxPool", {"x"}, {"y"}).I("global_pooling", 1), {{"x", F({1, 1, 3, 3}, x)}}, "y");
   EXPECT_EQ(Dims(g), (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_VALUES_NEAR(g, (std::vector<double>{8}), 0);
-  ExpectError([&] { RunOps({Op("MaxPool", {"x"}, {"y"})}, {{"x", F({1, 1, 3, 3}, x)}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([&] { RunOps({Op("MaxPool", {"x"}, {"y"}).I("kernel", 4)}, {{"x", F({1, 1, 3, 3}, x)}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("MaxPool", {"x"}, {"y"})}, {{"x", F({1, 1, 3, 3}, x)}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("MaxPool", {"x"}, {"y"}).I("kernel", 4)}, {{"x", F({1, 1, 3, 3}, x)}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Pool, AveragePoolCountIncludePad) {
   const Tensors in = {{"x", F({1, 1, 3, 3}, {1, 5, 2, 3, 4, 6, 7, 0, 8})}};
   // Windows (pad 1, kernel 2, stride 2): {1}, {5, 2}, {3, 7}, {4, 6, 0, 8}.
-  auto a = RunOp(Op("AveragePool", {"x"}, {"y"}).I("kernel", 2).I("pad", 1).I("stride", 2), in, "y");
+  auto a =
+      RunOp(Op("AveragePool", {"x"}, {"y"}).I("kernel", 2).I("pad", 1).I("stride", 2), in, "y");
   EXPECT_VALUES_NEAR(a, (std::vector<double>{1, 3.5, 5, 4.5}), 0);
   // Counting the padded taps: every window has 4 taps inside the padded extent.
-  auto b = RunOp(Op("AveragePool", {"x"}, {"y"}).I("kernel", 2).I("pad", 1).I("stride", 2)
-                     .I("count_include_pad", 1), in, "y");
+  auto b = RunOp(Op("AveragePool", {"x"}, {"y"})
+                     .I("kernel", 2)
+                     .I("pad", 1)
+                     .I("stride", 2)
+                     .I("count_include_pad", 1),
+                 in, "y");
   EXPECT_VALUES_NEAR(b, (std::vector<double>{0.25, 1.75, 2.5, 4.5}), 0);
   auto g = RunOp(Op("AveragePool", {"x"}, {"y"}).I("global_pooling", 1), in, "y");
   EXPECT_VALUES_NEAR(g, (std::vector<double>{4}), 0);

@@ -25,8 +25,8 @@ TEST(Elementwise, AddBroadcastsBothSidesAndScalars) {
   EXPECT_EQ(Dims(z), (std::vector<int64_t>{2}));
   EXPECT_VALUES_NEAR(z, (std::vector<double>{-4, -3}), 0);
   // Empty tensors broadcast to empty.
-  auto e = RunOp(Op("Mul", {"a", "b"}, {"y"}), {{"a", F({0, 3}, {})}, {"b", F({3}, {1, 2, 3})}},
-                 "y");
+  auto e =
+      RunOp(Op("Mul", {"a", "b"}, {"y"}), {{"a", F({0, 3}, {})}, {"b", F({3}, {1, 2, 3})}}, "y");
   EXPECT_EQ(Dims(e), (std::vector<int64_t>{0, 3}));
 }
 
@@ -51,8 +51,8 @@ TEST(Elementwise, LegacyBroadcastWithAxis) {
 }
 
 TEST(Elementwise, IntegerArithmeticIsExactAndWraps) {
-  auto d = RunOp(Op("Div", {"a", "b"}, {"y"}),
-                 {{"a", Int({2}, {7, -7})}, {"b", Int({2}, {2, 2})}}, "y");
+  auto d =
+      RunOp(Op("Div", {"a", "b"}, {"y"}), {{"a", Int({2}, {7, -7})}, {"b", Int({2}, {2, 2})}}, "y");
   EXPECT_EQ(d.data_type(), caffe2::TensorProto::INT32);
   EXPECT_EQ(IntValues(d), (std::vector<int64_t>{3, -3}));  // truncation toward zero
   auto w = RunOp(Op("Add", {"a", "b"}, {"y"}),
@@ -62,10 +62,16 @@ TEST(Elementwise, IntegerArithmeticIsExactAndWraps) {
   auto big = RunOp(Op("Add", {"a", "b"}, {"y"}),
                    {{"a", I64({1}, {int64_t{1} << 53})}, {"b", I64({1}, {1})}}, "y");
   EXPECT_EQ(IntValues(big), (std::vector<int64_t>{(int64_t{1} << 53) + 1}));
-  ExpectError([] { RunOps({Op("Div", {"a", "b"}, {"y"})}, {{"a", Int({1}, {1})}, {"b", Int({1}, {0})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([] { RunOps({Op("Add", {"a", "b"}, {"y"})}, {{"a", Int({1}, {1})}, {"b", F({1}, {1})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [] {
+        RunOps({Op("Div", {"a", "b"}, {"y"})}, {{"a", Int({1}, {1})}, {"b", Int({1}, {0})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Add", {"a", "b"}, {"y"})}, {{"a", Int({1}, {1})}, {"b", F({1}, {1})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Elementwise, Pow) {
@@ -73,8 +79,11 @@ TEST(Elementwise, Pow) {
   EXPECT_VALUES_NEAR(y, (std::vector<double>{4, 9}), 0);
   auto z = RunOp(Op("Pow", {"x", "e"}, {"y"}), {{"x", F({2}, {2, 3})}, {"e", F({2}, {3, 2})}}, "y");
   EXPECT_VALUES_NEAR(z, (std::vector<double>{8, 9}), 0);
-  ExpectError([] { RunOps({Op("Pow", {"x"}, {"y"})}, {{"x", F({1}, {2})}}); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Pow", {"x"}, {"y"})}, {{"x", F({1}, {2})}});
+      },
+      ErrorKind::kBadArgument);
 }
 
 TEST(Elementwise, ComparisonsGiveBool) {
@@ -82,24 +91,36 @@ TEST(Elementwise, ComparisonsGiveBool) {
   auto lt = RunOp(Op("LT", {"a", "b"}, {"y"}), in, "y");
   EXPECT_EQ(lt.data_type(), caffe2::TensorProto::BOOL);
   EXPECT_EQ(IntValues(lt), (std::vector<int64_t>{1, 0, 0}));
-  EXPECT_EQ(IntValues(RunOp(Op("LE", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{1, 1, 0}));
-  EXPECT_EQ(IntValues(RunOp(Op("GT", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{0, 0, 1}));
-  EXPECT_EQ(IntValues(RunOp(Op("GE", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{0, 1, 1}));
-  EXPECT_EQ(IntValues(RunOp(Op("EQ", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{0, 1, 0}));
-  EXPECT_EQ(IntValues(RunOp(Op("NE", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{1, 0, 1}));
+  EXPECT_EQ(IntValues(RunOp(Op("LE", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{1, 1, 0}));
+  EXPECT_EQ(IntValues(RunOp(Op("GT", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(IntValues(RunOp(Op("GE", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(IntValues(RunOp(Op("EQ", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{0, 1, 0}));
+  EXPECT_EQ(IntValues(RunOp(Op("NE", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{1, 0, 1}));
   // Broadcast against a scalar, on int64.
-  auto s = RunOp(Op("EQ", {"a", "b"}, {"y"}), {{"a", I64({3}, {5, 6, 5})}, {"b", I64({}, {5})}}, "y");
+  auto s =
+      RunOp(Op("EQ", {"a", "b"}, {"y"}), {{"a", I64({3}, {5, 6, 5})}, {"b", I64({}, {5})}}, "y");
   EXPECT_EQ(IntValues(s), (std::vector<int64_t>{1, 0, 1}));
 }
 
 TEST(Elementwise, Logical) {
   const Tensors in = {{"a", Bool({4}, {1, 1, 0, 0})}, {"b", Bool({4}, {1, 0, 1, 0})}};
-  EXPECT_EQ(IntValues(RunOp(Op("And", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{1, 0, 0, 0}));
-  EXPECT_EQ(IntValues(RunOp(Op("Or", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{1, 1, 1, 0}));
-  EXPECT_EQ(IntValues(RunOp(Op("Xor", {"a", "b"}, {"y"}), in, "y")), (std::vector<int64_t>{0, 1, 1, 0}));
+  EXPECT_EQ(IntValues(RunOp(Op("And", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{1, 0, 0, 0}));
+  EXPECT_EQ(IntValues(RunOp(Op("Or", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{1, 1, 1, 0}));
+  EXPECT_EQ(IntValues(RunOp(Op("Xor", {"a", "b"}, {"y"}), in, "y")),
+            (std::vector<int64_t>{0, 1, 1, 0}));
   EXPECT_EQ(IntValues(RunOp(Op("Not", {"a"}, {"y"}), in, "y")), (std::vector<int64_t>{0, 0, 1, 1}));
-  ExpectError([] { RunOps({Op("And", {"a", "b"}, {"y"})}, {{"a", F({1}, {1})}, {"b", F({1}, {1})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [] {
+        RunOps({Op("And", {"a", "b"}, {"y"})}, {{"a", F({1}, {1})}, {"b", F({1}, {1})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Elementwise, VariadicMaxMinWithTies) {
@@ -113,9 +134,13 @@ TEST(Elementwise, VariadicMaxMinWithTies) {
   EXPECT_VALUES_NEAR(RunOp(Op("Mean", {"a", "b"}, {"y"}), in, "y"),
                      (std::vector<double>{2.5, 5, 2.5}), 0);
   // Sum in place on input 0.
-  EXPECT_VALUES_NEAR(RunOp(Op("Sum", {"a", "b"}, {"a"}), in, "a"), (std::vector<double>{5, 10, 5}), 0);
-  ExpectError([] { RunOps({Op("Sum", {"a", "b"}, {"y"})}, {{"a", F({2}, {1, 2})}, {"b", F({1}, {1})}}); },
-              ErrorKind::kShapeMismatch);
+  EXPECT_VALUES_NEAR(RunOp(Op("Sum", {"a", "b"}, {"a"}), in, "a"), (std::vector<double>{5, 10, 5}),
+                     0);
+  ExpectError(
+      [] {
+        RunOps({Op("Sum", {"a", "b"}, {"y"})}, {{"a", F({2}, {1, 2})}, {"b", F({1}, {1})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Unary, Activations) {
@@ -158,9 +183,9 @@ TEST(Unary, MathFunctions) {
                      (std::vector<double>{0.5}), 1e-15);
   EXPECT_VALUES_NEAR(RunOp(Op("Cos", {"x"}, {"y"}), {{"x", F({1}, {M_PI / 3})}}, "y"),
                      (std::vector<double>{0.5}), 1e-15);
-  EXPECT_VALUES_NEAR(RunOp(Op("Clip", {"x"}, {"y"}).F("min", -1).F("max", 2),
-                           {{"x", F({3}, {-3, 0.5, 5})}}, "y"),
-                     (std::vector<double>{-1, 0.5, 2}), 0);
+  EXPECT_VALUES_NEAR(
+      RunOp(Op("Clip", {"x"}, {"y"}).F("min", -1).F("max", 2), {{"x", F({3}, {-3, 0.5, 5})}}, "y"),
+      (std::vector<double>{-1, 0.5, 2}), 0);
   EXPECT_VALUES_NEAR(RunOp(Op("Scale", {"x"}, {"y"}).F("scale", 2.5), {{"x", F({1}, {2})}}, "y"),
                      (std::vector<double>{5}), 0);
   EXPECT_VALUES_NEAR(RunOp(Op("StopGradient", {"x"}, {"y"}), {{"x", F({1}, {7})}}, "y"),
@@ -184,12 +209,18 @@ TEST(Unary, Cast) {
   auto u8 = RunOp(Op("Cast", {"x"}, {"y"}).I("to", caffe2::TensorProto::UINT8),
                   {{"x", Int({1}, {300})}}, "y");
   EXPECT_EQ(IntValues(u8), (std::vector<int64_t>{44}));  // 300 mod 256
-  ExpectError([] { RunOps({Op("Cast", {"x"}, {"y"}).I("to", caffe2::TensorProto::INT8)},
-                       {{"x", F({1}, {200})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([] { RunOps({Op("Cast", {"x"}, {"y"}).I("to", caffe2::TensorProto::STRING)},
-                       {{"x", F({1}, {2})}}); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Cast", {"x"}, {"y"}).I("to", caffe2::TensorProto::INT8)},
+               {{"x", F({1}, {200})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Cast", {"x"}, {"y"}).I("to", caffe2::TensorProto::STRING)},
+               {{"x", F({1}, {2})}});
+      },
+      ErrorKind::kBadArgument);
 }
 
 }  // namespace

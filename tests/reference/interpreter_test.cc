@@ -12,8 +12,8 @@ TEST(Interpreter, TraceRecordsEveryOutputAfterEveryOp) {
   RunOptions options;
   options.trace = true;
   // y = a + b; y = y * y (in place); z = Relu(y)
-  const auto net = MakeNet({Op("Add", {"a", "b"}, {"y"}), Op("Mul", {"y", "y"}, {"y"}),
-                            Op("Neg", {"y"}, {"z"})});
+  const auto net = MakeNet(
+      {Op("Add", {"a", "b"}, {"y"}), Op("Mul", {"y", "y"}, {"y"}), Op("Neg", {"y"}, {"z"})});
   RunResult r = RunNet(net, {{"a", F({2}, {1, 2})}, {"b", F({2}, {2, 3})}}, options);
   ASSERT_EQ(r.trace.size(), 3u);
   EXPECT_EQ(r.trace[0].op_index, 0);
@@ -52,7 +52,7 @@ TEST(Interpreter, FloatInputsRunInTheChosenPrecision) {
   EXPECT_EQ(Values(f32.blobs.at("y"))[0], 1.0);
   // Integers stay exact in f32 mode too.
   auto i = RunOps({Op("Add", {"a", "b"}, {"y"})},
-               {{"a", I64({1}, {int64_t{1} << 40})}, {"b", I64({1}, {1})}}, Precision::kF32);
+                  {{"a", I64({1}, {int64_t{1} << 40})}, {"b", I64({1}, {1})}}, Precision::kF32);
   EXPECT_EQ(IntValues(i.blobs.at("y")), (std::vector<int64_t>{(int64_t{1} << 40) + 1}));
 }
 
@@ -66,14 +66,15 @@ double MaxAbsDiff(const caffe2::TensorProto& a, const caffe2::TensorProto& b) {
 TEST(Interpreter, F32DistanceGrowsWithIllConditioning) {
   // Well conditioned: y = Sigmoid(x*w + b) on moderate values. The f32 run may differ from f64 by
   // a few float ulps of the result (~1e-7 relative), no more.
-  const auto good = MakeNet({Op("Mul", {"x", "w"}, {"t"}), Op("Add", {"t", "b"}, {"u"}),
-                             Op("Sigmoid", {"u"}, {"y"})});
+  const auto good = MakeNet(
+      {Op("Mul", {"x", "w"}, {"t"}), Op("Add", {"t", "b"}, {"u"}), Op("Sigmoid", {"u"}, {"y"})});
   const Tensors in = {{"x", F({4}, {0.1, -0.7, 1.3, 0.25})},
                       {"w", F({4}, {0.9, 1.1, -0.3, 2.0})},
                       {"b", F({4}, {0.05, 0.2, -0.1, 0.3})}};
   RunOptions o32;
   o32.precision = Precision::kF32;
-  const double d_good = MaxAbsDiff(RunNet(good, in).blobs.at("y"), RunNet(good, in, o32).blobs.at("y"));
+  const double d_good =
+      MaxAbsDiff(RunNet(good, in).blobs.at("y"), RunNet(good, in, o32).blobs.at("y"));
   EXPECT_LE(d_good, 4 * 6e-8);  // a few ulps of values below 1
   // Ill conditioned: (a + b) - a with a = 1e8 loses b's low digits in float (ulp(1e8) = 8).
   const auto bad = MakeNet({Op("Add", {"a", "b"}, {"s"}), Op("Sub", {"s", "a"}, {"y"})});
@@ -96,49 +97,92 @@ TEST(Interpreter, AliasSharesStorageUntilReallocated) {
                        {{"x", F({3}, {-1, 2, -3})}});
   EXPECT_VALUES_NEAR(c.blobs.at("x"), (std::vector<double>{-1, 2, -3}), 0);
   // A write of a different size gives y fresh storage; x keeps its values.
-  RunResult d = RunNet(MakeNet({Op("Alias", {"x"}, {"y"}),
-                                Op("Concat", {"y", "y"}, {"y", "info"}).I("axis", 0)}),
-                       {{"x", F({3}, {-1, 2, -3})}});
+  RunResult d = RunNet(
+      MakeNet({Op("Alias", {"x"}, {"y"}), Op("Concat", {"y", "y"}, {"y", "info"}).I("axis", 0)}),
+      {{"x", F({3}, {-1, 2, -3})}});
   EXPECT_VALUES_NEAR(d.blobs.at("x"), (std::vector<double>{-1, 2, -3}), 0);
   EXPECT_EQ(Dims(d.blobs.at("y")), (std::vector<int64_t>{6}));
 }
 
 TEST(Interpreter, ErrorsNameTheOpAndHaveTheRightKind) {
   std::string msg = ExpectError(
-      [] { RunNet(MakeNet({Op("Relu", {"x"}, {"y"}), Op("Add", {"y", "nope"}, {"z"})}, "main"),
-                  {{"x", F({1}, {1})}}); },
+      [] {
+        RunNet(MakeNet({Op("Relu", {"x"}, {"y"}), Op("Add", {"y", "nope"}, {"z"})}, "main"),
+               {{"x", F({1}, {1})}});
+      },
       ErrorKind::kMissingBlob);
   EXPECT_NE(msg.find("op #1 (Add)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("nope"), std::string::npos) << msg;
   EXPECT_NE(msg.find("net 'main'"), std::string::npos) << msg;
-  msg = ExpectError([] { RunOps({Op("Relu", {"x", "x"}, {"y"})}, {{"x", F({1}, {1})}}); },
-                    ErrorKind::kBadArgument);
+  msg = ExpectError(
+      [] {
+        RunOps({Op("Relu", {"x", "x"}, {"y"})}, {{"x", F({1}, {1})}});
+      },
+      ErrorKind::kBadArgument);
   EXPECT_NE(msg.find("2 inputs"), std::string::npos) << msg;
-  ExpectError([] { RunOps({Op("NoSuchOp", {"x"}, {"y"})}, {{"x", F({1}, {1})}}); },
-              ErrorKind::kUnknownOp);
-  ExpectError([] { RunOps({Op("RecurrentNetworkGradient", {"x"}, {"y"})}, {{"x", F({1}, {1})}}); },
-              ErrorKind::kUnknownOp);
-  msg = ExpectError([] { RunOps({Op("Add", {"a", "b"}, {"y"})},
-                             {{"a", F({2, 3}, {1, 2, 3, 4, 5, 6})}, {"b", F({2}, {1, 2})}}); },
-                    ErrorKind::kShapeMismatch);
+  ExpectError(
+      [] {
+        RunOps({Op("NoSuchOp", {"x"}, {"y"})}, {{"x", F({1}, {1})}});
+      },
+      ErrorKind::kUnknownOp);
+  ExpectError(
+      [] {
+        RunOps({Op("RecurrentNetworkGradient", {"x"}, {"y"})}, {{"x", F({1}, {1})}});
+      },
+      ErrorKind::kUnknownOp);
+  msg = ExpectError(
+      [] {
+        RunOps({Op("Add", {"a", "b"}, {"y"})},
+               {{"a", F({2, 3}, {1, 2, 3, 4, 5, 6})}, {"b", F({2}, {1, 2})}});
+      },
+      ErrorKind::kShapeMismatch);
   EXPECT_NE(msg.find("[2, 3]"), std::string::npos) << msg;
   // Duplicated argument names, wrong argument field.
-  ExpectError([] { RunOps({Op("Scale", {"x"}, {"y"}).F("scale", 1).F("scale", 2)}, {{"x", F({1}, {1})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([] { RunOps({Op("Flatten", {"x"}, {"y"}).F("axis", 1)}, {{"x", F({1, 1}, {1})}}); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Scale", {"x"}, {"y"}).F("scale", 1).F("scale", 2)}, {{"x", F({1}, {1})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Flatten", {"x"}, {"y"}).F("axis", 1)}, {{"x", F({1, 1}, {1})}});
+      },
+      ErrorKind::kBadArgument);
   // Malformed input tensors.
-  ExpectError([] { RunOps({Op("Relu", {"x"}, {"y"})}, {{"x", F({3}, {1})}}); }, ErrorKind::kInvalidNet);
+  ExpectError(
+      [] {
+        RunOps({Op("Relu", {"x"}, {"y"})}, {{"x", F({3}, {1})}});
+      },
+      ErrorKind::kInvalidNet);
 }
 
 TEST(Interpreter, ResourceLimits) {
   RunOptions o;
   o.max_alloc_bytes = 1000;
-  ExpectError([&] { RunNet(MakeNet({Op("ConstantFill", {}, {"y"}).Ints("shape", {1000})}), {}, o); },
-              ErrorKind::kResourceLimit);
+  ExpectError(
+      [&] { RunNet(MakeNet({Op("ConstantFill", {}, {"y"}).Ints("shape", {1000})}), {}, o); },
+      ErrorKind::kResourceLimit);
+  // Broadcasting and Tile are checked before any per-element table is built.
+  std::vector<double> col(200, 1.0);
+  ExpectError(
+      [&] {
+        RunNet(MakeNet({Op("Add", {"a", "b"}, {"y"})}),
+               {{"a", F({200, 1}, col)}, {"b", F({1, 200}, col)}}, o);
+      },
+      ErrorKind::kResourceLimit);
+  ExpectError(
+      [&] {
+        RunNet(MakeNet({Op("Tile", {"a"}, {"y"}).I("tiles", int64_t{1} << 62)}),
+               {{"a", F({200, 1}, col)}}, o);
+      },
+      ErrorKind::kResourceLimit);
   // Dims whose product overflows int64.
-  ExpectError([] { RunOps({Op("ConstantFill", {}, {"y"}).Ints("shape", {int64_t{1} << 40, int64_t{1} << 40})}, {}); },
-              ErrorKind::kResourceLimit);
+  ExpectError(
+      [] {
+        RunOps({Op("ConstantFill", {}, {"y"}).Ints("shape", {int64_t{1} << 40, int64_t{1} << 40})},
+               {});
+      },
+      ErrorKind::kResourceLimit);
   ExpectError([] { RunOps({Op("ConstantFill", {}, {"y"}).Ints("shape", {-2})}, {}); },
               ErrorKind::kBadArgument);
 }
@@ -149,23 +193,24 @@ TEST(Interpreter, RawDataInputs) {
   p.set_data_type(caffe2::TensorProto::FLOAT);
   const float v[2] = {1.5f, -2.0f};
   p.set_raw_data(std::string(reinterpret_cast<const char*>(v), sizeof(v)));
-  EXPECT_VALUES_NEAR(RunOp(Op("Neg", {"x"}, {"y"}), {{"x", p}}, "y"), (std::vector<double>{-1.5, 2}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("Neg", {"x"}, {"y"}), {{"x", p}}, "y"),
+                     (std::vector<double>{-1.5, 2}), 0);
 }
 
 // The production op set of issue 3 (forward ops): the reference must implement every one.
 TEST(Coverage, EveryProductionOpIsImplemented) {
   const std::vector<std::string> production = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "LT", "LE", "GT", "GE",
-      "EQ", "NE", "And", "Or", "Xor", "Not", "Relu", "LeakyRelu", "Elu", "Sigmoid", "Tanh",
-      "Softsign", "Exp", "Log", "Sqrt", "Sqr", "Abs", "Neg", "Reciprocal", "Sin", "Cos", "Clip",
-      "Scale", "Cast", "StopGradient", "FC", "FCTransposed", "MatMul", "BatchMatMul", "Reshape",
-      "Transpose", "Concat", "Split", "Flatten", "FlattenToVec", "ExpandDims", "Squeeze",
-      "Slice", "Shape", "Gather", "Tile", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-      "SumElements", "Softmax", "SpatialBN", "LayerNorm", "SquaredL2Distance", "AveragedLoss",
-      "LabelCrossEntropy", "SoftmaxWithLoss", "SigmoidCrossEntropyWithLogits", "Conv",
-      "MaxPool", "AveragePool", "ConstantFill", "GivenTensorFill", "GivenTensorDoubleFill",
-      "GivenTensorIntFill", "GivenTensorInt64Fill", "GivenTensorBoolFill", "UniformFill",
-      "GaussianFill", "XavierFill", "Copy", "Alias", "LSTMUnit", "GRUUnit",
+      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "LT", "LE", "GT", "GE", "EQ",
+      "NE", "And", "Or", "Xor", "Not", "Relu", "LeakyRelu", "Elu", "Sigmoid", "Tanh", "Softsign",
+      "Exp", "Log", "Sqrt", "Sqr", "Abs", "Neg", "Reciprocal", "Sin", "Cos", "Clip", "Scale",
+      "Cast", "StopGradient", "FC", "FCTransposed", "MatMul", "BatchMatMul", "Reshape", "Transpose",
+      "Concat", "Split", "Flatten", "FlattenToVec", "ExpandDims", "Squeeze", "Slice", "Shape",
+      "Gather", "Tile", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "SumElements",
+      "Softmax", "SpatialBN", "LayerNorm", "SquaredL2Distance", "AveragedLoss", "LabelCrossEntropy",
+      "SoftmaxWithLoss", "SigmoidCrossEntropyWithLogits", "Conv", "MaxPool", "AveragePool",
+      "ConstantFill", "GivenTensorFill", "GivenTensorDoubleFill", "GivenTensorIntFill",
+      "GivenTensorInt64Fill", "GivenTensorBoolFill", "UniformFill", "GaussianFill", "XavierFill",
+      "Copy", "Alias", "LSTMUnit", "GRUUnit",
       // Control flow and RNN (later production issue).
       "CreateScope", "HasScope", "Do", "If", "While", "RecurrentNetwork"};
   const auto supported = SupportedOps();

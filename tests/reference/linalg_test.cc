@@ -14,9 +14,9 @@ TEST(Linalg, FC) {
   EXPECT_EQ(Dims(y), (std::vector<int64_t>{2, 2}));
   EXPECT_VALUES_NEAR(y, (std::vector<double>{14, 22, 20, 25}), 0);
   // axis=2 on a [1, 2, 3] input keeps the leading dims.
-  auto y3 = RunOp(Op("FC", {"x", "w", "b"}, {"y"}).I("axis", 2),
-                  {{"x", F({1, 2, 3}, {1, 2, 3, 4, 5, 6})}, {"w", in.at("w")}, {"b", in.at("b")}},
-                  "y");
+  auto y3 =
+      RunOp(Op("FC", {"x", "w", "b"}, {"y"}).I("axis", 2),
+            {{"x", F({1, 2, 3}, {1, 2, 3, 4, 5, 6})}, {"w", in.at("w")}, {"b", in.at("b")}}, "y");
   EXPECT_EQ(Dims(y3), (std::vector<int64_t>{1, 2, 2}));
   EXPECT_VALUES_NEAR(y3, (std::vector<double>{14, 22, 20, 25}), 0);
   // Negative axis: -1 of a [2, 3] input is axis 1.
@@ -26,13 +26,18 @@ TEST(Linalg, FC) {
   auto t = RunOp(Op("FCTransposed", {"x", "w", "b"}, {"y"}),
                  {{"x", in.at("x")}, {"w", F({3, 2}, {1, 0, 0, 1, 1, 0})}, {"b", in.at("b")}}, "y");
   EXPECT_VALUES_NEAR(t, (std::vector<double>{14, 22, 20, 25}), 0);
-  ExpectError([&] { RunOps({Op("FC", {"x", "w", "b"}, {"y"})},
-                           {{"x", in.at("x")}, {"w", F({2, 4}, {0, 0, 0, 0, 0, 0, 0, 0})},
-                            {"b", in.at("b")}}); },
-              ErrorKind::kShapeMismatch);
-  ExpectError([&] { RunOps({Op("FC", {"x", "w", "b"}, {"y"})},
-                           {{"x", in.at("x")}, {"w", in.at("w")}, {"b", F({3}, {0, 0, 0})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("FC", {"x", "w", "b"}, {"y"})},
+               {{"x", in.at("x")}, {"w", F({2, 4}, {0, 0, 0, 0, 0, 0, 0, 0})}, {"b", in.at("b")}});
+      },
+      ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("FC", {"x", "w", "b"}, {"y"})},
+               {{"x", in.at("x")}, {"w", in.at("w")}, {"b", F({3}, {0, 0, 0})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 // A = [[1,2],[3,4]], B = [[5,6],[7,8]]: AB = [[19,22],[43,50]], A^T B = [[26,30],[38,44]],
@@ -45,9 +50,12 @@ TEST(Linalg, MatMul) {
                      (std::vector<double>{26, 30, 38, 44}), 0);
   EXPECT_VALUES_NEAR(RunOp(Op("MatMul", {"a", "b"}, {"y"}).I("trans_b", 1), in, "y"),
                      (std::vector<double>{17, 23, 39, 53}), 0);
-  ExpectError([] { RunOps({Op("MatMul", {"a", "b"}, {"y"})},
-                          {{"a", F({2, 3}, {1, 2, 3, 4, 5, 6})}, {"b", F({2, 2}, {1, 2, 3, 4})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [] {
+        RunOps({Op("MatMul", {"a", "b"}, {"y"})},
+               {{"a", F({2, 3}, {1, 2, 3, 4, 5, 6})}, {"b", F({2, 2}, {1, 2, 3, 4})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Linalg, BatchMatMul) {
@@ -61,7 +69,11 @@ TEST(Linalg, BatchMatMul) {
   auto z = RunOp(Op("BatchMatMul", {"a", "b"}, {"y"}).I("broadcast", 1), bc, "y");
   EXPECT_EQ(Dims(z), (std::vector<int64_t>{2, 1, 1}));
   EXPECT_VALUES_NEAR(z, (std::vector<double>{3, 7}), 0);
-  ExpectError([&] { RunOps({Op("BatchMatMul", {"a", "b"}, {"y"})}, bc); }, ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("BatchMatMul", {"a", "b"}, {"y"})}, bc);
+      },
+      ErrorKind::kShapeMismatch);
   // Two vectors: a [1] dot product.
   auto d = RunOp(Op("BatchMatMul", {"a", "b"}, {"y"}).I("broadcast", 1),
                  {{"a", F({2}, {1, 2})}, {"b", F({2}, {3, 4})}}, "y");

@@ -26,12 +26,18 @@ TEST(Loss, LabelCrossEntropy) {
   EXPECT_VALUES_NEAR(RunOp(Op("LabelCrossEntropy", {"x", "l"}, {"y"}),
                            {{"x", F({1, 2}, {1, 0})}, {"l", Int({1}, {1})}}, "y"),
                      (std::vector<double>{46.051701859880914}), 1e-12);
-  ExpectError([&] { RunOps({Op("LabelCrossEntropy", {"x", "l"}, {"y"})},
-                           {{"x", in.at("x")}, {"l", Int({2}, {1, 3})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([&] { RunOps({Op("LabelCrossEntropy", {"x", "l"}, {"y"})},
-                           {{"x", in.at("x")}, {"l", Int({3}, {1, 1, 1})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("LabelCrossEntropy", {"x", "l"}, {"y"})},
+               {{"x", in.at("x")}, {"l", Int({2}, {1, 3})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("LabelCrossEntropy", {"x", "l"}, {"y"})},
+               {{"x", in.at("x")}, {"l", Int({3}, {1, 1, 1})}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Loss, SoftmaxWithLoss) {
@@ -39,7 +45,8 @@ TEST(Loss, SoftmaxWithLoss) {
   // losses -ln(3/4) = 0.2876820724517809, -ln(1/4) = 1.3862943611198906.
   const double l0 = 0.2876820724517809, l1 = 1.3862943611198906;
   const Tensors in = {{"x", F({2, 2}, {0, std::log(3.0), std::log(3.0), 0})},
-                      {"l", Int({2}, {1, 1})}, {"w", F({2}, {1, 3})}};
+                      {"l", Int({2}, {1, 1})},
+                      {"w", F({2}, {1, 3})}};
   RunResult r = RunOps({Op("SoftmaxWithLoss", {"x", "l"}, {"p", "loss"})}, in);
   EXPECT_VALUES_NEAR(r.blobs.at("p"), (std::vector<double>{0.25, 0.75, 0.75, 0.25}), 1e-15);
   EXPECT_TRUE(Dims(r.blobs.at("loss")).empty());
@@ -51,9 +58,12 @@ TEST(Loss, SoftmaxWithLoss) {
   RunResult p = RunOps({Op("SoftmaxWithLoss", {"x", "l"}, {"p", "loss"}).I("label_prob", 1)},
                        {{"x", in.at("x")}, {"l", F({2, 2}, {0, 1, 1, 0})}});
   EXPECT_VALUES_NEAR(p.blobs.at("loss"), (std::vector<double>{l0}), 1e-15);
-  ExpectError([&] { RunOps({Op("SoftmaxWithLoss", {"x", "l"}, {"p", "loss"})},
-                           {{"x", in.at("x")}, {"l", Int({2}, {2, 0})}}); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("SoftmaxWithLoss", {"x", "l"}, {"p", "loss"})},
+               {{"x", in.at("x")}, {"l", Int({2}, {2, 0})}});
+      },
+      ErrorKind::kBadArgument);
 }
 
 TEST(Loss, SigmoidCrossEntropyWithLogits) {

@@ -64,8 +64,11 @@ TEST(Norm, SoftmaxCoercesTo2D) {
 TEST(Norm, SpatialBNInference) {
   // Channel 0 holds (1, 2), channel 1 holds (3, 4); eps = 0.
   // c0: (x - 1)/2 * 2 + 0 = (0, 1); c1: (x - 3)/1 * 1 + 1 = (1, 2).
-  const Tensors in = {{"x", F({1, 2, 1, 2}, {1, 2, 3, 4})}, {"s", F({2}, {2, 1})},
-                      {"b", F({2}, {0, 1})}, {"m", F({2}, {1, 3})}, {"v", F({2}, {4, 1})}};
+  const Tensors in = {{"x", F({1, 2, 1, 2}, {1, 2, 3, 4})},
+                      {"s", F({2}, {2, 1})},
+                      {"b", F({2}, {0, 1})},
+                      {"m", F({2}, {1, 3})},
+                      {"v", F({2}, {4, 1})}};
   auto y = RunOp(Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y"}).I("is_test", 1).F("epsilon", 0),
                  in, "y");
   EXPECT_VALUES_NEAR(y, (std::vector<double>{0, 1, 1, 2}), 1e-15);
@@ -74,25 +77,37 @@ TEST(Norm, SpatialBNInference) {
 TEST(Norm, SpatialBNTraining) {
   // One channel, N = 2, HW = 2: values 1, 2, 3, 4. mean 2.5, biased var 1.25.
   // running_mean = 0.9*0 + 0.1*2.5 = 0.25; running_var = 0.9*1 + 0.1*(4/3)*1.25 = 1.0666...
-  const Tensors in = {{"x", F({2, 1, 1, 2}, {1, 2, 3, 4})}, {"s", F({1}, {1})},
-                      {"b", F({1}, {0})}, {"m", F({1}, {0})}, {"v", F({1}, {1})}};
-  RunResult r = RunOps({Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y", "m", "v", "sm", "siv"})
-                            .F("epsilon", 0)},
-                       in);
+  const Tensors in = {{"x", F({2, 1, 1, 2}, {1, 2, 3, 4})},
+                      {"s", F({1}, {1})},
+                      {"b", F({1}, {0})},
+                      {"m", F({1}, {0})},
+                      {"v", F({1}, {1})}};
+  RunResult r = RunOps(
+      {Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y", "m", "v", "sm", "siv"}).F("epsilon", 0)},
+      in);
   const double is = 1 / std::sqrt(1.25);
-  EXPECT_VALUES_NEAR(r.blobs.at("y"), (std::vector<double>{-1.5 * is, -0.5 * is, 0.5 * is, 1.5 * is}),
-                     1e-12);
+  EXPECT_VALUES_NEAR(r.blobs.at("y"),
+                     (std::vector<double>{-1.5 * is, -0.5 * is, 0.5 * is, 1.5 * is}), 1e-12);
   EXPECT_VALUES_NEAR(r.blobs.at("m"), (std::vector<double>{0.25}), 1e-12);
   EXPECT_VALUES_NEAR(r.blobs.at("v"), (std::vector<double>{0.9 + 0.1 * 4.0 / 3.0 * 1.25}), 1e-12);
   EXPECT_VALUES_NEAR(r.blobs.at("sm"), (std::vector<double>{2.5}), 1e-12);
   EXPECT_VALUES_NEAR(r.blobs.at("siv"), (std::vector<double>{is}), 1e-12);
   // Training needs its running stats in place.
-  ExpectError([&] { RunOps({Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y", "m2", "v", "sm", "siv"})}, in); },
-              ErrorKind::kBadArgument);
-  ExpectError([&] { RunOps({Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y"}).I("is_test", 1)},
-                           {{"x", in.at("x")}, {"s", F({2}, {1, 1})}, {"b", in.at("b")},
-                            {"m", in.at("m")}, {"v", in.at("v")}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y", "m2", "v", "sm", "siv"})}, in);
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("SpatialBN", {"x", "s", "b", "m", "v"}, {"y"}).I("is_test", 1)},
+               {{"x", in.at("x")},
+                {"s", F({2}, {1, 1})},
+                {"b", in.at("b")},
+                {"m", in.at("m")},
+                {"v", in.at("v")}});
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Norm, LayerNorm) {

@@ -20,13 +20,22 @@ TEST(Shape, Reshape) {
   auto y = RunOp(Op("Reshape", {"x", "s"}, {"y", "old"}),
                  {{"x", in.at("x")}, {"s", I64({2}, {-1, 8})}}, "y");
   EXPECT_EQ(Dims(y), (std::vector<int64_t>{3, 8}));
-  ExpectError([&] { RunOps({Op("Reshape", {"x", "s"}, {"y", "o"}).Ints("shape", {24})},
-                           {{"x", in.at("x")}, {"s", I64({1}, {24})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([&] { RunOps({Op("Reshape", {"x"}, {"y", "o"}).Ints("shape", {5, 5})}, in); },
-              ErrorKind::kShapeMismatch);
-  ExpectError([&] { RunOps({Op("Reshape", {"x"}, {"y", "o"}).Ints("shape", {-1, -1})}, in); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("Reshape", {"x", "s"}, {"y", "o"}).Ints("shape", {24})},
+               {{"x", in.at("x")}, {"s", I64({1}, {24})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("Reshape", {"x"}, {"y", "o"}).Ints("shape", {5, 5})}, in);
+      },
+      ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("Reshape", {"x"}, {"y", "o"}).Ints("shape", {-1, -1})}, in);
+      },
+      ErrorKind::kBadArgument);
 }
 
 TEST(Shape, Transpose) {
@@ -39,9 +48,11 @@ TEST(Shape, Transpose) {
                  {{"x", I64({1, 2, 3}, {1, 2, 3, 4, 5, 6})}}, "y");
   EXPECT_EQ(Dims(z), (std::vector<int64_t>{1, 3, 2}));
   EXPECT_EQ(IntValues(z), (std::vector<int64_t>{1, 4, 2, 5, 3, 6}));
-  ExpectError([] { RunOps({Op("Transpose", {"x"}, {"y"}).Ints("axes", {0, 0})},
-                          {{"x", F({2, 3}, Iota(6))}}); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Transpose", {"x"}, {"y"}).Ints("axes", {0, 0})}, {{"x", F({2, 3}, Iota(6))}});
+      },
+      ErrorKind::kBadArgument);
 }
 
 TEST(Shape, Concat) {
@@ -55,14 +66,18 @@ TEST(Shape, Concat) {
     EXPECT_EQ(IntValues(r.blobs.at("info")), (std::vector<int64_t>{1, 2}));
   }
   // Default axis 1 comes from order NCHW.
-  EXPECT_EQ(Dims(RunOp(Op("Concat", {"a", "b"}, {"y", "i"}), in, "y")), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(Dims(RunOp(Op("Concat", {"a", "b"}, {"y", "i"}), in, "y")),
+            (std::vector<int64_t>{2, 3}));
   // add_axis stacks along a new axis 1: [[1,3],[2,4]].
   auto s = RunOp(Op("Concat", {"a", "b"}, {"y", "i"}).I("axis", 1).I("add_axis", 1),
                  {{"a", F({2}, {1, 2})}, {"b", F({2}, {3, 4})}}, "y");
   EXPECT_EQ(Dims(s), (std::vector<int64_t>{2, 2}));
   EXPECT_VALUES_NEAR(s, (std::vector<double>{1, 3, 2, 4}), 0);
-  ExpectError([&] { RunOps({Op("Concat", {"a", "b"}, {"y", "i"}).I("axis", 0)}, in); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("Concat", {"a", "b"}, {"y", "i"}).I("axis", 0)}, in);
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Shape, Split) {
@@ -77,26 +92,43 @@ TEST(Shape, Split) {
   RunResult i = RunOps({Op("Split", {"x", "s"}, {"p", "q"}).I("axis", 0)},
                        {{"x", in.at("x")}, {"s", Int({2}, {1, 1})}});
   EXPECT_VALUES_NEAR(i.blobs.at("q"), (std::vector<double>{5, 6, 7, 8}), 0);
-  ExpectError([&] { RunOps({Op("Split", {"x"}, {"p", "q"}).Ints("split", {1, 2})}, in); },
-              ErrorKind::kShapeMismatch);
-  ExpectError([&] { RunOps({Op("Split", {"x"}, {"p", "q", "r"})}, in); }, ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("Split", {"x"}, {"p", "q"}).Ints("split", {1, 2})}, in);
+      },
+      ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("Split", {"x"}, {"p", "q", "r"})}, in);
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 TEST(Shape, FlattenExpandSqueeze) {
   const Tensors in = {{"x", F({2, 3, 4}, Iota(24))}};
-  EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", 2), in, "y")), (std::vector<int64_t>{6, 4}));
+  EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", 2), in, "y")),
+            (std::vector<int64_t>{6, 4}));
   EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}), in, "y")), (std::vector<int64_t>{2, 12}));
-  EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", 0), in, "y")), (std::vector<int64_t>{1, 24}));
+  EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", 0), in, "y")),
+            (std::vector<int64_t>{1, 24}));
   EXPECT_EQ(Dims(RunOp(Op("FlattenToVec", {"x"}, {"y"}), in, "y")), (std::vector<int64_t>{24}));
-  auto e = RunOp(Op("ExpandDims", {"x"}, {"y"}).Ints("dims", {3, 0}), {{"x", F({2, 3}, Iota(6))}}, "y");
+  auto e =
+      RunOp(Op("ExpandDims", {"x"}, {"y"}).Ints("dims", {3, 0}), {{"x", F({2, 3}, Iota(6))}}, "y");
   EXPECT_EQ(Dims(e), (std::vector<int64_t>{1, 2, 3, 1}));
-  auto s = RunOp(Op("Squeeze", {"x"}, {"y"}).Ints("dims", {0, 3}), {{"x", F({1, 2, 3, 1}, Iota(6))}}, "y");
+  auto s = RunOp(Op("Squeeze", {"x"}, {"y"}).Ints("dims", {0, 3}),
+                 {{"x", F({1, 2, 3, 1}, Iota(6))}}, "y");
   EXPECT_EQ(Dims(s), (std::vector<int64_t>{2, 3}));
   EXPECT_VALUES_NEAR(s, Iota(6), 0);
-  ExpectError([] { RunOps({Op("Squeeze", {"x"}, {"y"}).Ints("dims", {1})}, {{"x", F({1, 2}, {1, 2})}}); },
-              ErrorKind::kShapeMismatch);
-  ExpectError([] { RunOps({Op("ExpandDims", {"x"}, {"y"}).Ints("dims", {-1})}, {{"x", F({2}, {1, 2})}}); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Squeeze", {"x"}, {"y"}).Ints("dims", {1})}, {{"x", F({1, 2}, {1, 2})}});
+      },
+      ErrorKind::kShapeMismatch);
+  ExpectError(
+      [] {
+        RunOps({Op("ExpandDims", {"x"}, {"y"}).Ints("dims", {-1})}, {{"x", F({2}, {1, 2})}});
+      },
+      ErrorKind::kBadArgument);
 }
 
 TEST(Shape, Slice) {
@@ -112,10 +144,16 @@ TEST(Shape, Slice) {
   auto w = RunOp(Op("Slice", {"x", "s", "e"}, {"y"}),
                  {{"x", in.at("x")}, {"s", Int({1}, {1})}, {"e", Int({1}, {2})}}, "y");
   EXPECT_VALUES_NEAR(w, (std::vector<double>{5, 6, 7, 8}), 0);
-  ExpectError([&] { RunOps({Op("Slice", {"x"}, {"y"}).Ints("starts", {1, 1}).Ints("ends", {2, 3})}, in); },
-              ErrorKind::kBadArgument);
-  ExpectError([&] { RunOps({Op("Slice", {"x"}, {"y"}).Ints("starts", {0, 3}).Ints("ends", {-1, 2})}, in); },
-              ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("Slice", {"x"}, {"y"}).Ints("starts", {1, 1}).Ints("ends", {2, 3})}, in);
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("Slice", {"x"}, {"y"}).Ints("starts", {0, 3}).Ints("ends", {-1, 2})}, in);
+      },
+      ErrorKind::kBadArgument);
 }
 
 TEST(Shape, ShapeGatherTile) {
@@ -130,12 +168,16 @@ TEST(Shape, ShapeGatherTile) {
   auto gi = RunOp(Op("Gather", {"d", "i"}, {"y"}),
                   {{"d", I64({3}, {7, 8, 9})}, {"i", I64({2}, {2, 2})}}, "y");
   EXPECT_EQ(IntValues(gi), (std::vector<int64_t>{9, 9}));
-  ExpectError([] { RunOps({Op("Gather", {"d", "i"}, {"y"})},
-                          {{"d", F({3}, {1, 2, 3})}, {"i", Int({1}, {3})}}); },
-              ErrorKind::kBadArgument);
-  ExpectError([] { RunOps({Op("Gather", {"d", "i"}, {"y"})},
-                          {{"d", F({3}, {1, 2, 3})}, {"i", F({1}, {0})}}); },
-              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [] {
+        RunOps({Op("Gather", {"d", "i"}, {"y"})}, {{"d", F({3}, {1, 2, 3})}, {"i", Int({1}, {3})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Gather", {"d", "i"}, {"y"})}, {{"d", F({3}, {1, 2, 3})}, {"i", F({1}, {0})}});
+      },
+      ErrorKind::kShapeMismatch);
   const Tensors t = {{"x", F({2, 2}, {1, 2, 3, 4})}};
   auto t1 = RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2).I("axis", 1), t, "y");
   EXPECT_EQ(Dims(t1), (std::vector<int64_t>{2, 4}));

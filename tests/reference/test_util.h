@@ -40,8 +40,10 @@ inline caffe2::TensorProto Int(std::vector<int64_t> dims, std::vector<int64_t> v
   for (int64_t d : dims) p.add_dims(d);
   p.set_data_type(type);
   for (int64_t v : values) {
-    if (type == caffe2::TensorProto::INT64) p.add_int64_data(v);
-    else p.add_int32_data(static_cast<int32_t>(v));
+    if (type == caffe2::TensorProto::INT64)
+      p.add_int64_data(v);
+    else
+      p.add_int32_data(static_cast<int32_t>(v));
   }
   return p;
 }
@@ -123,7 +125,7 @@ inline caffe2::NetDef MakeNet(std::vector<caffe2::OperatorDef> ops, const std::s
 }
 
 inline RunResult RunOps(std::vector<caffe2::OperatorDef> ops, const Tensors& inputs,
-                     Precision precision = Precision::kF64) {
+                        Precision precision = Precision::kF64) {
   RunOptions options;
   options.precision = precision;
   return RunNet(MakeNet(ops), inputs, options);

@@ -1,0 +1,161 @@
+#include "fuzz/campaign.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <set>
+
+#include "core/io.h"
+#include "core/proto/error.h"
+#include "fuzz/generators.h"
+#include "fuzz/spec.h"
+#include "oracles/finding.h"
+#include "oracles/oracle.h"
+
+namespace parity::fuzz {
+namespace {
+
+const std::vector<std::string> kDefaultOracles = {"forward", "gradient", "determinism",
+                                                  "roundtrip"};
+
+uint64_t Mix(uint64_t x) {  // SplitMix64: independent seeds for consecutive indices
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::vector<std::string> SpecTypes(const std::vector<std::string>& ops) {
+  std::vector<std::string> all = SpecRegistry::Types();
+  if (ops.empty()) return all;
+  for (const auto& op : ops) {
+    PARITY_ENFORCE(SpecRegistry::Find(op) != nullptr, ErrorKind::kBadArgument, "--ops: no spec for ",
+                   "op type '", op, "'");
+  }
+  return ops;
+}
+
+void MakeDirs(const std::string& path) {
+  std::string partial;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!partial.empty()) ::mkdir(partial.c_str(), 0755);
+    }
+    if (i < path.size()) partial += path[i];
+  }
+  struct stat st;
+  PARITY_ENFORCE(::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode), ErrorKind::kIo,
+                 "cannot create directory ", path);
+}
+
+std::string Sanitize(std::string s) {
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
+  }
+  return s;
+}
+
+}  // namespace
+
+Case CampaignCase(const CampaignOptions& options, int64_t index) {
+  uint64_t seed = Mix(options.seed * 1000003ull + static_cast<uint64_t>(index));
+  std::vector<std::string> types = SpecTypes(options.ops);
+  PARITY_ENFORCE(!types.empty(), ErrorKind::kBadArgument, "no op specs to fuzz");
+  bool net = options.nets && index % 2 == 1;
+  if (net) {
+    NetGenOptions net_options;
+    net_options.ops = options.ops;
+    bool any = std::any_of(types.begin(), types.end(), [](const std::string& t) {
+      return SpecRegistry::Find(t)->consumes_intermediates();
+    });
+    if (any) return SampleCase(NetCaseGen(net_options), seed);
+  }
+  const OpSpec& spec = *SpecRegistry::Find(types[seed % types.size()]);
+  return SampleCase(OpCaseGen(spec), seed);
+}
+
+std::vector<std::string> ApplicableOracles(const Case& c,
+                                           const std::vector<std::string>& requested) {
+  std::vector<std::string> out;
+  for (const auto& oracle : requested.empty() ? kDefaultOracles : requested) {
+    bool skipped = false;
+    for (const auto& op : c.net().op()) {
+      const OpSpec* spec = SpecRegistry::Find(op.type());
+      skipped = skipped || (spec != nullptr && spec->Skips(oracle));
+    }
+    if (!skipped) out.push_back(oracle);
+  }
+  return out;
+}
+
+std::string SaveFinding(const std::string& dir, const Finding& finding) {
+  MakeDirs(dir);
+  std::string base = dir + "/" + Sanitize(oracles::SignatureKey(finding.signature())) + "-" +
+                     std::to_string(finding.case_().seed());
+  Finding saved = finding;
+  saved.set_repro_command("parity repro " + base + ".pb");
+  SaveProtoFile(base + ".pb", saved);
+  SaveProtoFile(base + ".pbtxt", saved);
+  return base + ".pb";
+}
+
+CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progress,
+                            const std::function<void(const Finding&)>& on_finding) {
+  PARITY_ENFORCE(options.cases >= 0 || options.seconds >= 0, ErrorKind::kBadArgument,
+                 "give --cases N or --seconds N");
+  std::vector<std::string> requested = options.oracles;
+  for (const auto& name : requested) {
+    PARITY_ENFORCE(oracles::FindOracle(name) != nullptr, ErrorKind::kBadArgument,
+                   "unknown oracle '", name, "'");
+  }
+  CampaignSummary summary;
+  auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (int64_t index = 0;; ++index) {
+    if (options.cases >= 0 && index >= options.cases) break;
+    if (options.seconds >= 0 && elapsed() >= options.seconds) break;
+    Case c = CampaignCase(options, index);
+    oracles::OracleOptions oracle_options;
+    oracle_options.tolerance = oracles::GetToleranceClass(ToleranceForCase(c));
+    oracle_options.engine_override = options.engine_override;
+    for (const std::string& oracle : ApplicableOracles(c, requested)) {
+      oracles::OracleResult result;
+      try {
+        result = oracles::RunOracle(oracle, c, oracle_options);
+      } catch (const Error& error) {
+        result.finding = oracles::MakeFinding(oracle, c, "oracle error", error.what());
+      }
+      if (!result.not_applicable.empty()) {
+        ++summary.not_applicable[oracle];
+        continue;
+      }
+      ++summary.checked[oracle];
+      if (!result.finding) continue;
+      ++summary.findings;
+      ++summary.by_signature[oracles::SignatureKey(result.finding->signature())];
+      if (!options.out_dir.empty()) {
+        summary.saved.push_back(SaveFinding(options.out_dir + "/findings", *result.finding));
+      }
+      if (on_finding) on_finding(*result.finding);
+    }
+    summary.cases = index + 1;
+    auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_report).count() >= 1.0) {
+      last_report = now;
+      progress << "cases " << summary.cases << " (" << std::fixed << std::setprecision(1)
+               << summary.cases / std::max(elapsed(), 1e-9) << "/s), findings "
+               << summary.findings << " (" << summary.by_signature.size() << " unique)\n"
+               << std::flush;
+    }
+  }
+  summary.seconds = elapsed();
+  return summary;
+}
+
+}  // namespace parity::fuzz

@@ -1,0 +1,94 @@
+// Test specs of the linear-algebra family (the worked example of a spec file).
+#include <rapidcheck.h>
+
+#include "fuzz/spec.h"
+
+namespace parity::fuzz {
+namespace {
+
+int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to; ++i) p *= dims[i];
+  return p;
+}
+
+// FC / FCTransposed: X coerced to [M, K] at `axis`; W is [N, K] (or [K, N] transposed).
+std::optional<OpInstance> MakeFc(const Primary* primary, bool transposed) {
+  std::vector<int64_t> x = primary ? *primary : AnyDims(2, 3, 4);
+  if (x.size() < 2) return std::nullopt;
+  int64_t axis = *rc::gen::inRange<int64_t>(1, static_cast<int64_t>(x.size()));
+  int64_t k = Product(x, axis, x.size());
+  if (k > 64) return std::nullopt;
+  int64_t n = Dim(1, 5);
+  OpInstance op(transposed ? "FCTransposed" : "FC");
+  op.Input(x);
+  op.Input(transposed ? std::vector<int64_t>{k, n} : std::vector<int64_t>{n, k});
+  op.Input({n});
+  if (axis != 1 || *rc::gen::arbitrary<bool>()) {
+    // Sometimes negative, to exercise axis canonicalization.
+    bool negative = *rc::gen::arbitrary<bool>();
+    op.Arg("axis", negative ? axis - static_cast<int64_t>(x.size()) : axis);
+  }
+  return op;
+}
+
+// MatMul: 2-D operands with optional transposes.
+std::optional<OpInstance> MakeMatMul(const Primary* primary) {
+  std::vector<int64_t> a = primary ? *primary : std::vector<int64_t>{Dim(), Dim()};
+  if (a.size() != 2) return std::nullopt;
+  bool trans_a = *rc::gen::arbitrary<bool>();
+  bool trans_b = *rc::gen::arbitrary<bool>();
+  int64_t k = trans_a ? a[0] : a[1];
+  int64_t n = Dim();
+  OpInstance op("MatMul");
+  op.Input(a);
+  op.Input(trans_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
+  if (trans_a) op.Arg("trans_a", int64_t{1});
+  if (trans_b) op.Arg("trans_b", int64_t{1});
+  return op;
+}
+
+// BatchMatMul: same batch dims on both sides (the gradient does not take broadcast=1).
+std::optional<OpInstance> MakeBatchMatMul(const Primary* primary) {
+  std::vector<int64_t> a = primary ? *primary : AnyDims(3, 4, 4);
+  if (a.size() < 3) return std::nullopt;
+  bool trans_a = *rc::gen::arbitrary<bool>();
+  bool trans_b = *rc::gen::arbitrary<bool>();
+  size_t r = a.size();
+  int64_t k = trans_a ? a[r - 2] : a[r - 1];
+  int64_t n = Dim();
+  std::vector<int64_t> b(a.begin(), a.end() - 2);
+  if (trans_b) {
+    b.push_back(n);
+    b.push_back(k);
+  } else {
+    b.push_back(k);
+    b.push_back(n);
+  }
+  OpInstance op("BatchMatMul");
+  op.Input(a);
+  op.Input(b);
+  if (trans_a) op.Arg("trans_a", int64_t{1});
+  if (trans_b) op.Arg("trans_b", int64_t{1});
+  return op;
+}
+
+PARITY_OP_SPEC(FC)
+    .Tolerance("accumulation")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeFc(p, false); });
+
+PARITY_OP_SPEC(FCTransposed)
+    .Tolerance("accumulation")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeFc(p, true); });
+
+PARITY_OP_SPEC(MatMul).Tolerance("accumulation").ConsumesIntermediates(true).Make(MakeMatMul);
+
+PARITY_OP_SPEC(BatchMatMul)
+    .Tolerance("accumulation")
+    .ConsumesIntermediates(true)
+    .Make(MakeBatchMatMul);
+
+}  // namespace
+}  // namespace parity::fuzz
