@@ -2,6 +2,7 @@
 // (every differentiable input) against the reference, and one error per check.
 #include <numeric>
 
+#include "oracles/describe.h"
 #include "oracles/oracle.h"
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
