@@ -10,6 +10,7 @@
 //   SpatialBNGradient (X, scale, dY, saved_mean, saved_inv_std) -> (dX, dscale, dbias);
 //       with is_test=1: (X, scale, dY, running_mean, running_var)
 //   LayerNormGradient (dY, Y, mean, std, X)                   -> dX
+//       with elementwise_affine=1: (dY, Y, mean, std, X, gamma) -> (dX, dgamma, dbeta)
 //   SoftmaxGradient (Y, dY) -> dX
 //   SquaredL2DistanceGradient (X, Y, dDist)                   -> (dX, dY)
 //   AveragedLossGradient (X, dLoss)                           -> dX
@@ -112,6 +113,10 @@ PARITY_REGISTER_GRADIENT(SpatialBN, [](GradientContext& g) {
   return Ops{g.Op("SpatialBNGradient", inputs, {g.GI(0), g.GI(1), g.GI(2)})};
 });
 PARITY_REGISTER_GRADIENT(LayerNorm, [](GradientContext& g) {
+  if (IntArgOr(g.def(), "elementwise_affine", 0) != 0) {  // Caffe2's 6-input form.
+    return Ops{g.Op("LayerNormGradient", {g.GO(0), g.O(0), g.O(1), g.O(2), g.I(0), g.I(1)},
+                    {g.GI(0), g.GI(1), g.GI(2)})};
+  }
   return Ops{g.Op("LayerNormGradient", {g.GO(0), g.O(0), g.O(1), g.O(2), g.I(0)}, {g.GI(0)})};
 });
 PARITY_REGISTER_GRADIENT(Softmax, [](GradientContext& g) {

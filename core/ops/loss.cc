@@ -6,12 +6,89 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/ops/loss.h"
+
 #include "core/operator.h"
 #include "core/ops/shape_util.h"
 #include "core/schema.h"
 
 namespace parity {
+namespace loss_util {
+
+using shape_util::SizeFromDim;
+using shape_util::SizeToDim;
+
+int64_t RowsOf(const std::vector<int64_t>& dims) { return dims.empty() ? 1 : dims[0]; }
+
+RowsCols LabelCEDims(const std::vector<int64_t>& x, const std::vector<int64_t>& label_dims,
+                     const std::string& label) {
+  PARITY_ENFORCE(!x.empty(), ErrorKind::kShapeMismatch, label,
+                 ": X must have rank >= 1, got a scalar []");
+  RowsCols rc = x.size() > 1 ? RowsCols{x[0], SizeFromDim(x, 1)} : RowsCols{1, x[0]};
+  const bool shape_ok = (label_dims.size() == 1 || (label_dims.size() == 2 && label_dims[1] == 1)) &&
+                        label_dims[0] == rc.n;
+  PARITY_ENFORCE(shape_ok, ErrorKind::kShapeMismatch, label, ": labels ", ShapeString(label_dims),
+                 " must be [", rc.n, "] or [", rc.n, ", 1] for X ", ShapeString(x));
+  return rc;
+}
+
+void CheckSoftmaxLossLabels(const std::vector<int64_t>& x, const std::vector<int64_t>& t,
+                            int axis, bool label_prob, const std::string& label) {
+  const int64_t n = SizeToDim(x, axis);
+  const int64_t d = SizeFromDim(x, axis);
+  bool ok;
+  if (label_prob) {
+    ok = t.size() >= 2 && static_cast<int>(t.size()) >= axis && SizeToDim(t, axis) == n &&
+         SizeFromDim(t, axis) == d;
+  } else if (static_cast<int>(t.size()) == axis) {
+    ok = SizeFromDim(t, 0) == n;
+  } else {
+    ok = static_cast<int>(t.size()) > axis && SizeToDim(t, axis) == n && SizeFromDim(t, axis) == 1;
+  }
+  PARITY_ENFORCE(ok, ErrorKind::kShapeMismatch, label, ": labels ", ShapeString(t),
+                 label_prob ? " must be probabilities shaped like the logits "
+                            : " must hold one label per row of the logits ",
+                 ShapeString(x), " (", n, " rows of ", d, " at axis ", axis, ")");
+}
+
+std::vector<int64_t> SigmoidCEDims(const std::vector<int64_t>& x, const std::vector<int64_t>& t,
+                                   const std::string& label) {
+  PARITY_ENFORCE(x == t, ErrorKind::kShapeMismatch, label, ": logits ", ShapeString(x),
+                 " and targets ", ShapeString(t), " must have the same shape");
+  PARITY_ENFORCE(x.empty() || x.back() > 0, ErrorKind::kShapeMismatch, label, ": logits ",
+                 ShapeString(x), " have an empty last dim to average over");
+  return x.empty() ? x : std::vector<int64_t>(x.begin(), x.end() - 1);
+}
+
+OpSchema& SoftmaxWithLossArgs(OpSchema& schema) {
+  return schema
+      .Arg("scale", ArgType::kFloat, 1.0, "Multiplies the averaged loss.")
+      .Arg("label_prob", ArgType::kInt, int64_t{0},
+           "If 1, labels are per-class probabilities shaped like the logits (rows sum to 1).")
+      .Arg("axis", ArgType::kInt, int64_t{1},
+           "Logits are coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])].")
+      .Arg("order", ArgType::kString, std::string("NCHW"), "Only \"NCHW\" is supported.");
+}
+
+OpSchema& SigmoidCrossEntropyArgs(OpSchema& schema) {
+  return schema
+      .Arg("log_D_trick", ArgType::kInt, int64_t{0},
+           "If 1, use (2t - 1) * log(sigmoid(x)) (the GAN log-D trick).")
+      .Arg("unjoined_lr_loss", ArgType::kInt, int64_t{0},
+           "If 1, use Caffe2's unjoined logistic-regression loss.");
+}
+
+}  // namespace loss_util
+
 namespace {
+
+using loss_util::CheckSoftmaxLossLabels;
+using loss_util::kLogThreshold;
+using loss_util::LabelCEDims;
+using loss_util::RowsCols;
+using loss_util::RowsOf;
+using loss_util::SigmoidCEDims;
+using loss_util::WithLabels;
 
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
@@ -22,26 +99,8 @@ using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
-// Caffe2's floor inside -log(p) for probabilities (kLOG_THRESHOLD).
-constexpr double kLogThreshold = 1e-20;
-
-// Calls fn(label_pointer) with the labels as const int32_t* or const int64_t*.
-template <typename Fn>
-void WithLabels(const Tensor& t, const std::string& label, const std::string& blob, Fn&& fn) {
-  if (t.dtype() == DataType::kInt32) {
-    fn(t.data<int32_t>());
-  } else if (t.dtype() == DataType::kInt64) {
-    fn(t.data<int64_t>());
-  } else {
-    throw MakeError(ErrorKind::kShapeMismatch, label, ": labels '", blob,
-                    "' must be int32 or int64, got ", t.DebugString());
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // SquaredL2Distance: out[i] = 0.5 * sum_j (X[i, j] - Y[i, j])^2 over the rows of dim 0.
-
-int64_t RowsOf(const std::vector<int64_t>& dims) { return dims.empty() ? 1 : dims[0]; }
 
 class SquaredL2DistanceOp final : public Operator {
  public:
@@ -121,23 +180,6 @@ PARITY_REGISTER_CPU_OPERATOR(AveragedLoss, AveragedLossOp);
 // LabelCrossEntropy: X [N, D] probabilities (1-D X is one row), label [N] or [N, 1];
 // Y[i] = -log(max(X[i, label[i]], 1e-20)).
 
-struct RowsCols {
-  int64_t n;
-  int64_t d;
-};
-
-RowsCols LabelCEDims(const std::vector<int64_t>& x, const std::vector<int64_t>& label_dims,
-                     const std::string& label) {
-  PARITY_ENFORCE(!x.empty(), ErrorKind::kShapeMismatch, label,
-                 ": X must have rank >= 1, got a scalar []");
-  RowsCols rc = x.size() > 1 ? RowsCols{x[0], SizeFromDim(x, 1)} : RowsCols{1, x[0]};
-  const bool shape_ok = (label_dims.size() == 1 || (label_dims.size() == 2 && label_dims[1] == 1)) &&
-                        label_dims[0] == rc.n;
-  PARITY_ENFORCE(shape_ok, ErrorKind::kShapeMismatch, label, ": labels ", ShapeString(label_dims),
-                 " must be [", rc.n, "] or [", rc.n, ", 1] for X ", ShapeString(x));
-  return rc;
-}
-
 class LabelCrossEntropyOp final : public Operator {
  public:
   using Operator::Operator;
@@ -181,25 +223,6 @@ PARITY_REGISTER_CPU_OPERATOR(LabelCrossEntropy, LabelCrossEntropyOp);
 
 // ---------------------------------------------------------------------------------------------
 // SoftmaxWithLoss
-
-void CheckSoftmaxLossLabels(const std::vector<int64_t>& x, const std::vector<int64_t>& t,
-                            int axis, bool label_prob, const std::string& label) {
-  const int64_t n = SizeToDim(x, axis);
-  const int64_t d = SizeFromDim(x, axis);
-  bool ok;
-  if (label_prob) {
-    ok = t.size() >= 2 && static_cast<int>(t.size()) >= axis && SizeToDim(t, axis) == n &&
-         SizeFromDim(t, axis) == d;
-  } else if (static_cast<int>(t.size()) == axis) {
-    ok = SizeFromDim(t, 0) == n;
-  } else {
-    ok = static_cast<int>(t.size()) > axis && SizeToDim(t, axis) == n && SizeFromDim(t, axis) == 1;
-  }
-  PARITY_ENFORCE(ok, ErrorKind::kShapeMismatch, label, ": labels ", ShapeString(t),
-                 label_prob ? " must be probabilities shaped like the logits "
-                            : " must hold one label per row of the logits ",
-                 ShapeString(x), " (", n, " rows of ", d, " at axis ", axis, ")");
-}
 
 class SoftmaxWithLossOp final : public Operator {
  public:
@@ -302,12 +325,7 @@ class SoftmaxWithLossOp final : public Operator {
 PARITY_OP_SCHEMA(SoftmaxWithLoss)
     .NumInputs(2, 3)
     .NumOutputs(2)
-    .Arg("scale", ArgType::kFloat, 1.0, "Multiplies the averaged loss.")
-    .Arg("label_prob", ArgType::kInt, int64_t{0},
-         "If 1, labels are per-class probabilities shaped like the logits (rows sum to 1).")
-    .Arg("axis", ArgType::kInt, int64_t{1},
-         "Logits are coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])].")
-    .Arg("order", ArgType::kString, std::string("NCHW"), "Only \"NCHW\" is supported.")
+    .Apply(loss_util::SoftmaxWithLossArgs)
     .DifferentiableInputs({0})
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
@@ -332,15 +350,6 @@ PARITY_REGISTER_CPU_OPERATOR(SoftmaxWithLoss, SoftmaxWithLossOp);
 //   log_D_trick:      (2t - 1) * (x - softplus(x)) (= (2t - 1) log s(x))
 //   unjoined_lr_loss: t * x - (1 - t) * softplus(x)
 // and out = -mean over the last dim, dims = dims[:-1].
-
-std::vector<int64_t> SigmoidCEDims(const std::vector<int64_t>& x, const std::vector<int64_t>& t,
-                                   const std::string& label) {
-  PARITY_ENFORCE(x == t, ErrorKind::kShapeMismatch, label, ": logits ", ShapeString(x),
-                 " and targets ", ShapeString(t), " must have the same shape");
-  PARITY_ENFORCE(x.empty() || x.back() > 0, ErrorKind::kShapeMismatch, label, ": logits ",
-                 ShapeString(x), " have an empty last dim to average over");
-  return x.empty() ? x : std::vector<int64_t>(x.begin(), x.end() - 1);
-}
 
 template <typename T>
 T Softplus(T x) {
@@ -397,10 +406,7 @@ class SigmoidCrossEntropyWithLogitsOp final : public Operator {
 PARITY_OP_SCHEMA(SigmoidCrossEntropyWithLogits)
     .NumInputs(2)
     .NumOutputs(1)
-    .Arg("log_D_trick", ArgType::kInt, int64_t{0},
-         "If 1, use (2t - 1) * log(sigmoid(x)) (the GAN log-D trick).")
-    .Arg("unjoined_lr_loss", ArgType::kInt, int64_t{0},
-         "If 1, use Caffe2's unjoined logistic-regression loss.")
+    .Apply(loss_util::SigmoidCrossEntropyArgs)
     .DifferentiableInputs({0})
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {

@@ -20,12 +20,68 @@
 #include <cmath>
 #include <limits>
 
+#include "core/ops/norm.h"
+
 #include "core/operator.h"
 #include "core/ops/shape_util.h"
 #include "core/schema.h"
 
 namespace parity {
+namespace norm_util {
+
+BNLayout BNDims(const std::vector<int64_t>& dims, bool nchw, const std::string& label) {
+  PARITY_ENFORCE(dims.size() >= 2, ErrorKind::kShapeMismatch, label,
+                 ": X must have rank >= 2, got ", ShapeString(dims));
+  BNLayout l;
+  l.n = dims[0];
+  l.c = nchw ? dims[1] : dims.back();
+  PARITY_ENFORCE(l.c > 0, ErrorKind::kShapeMismatch, label, ": X ", ShapeString(dims),
+                 " has no channels");
+  l.hxw = shape_util::SizeFromDim(dims, 1) / l.c;
+  return l;
+}
+
+bool IsNCHW(const std::string& order, const std::string& label) {
+  PARITY_ENFORCE(order == "NCHW" || order == "NHWC", ErrorKind::kBadArgument, label,
+                 ": argument 'order' = \"", order, "\" should be \"NCHW\" or \"NHWC\"");
+  return order == "NCHW";
+}
+
+OpSchema& SpatialBNArgs(OpSchema& schema) {
+  return schema
+      .Arg("is_test", ArgType::kInt, int64_t{0},
+           "If 1, normalize with the given mean/var (1 output); else with batch statistics.")
+      .Arg("epsilon", ArgType::kFloat, 1e-5, "Added to the variance before the square root (> 0).")
+      .Arg("momentum", ArgType::kFloat, 0.9,
+           "running = momentum * running + (1 - momentum) * batch statistic; in [0, 1].")
+      .Arg("order", ArgType::kString, std::string("NCHW"), "\"NCHW\" or \"NHWC\".")
+      .Arg("num_batches", ArgType::kInt, int64_t{1},
+           "If > 1, batch statistics come from inputs 5, 6 summed over that many batches.");
+}
+
+std::vector<int64_t> MomentDims(const std::vector<int64_t>& dims, int axis) {
+  std::vector<int64_t> out(dims.begin(), dims.begin() + axis);
+  out.push_back(1);
+  return out;
+}
+
+OpSchema& LayerNormArgs(OpSchema& schema) {
+  return schema
+      .Arg("axis", ArgType::kInt, int64_t{1},
+           "Normalize over dims[axis:] (negative counts from the end).")
+      .Arg("epsilon", ArgType::kFloat, 1e-5, "Added to the variance before the square root.")
+      .Arg("elementwise_affine", ArgType::kInt, int64_t{0},
+           "If 1, inputs gamma and beta (dims X.dims[axis:]) scale and shift the result.");
+}
+
+}  // namespace norm_util
+
 namespace {
+
+using norm_util::BNDims;
+using norm_util::BNLayout;
+using norm_util::IsNCHW;
+using norm_util::MomentDims;
 
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
@@ -38,30 +94,6 @@ using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ---------------------------------------------------------------------------------------------
 // SpatialBN
-
-struct BNLayout {
-  int64_t n = 0;
-  int64_t c = 0;
-  int64_t hxw = 0;
-};
-
-BNLayout BNDims(const std::vector<int64_t>& dims, bool nchw, const std::string& label) {
-  PARITY_ENFORCE(dims.size() >= 2, ErrorKind::kShapeMismatch, label,
-                 ": X must have rank >= 2, got ", ShapeString(dims));
-  BNLayout l;
-  l.n = dims[0];
-  l.c = nchw ? dims[1] : dims.back();
-  PARITY_ENFORCE(l.c > 0, ErrorKind::kShapeMismatch, label, ": X ", ShapeString(dims),
-                 " has no channels");
-  l.hxw = SizeFromDim(dims, 1) / l.c;
-  return l;
-}
-
-bool IsNCHW(const std::string& order, const std::string& label) {
-  PARITY_ENFORCE(order == "NCHW" || order == "NHWC", ErrorKind::kBadArgument, label,
-                 ": argument 'order' = \"", order, "\" should be \"NCHW\" or \"NHWC\"");
-  return order == "NCHW";
-}
 
 class SpatialBNOp final : public Operator {
  public:
@@ -242,14 +274,7 @@ PARITY_OP_SCHEMA(SpatialBN)
     .NumOutputs(1, 5)
     .AllowInplace({{0, 0}, {5, 3}, {6, 4}})
     .EnforceInplace({{3, 1}, {4, 2}})
-    .Arg("is_test", ArgType::kInt, int64_t{0},
-         "If 1, normalize with the given mean/var (1 output); else with batch statistics.")
-    .Arg("epsilon", ArgType::kFloat, 1e-5, "Added to the variance before the square root (> 0).")
-    .Arg("momentum", ArgType::kFloat, 0.9,
-         "running = momentum * running + (1 - momentum) * batch statistic; in [0, 1].")
-    .Arg("order", ArgType::kString, std::string("NCHW"), "\"NCHW\" or \"NHWC\".")
-    .Arg("num_batches", ArgType::kInt, int64_t{1},
-         "If > 1, batch statistics come from inputs 5, 6 summed over that many batches.")
+    .Apply(norm_util::SpatialBNArgs)
     .DifferentiableInputs({0, 1, 2})
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
@@ -281,12 +306,6 @@ PARITY_REGISTER_CPU_OPERATOR(SpatialBN, SpatialBNOp);
 
 // ---------------------------------------------------------------------------------------------
 // LayerNorm
-
-std::vector<int64_t> MomentDims(const std::vector<int64_t>& dims, int axis) {
-  std::vector<int64_t> out(dims.begin(), dims.begin() + axis);
-  out.push_back(1);
-  return out;
-}
 
 class LayerNormOp final : public Operator {
  public:
@@ -359,11 +378,7 @@ PARITY_OP_SCHEMA(LayerNorm)
     .NumOutputs(3)
     .NumInputsOutputs([](int in, int) { return in != 2; },
                       "gamma and beta come together, as inputs 1 and 2")
-    .Arg("axis", ArgType::kInt, int64_t{1},
-         "Normalize over dims[axis:] (negative counts from the end).")
-    .Arg("epsilon", ArgType::kFloat, 1e-5, "Added to the variance before the square root.")
-    .Arg("elementwise_affine", ArgType::kInt, int64_t{0},
-         "If 1, inputs gamma and beta (dims X.dims[axis:]) scale and shift the result.")
+    .Apply(norm_util::LayerNormArgs)
     .DifferentiableInputs({0, 1, 2})
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {

@@ -14,12 +14,51 @@
 #include <cmath>
 #include <limits>
 
+#include "core/ops/reduce.h"
+
 #include "core/operator.h"
 #include "core/ops/shape_util.h"
 #include "core/schema.h"
 
 namespace parity {
+namespace reduce_util {
+
+ReducePlan PlanReduce(const std::vector<int64_t>& dims, const std::vector<int64_t>& axes,
+                      bool keepdims, const std::string& label) {
+  const int rank = static_cast<int>(dims.size());
+  ReducePlan plan;
+  plan.reduced.assign(rank, axes.empty());
+  for (int64_t axis : axes) {
+    plan.reduced[shape_util::CanonicalAxis(axis, rank, label, "'axes' entry", dims)] = true;
+  }
+  for (int i = 0; i < rank; ++i) {
+    if (plan.reduced[i]) {
+      plan.count *= dims[i];
+      if (keepdims) plan.out_dims.push_back(1);
+    } else {
+      plan.out_dims.push_back(dims[i]);
+    }
+  }
+  return plan;
+}
+
+OpSchema& ReduceArgs(OpSchema& schema) {
+  return schema
+      .Arg("axes", ArgType::kInts, std::vector<int64_t>{},
+           "Axes to reduce (negative counts from the end); default all.")
+      .Arg("keepdims", ArgType::kInt, int64_t{1}, "If 1, reduced axes stay as size-1 dims.");
+}
+
+int SoftmaxAxis(int64_t axis, const std::vector<int64_t>& dims, const std::string& label) {
+  return shape_util::CanonicalAxis(axis, static_cast<int>(dims.size()), label, "axis", dims);
+}
+
+}  // namespace reduce_util
+
 namespace {
+
+using reduce_util::PlanReduce;
+using reduce_util::ReducePlan;
 
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
@@ -31,29 +70,6 @@ template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 enum class Reduction { kSum, kMean, kMax, kMin };
-
-struct ReducePlan {
-  std::vector<bool> reduced;  // Per input axis.
-  std::vector<int64_t> out_dims;
-  int64_t count = 1;          // Elements folded into each output element.
-};
-
-ReducePlan PlanReduce(const std::vector<int64_t>& dims, const std::vector<int64_t>& axes,
-                      bool keepdims, const std::string& label) {
-  const int rank = static_cast<int>(dims.size());
-  ReducePlan plan;
-  plan.reduced.assign(rank, axes.empty());
-  for (int64_t axis : axes) plan.reduced[CanonicalAxis(axis, rank, label, "'axes' entry", dims)] = true;
-  for (int i = 0; i < rank; ++i) {
-    if (plan.reduced[i]) {
-      plan.count *= dims[i];
-      if (keepdims) plan.out_dims.push_back(1);
-    } else {
-      plan.out_dims.push_back(dims[i]);
-    }
-  }
-  return plan;
-}
 
 // One pass: x is [outer, r, inner], y is [outer, inner].
 template <typename T>
@@ -176,9 +192,7 @@ class ReduceOp final : public Operator {
 OpSchema& ReduceSchema(OpSchema& schema) {
   return schema.NumInputs(1)
       .NumOutputs(1)
-      .Arg("axes", ArgType::kInts, std::vector<int64_t>{},
-           "Axes to reduce (negative counts from the end); default all.")
-      .Arg("keepdims", ArgType::kInt, int64_t{1}, "If 1, reduced axes stay as size-1 dims.")
+      .Apply(reduce_util::ReduceArgs)
       .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                          const std::vector<TensorType>& in) {
         TensorType out = in[0];

@@ -12,12 +12,33 @@
 // timestep is the last input, a one-element int tensor.
 #include <cmath>
 
+#include "core/ops/rnn_unit.h"
+
 #include "core/operator.h"
 #include "core/ops/shape_util.h"
 #include "core/schema.h"
 
 namespace parity {
+namespace rnn_unit_util {
+
+OpSchema& RnnUnitArgs(OpSchema& schema) {
+  return schema
+      .Arg("drop_states", ArgType::kInt, int64_t{0},
+           "If 1, rows past their sequence get zero states instead of the previous ones.")
+      .Arg("sequence_lengths", ArgType::kInt, int64_t{1},
+           "If 1, the input before the timestep is seq_lengths (int32/int64 [N]).");
+}
+
+OpSchema& LSTMUnitArgs(OpSchema& schema) {
+  return RnnUnitArgs(schema).Arg("forget_bias", ArgType::kFloat, 0.0,
+                                 "Added to the forget gate's pre-activation.");
+}
+
+}  // namespace rnn_unit_util
+
 namespace {
+
+using rnn_unit_util::RnnUnitArgs;
 
 template <typename T>
 T Sigmoid(T x) {
@@ -138,19 +159,10 @@ class LSTMUnitOp final : public RnnUnitBase {
   const double forget_bias_;
 };
 
-OpSchema& RnnUnitArgs(OpSchema& schema) {
-  return schema
-      .Arg("drop_states", ArgType::kInt, int64_t{0},
-           "If 1, rows past their sequence get zero states instead of the previous ones.")
-      .Arg("sequence_lengths", ArgType::kInt, int64_t{1},
-           "If 1, the input before the timestep is seq_lengths (int32/int64 [N]).");
-}
-
 PARITY_OP_SCHEMA(LSTMUnit)
     .NumInputs(4, 5)
     .NumOutputs(2)
-    .Apply(RnnUnitArgs)
-    .Arg("forget_bias", ArgType::kFloat, 0.0, "Added to the forget gate's pre-activation.")
+    .Apply(rnn_unit_util::LSTMUnitArgs)
     .DifferentiableInputs({0, 1, 2})
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper&,
                        const std::vector<TensorType>& in) {

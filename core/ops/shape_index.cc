@@ -9,28 +9,19 @@
 //     except for Caffe2's "indexed axis of size 0" rule, where the output takes DATA's dims.
 #include <cstring>
 
+#include "core/ops/shape_index.h"
+
 #include "core/operator.h"
 #include "core/ops/shape_util.h"
 #include "core/schema.h"
 
 namespace parity {
-namespace {
+namespace shape_index {
 
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
 
-// ---------------------------------------------------------------------------------------------
-// Slice
-
-struct SlicePlan {
-  std::vector<int64_t> begin;
-  std::vector<int64_t> out_dims;
-};
-
-// Caffe2's rule per axis i < len(starts): a negative index v means dim + 1 + v (so -1 is "to the
-// end"); indices past the end are clamped to it; then 0 <= start <= end is required. Axes beyond
-// len(starts) are kept whole; a zero-size axis stays empty whatever the indices.
 SlicePlan PlanSlice(const std::vector<int64_t>& dims, const std::vector<int64_t>& starts,
                     const std::vector<int64_t>& ends, const std::string& label) {
   const size_t rank = dims.size();
@@ -61,34 +52,98 @@ SlicePlan PlanSlice(const std::vector<int64_t>& dims, const std::vector<int64_t>
   return plan;
 }
 
-// Copies the box [begin, begin + out_dims) of `src` (dims `in`) into `dst`, as contiguous chunks:
-// every axis after the innermost partial one is whole, so each chunk is one memcpy.
-void CopyBox(const char* src, char* dst, const std::vector<int64_t>& in, const SlicePlan& plan,
-             size_t esize) {
+void CopyBox(char* full, char* box, const std::vector<int64_t>& in, const SlicePlan& plan,
+             size_t esize, bool to_box) {
   const int rank = static_cast<int>(in.size());
   const int64_t numel = SizeFromDim(plan.out_dims, 0);
   if (numel == 0) return;
+  // Every axis after the innermost partial one (q) is whole, so each chunk is contiguous.
   int q = rank - 1;
   while (q >= 0 && plan.begin[q] == 0 && plan.out_dims[q] == in[q]) --q;
   if (q < 0) {
-    std::memcpy(dst, src, numel * esize);
+    if (to_box) {
+      std::memcpy(box, full, numel * esize);
+    } else {
+      std::memcpy(full, box, numel * esize);
+    }
     return;
   }
-  std::vector<int64_t> stride(rank, 1);
+  // Strides and the odometer live on the stack for ranks up to 8 (no allocation per run).
+  int64_t small[16];
+  std::vector<int64_t> large;
+  int64_t* stride = small;
+  if (rank > 8) {
+    large.resize(2 * rank);
+    stride = large.data();
+  }
+  int64_t* index = stride + rank;
+  stride[rank - 1] = 1;
   for (int i = rank - 2; i >= 0; --i) stride[i] = stride[i + 1] * in[i + 1];
+  for (int i = 0; i < rank; ++i) index[i] = 0;
   const int64_t chunk = plan.out_dims[q] * stride[q] * esize;
   const int64_t chunks = SizeToDim(plan.out_dims, q);
-  std::vector<int64_t> index(q, 0);
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t offset = plan.begin[q] * stride[q];
     for (int a = 0; a < q; ++a) offset += (plan.begin[a] + index[a]) * stride[a];
-    std::memcpy(dst + c * chunk, src + offset * esize, chunk);
+    if (to_box) {
+      std::memcpy(box + c * chunk, full + offset * esize, chunk);
+    } else {
+      std::memcpy(full + offset * esize, box + c * chunk, chunk);
+    }
     for (int a = q - 1; a >= 0; --a) {
       if (++index[a] < plan.out_dims[a]) break;
       index[a] = 0;
     }
   }
 }
+
+std::vector<int64_t> GatherDims(const std::vector<int64_t>& data, const std::vector<int64_t>& idx,
+                                int axis) {
+  if (data[axis] == 0) return data;
+  std::vector<int64_t> out(data.begin(), data.begin() + axis);
+  out.insert(out.end(), idx.begin(), idx.end());
+  out.insert(out.end(), data.begin() + axis + 1, data.end());
+  return out;
+}
+
+int GatherAxis(const std::vector<int64_t>& data, int64_t axis, const std::string& label) {
+  PARITY_ENFORCE(!data.empty(), ErrorKind::kShapeMismatch, label,
+                 ": DATA must have rank >= 1, got a scalar []");
+  return CanonicalAxis(axis, static_cast<int>(data.size()), label, "axis", data);
+}
+
+int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob) {
+  PARITY_ENFORCE(t.ndim() == 1 && t.numel() == 1, ErrorKind::kShapeMismatch, label, ": input '",
+                 blob, "' must be a vector of one element, got ", t.DebugString());
+  return shape_util::ReadIndexTensor(t, label, blob)[0];
+}
+
+std::vector<int64_t> TileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
+                              const std::string& label) {
+  PARITY_ENFORCE(tiles >= 0, ErrorKind::kBadArgument, label, ": tiles ", tiles,
+                 " must be non-negative");
+  const int a = CanonicalAxis(axis, static_cast<int>(dims.size()), label, "axis", dims);
+  dims[a] *= tiles;
+  return dims;
+}
+
+}  // namespace shape_index
+
+namespace {
+
+using shape_index::CopyBox;
+using shape_index::GatherAxis;
+using shape_index::GatherDims;
+using shape_index::PlanSlice;
+using shape_index::ScalarFromInput;
+using shape_index::SlicePlan;
+using shape_index::TileDims;
+using shape_util::CanonicalAxis;
+using shape_util::SizeFromDim;
+using shape_util::SizeToDim;
+
+// ---------------------------------------------------------------------------------------------
+// Slice
 
 class SliceOp final : public Operator {
  public:
@@ -117,8 +172,8 @@ class SliceOp final : public Operator {
     Tensor* out = Output(0);
     out->Resize(plan.out_dims);
     char* dst = static_cast<char*>(out->raw_mutable_data(in.dtype()));
-    CopyBox(static_cast<const char*>(in.raw_data()), dst, in.dims(), plan,
-            DataTypeSize(in.dtype()));
+    CopyBox(const_cast<char*>(static_cast<const char*>(in.raw_data())), dst, in.dims(), plan,
+            DataTypeSize(in.dtype()), /*to_box=*/true);
   }
 
  private:
@@ -201,23 +256,6 @@ PARITY_REGISTER_CPU_OPERATOR(Shape, ShapeOp);
 
 // ---------------------------------------------------------------------------------------------
 // Gather
-
-// Output dims: data[:axis] + indices + data[axis+1:], or data's dims when the indexed axis is
-// empty (Caffe2's rule for empty batches).
-std::vector<int64_t> GatherDims(const std::vector<int64_t>& data, const std::vector<int64_t>& idx,
-                                int axis) {
-  if (data[axis] == 0) return data;
-  std::vector<int64_t> out(data.begin(), data.begin() + axis);
-  out.insert(out.end(), idx.begin(), idx.end());
-  out.insert(out.end(), data.begin() + axis + 1, data.end());
-  return out;
-}
-
-int GatherAxis(const std::vector<int64_t>& data, int64_t axis, const std::string& label) {
-  PARITY_ENFORCE(!data.empty(), ErrorKind::kShapeMismatch, label,
-                 ": DATA must have rank >= 1, got a scalar []");
-  return CanonicalAxis(axis, static_cast<int>(data.size()), label, "axis", data);
-}
 
 class GatherOp final : public Operator {
  public:
@@ -308,21 +346,6 @@ PARITY_REGISTER_CPU_OPERATOR(Gather, GatherOp);
 
 // ---------------------------------------------------------------------------------------------
 // Tile
-
-int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob) {
-  PARITY_ENFORCE(t.ndim() == 1 && t.numel() == 1, ErrorKind::kShapeMismatch, label, ": input '",
-                 blob, "' must be a vector of one element, got ", t.DebugString());
-  return shape_util::ReadIndexTensor(t, label, blob)[0];
-}
-
-std::vector<int64_t> TileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
-                              const std::string& label) {
-  PARITY_ENFORCE(tiles >= 0, ErrorKind::kBadArgument, label, ": tiles ", tiles,
-                 " must be non-negative");
-  const int a = CanonicalAxis(axis, static_cast<int>(dims.size()), label, "axis", dims);
-  dims[a] *= tiles;
-  return dims;
-}
 
 class TileOp final : public Operator {
  public:

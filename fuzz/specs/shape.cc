@@ -1,0 +1,247 @@
+// Test specs of the shape family: Reshape, Transpose, Concat, Split, Flatten, FlattenToVec,
+// ExpandDims, Squeeze, Slice, Shape, Gather, Tile. They move values without arithmetic, so the
+// tolerance is exact and any float blob may feed them.
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "fuzz/spec.h"
+
+namespace parity::fuzz {
+namespace {
+
+int64_t Numel(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// A random permutation of 0 .. n-1.
+std::vector<int64_t> Permutation(int64_t n) {
+  std::vector<int64_t> p(n);
+  std::iota(p.begin(), p.end(), 0);
+  std::mt19937_64 rng(*rc::gen::arbitrary<uint64_t>());
+  std::shuffle(p.begin(), p.end(), rng);
+  return p;
+}
+
+// An axis of a rank-r tensor, sometimes written negative.
+int64_t SomeAxis(int64_t rank) {
+  int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
+  return *rc::gen::arbitrary<bool>() ? axis - rank : axis;
+}
+
+PARITY_OP_SPEC(Reshape)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      OpInstance op("Reshape", 2);  // (reshaped, old_shape)
+      op.Input(x);
+      std::vector<int64_t> shape;
+      switch (*rc::gen::inRange(0, 4)) {
+        case 0: shape = {Numel(x)}; break;                       // flat
+        case 1: shape = {-1}; break;                             // inferred
+        case 2: shape = std::vector<int64_t>(x.rbegin(), x.rend()); break;
+        default:                                                  // 0 copies a dim, -1 the rest
+          shape = {0, -1};
+          if (x.size() < 2) shape = {0};
+      }
+      op.Arg("shape", shape);
+      return op;
+    });
+
+PARITY_OP_SPEC(Transpose)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      OpInstance op("Transpose");
+      op.Input(x);
+      if (*rc::gen::arbitrary<bool>()) {  // else the default: reversed axes
+        op.Arg("axes", Permutation(static_cast<int64_t>(x.size())));
+      }
+      return op;
+    });
+
+PARITY_OP_SPEC(Concat)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      const int64_t rank = static_cast<int64_t>(x.size());
+      const bool add_axis = *rc::gen::inRange(0, 4) == 0;
+      const int64_t axis = *rc::gen::inRange<int64_t>(0, rank + (add_axis ? 1 : 0));
+      const int pieces = *rc::gen::inRange(1, 4);
+      OpInstance op("Concat", 2);  // (concat, split_info)
+      op.Input(x);
+      for (int i = 0; i < pieces; ++i) {
+        std::vector<int64_t> other = x;
+        if (!add_axis) other[axis] = Dim(1, 4);
+        op.Input(other);
+      }
+      op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank - (add_axis ? 1 : 0));
+      if (add_axis) op.Arg("add_axis", int64_t{1});
+      return op;
+    });
+
+PARITY_OP_SPEC(Split)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      const int64_t rank = static_cast<int64_t>(x.size());
+      const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
+      // Sizes summing to the axis' extent (a zero-size piece now and then).
+      std::vector<int64_t> split;
+      int64_t left = x[axis];
+      while (left > 0 && split.size() < 3) {
+        int64_t piece = *rc::gen::inRange<int64_t>(0, left + 1);
+        split.push_back(piece);
+        left -= piece;
+      }
+      if (left > 0 || split.empty()) split.push_back(left);
+      OpInstance op("Split", static_cast<int>(split.size()));
+      op.Input(x);
+      op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      op.Arg("split", split);
+      return op;
+    });
+
+PARITY_OP_SPEC(Flatten)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      OpInstance op("Flatten");
+      op.Input(x);
+      op.Arg("axis", *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(x.size()) + 1));
+      return op;
+    });
+
+PARITY_OP_SPEC(FlattenToVec)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      OpInstance op("FlattenToVec");
+      op.Input(p ? *p : AnyDims());
+      return op;
+    });
+
+PARITY_OP_SPEC(ExpandDims)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
+      if (x.size() > 4) return std::nullopt;
+      const int64_t added = *rc::gen::inRange<int64_t>(1, 3);
+      std::vector<int64_t> dims = Permutation(static_cast<int64_t>(x.size()) + added);
+      dims.resize(added);
+      std::sort(dims.begin(), dims.end());
+      OpInstance op("ExpandDims");
+      op.Input(x);
+      op.Arg("dims", dims);
+      return op;
+    });
+
+PARITY_OP_SPEC(Squeeze)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x;
+      if (p) {
+        x = *p;
+      } else {
+        x = AnyDims(1, 3);
+        x.insert(x.begin() + *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(x.size()) + 1), 1);
+      }
+      std::vector<int64_t> dims;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] == 1) dims.push_back(static_cast<int64_t>(i));
+      }
+      if (dims.empty() || dims.size() == x.size()) return std::nullopt;
+      OpInstance op("Squeeze");
+      op.Input(x);
+      op.Arg("dims", dims);
+      return op;
+    });
+
+// Slice cuts one axis (Caffe2's restriction, which the reference keeps); the others are whole.
+PARITY_OP_SPEC(Slice)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      const int64_t rank = static_cast<int64_t>(x.size());
+      const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
+      const int64_t start = *rc::gen::inRange<int64_t>(0, x[axis]);
+      const int64_t end = *rc::gen::inRange<int64_t>(start + 1, x[axis] + 1);
+      std::vector<int64_t> starts(axis + 1, 0), ends(axis + 1, -1);
+      starts[axis] = start;
+      // The end written as a negative index now and then (-1 is the end).
+      ends[axis] = *rc::gen::arbitrary<bool>() ? end : end - x[axis] - 1;
+      OpInstance op("Slice");
+      op.Input(x);
+      if (*rc::gen::arbitrary<bool>()) {
+        op.Arg("starts", starts);
+        op.Arg("ends", ends);
+      } else {
+        op.ShapeInput(starts, DataType::kInt32);
+        op.ShapeInput(ends, DataType::kInt32);
+      }
+      return op;
+    });
+
+PARITY_OP_SPEC(Shape)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Skip("gradient", "the output is int64 dims, not a function of the values")
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      OpInstance op("Shape");
+      op.Input(x);
+      if (*rc::gen::arbitrary<bool>()) op.Arg("axes", std::vector<int64_t>{SomeAxis(x.size())});
+      return op;
+    });
+
+PARITY_OP_SPEC(Gather)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
+      const int64_t rank = static_cast<int64_t>(x.size());
+      const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
+      std::vector<int64_t> idx = AnyDims(1, 2, 4);
+      if (Numel(x) / x[axis] * Numel(idx) > 4096) return std::nullopt;
+      OpInstance op("Gather");
+      op.Input(x);
+      // Indices in [0, dim): repeated ones exercise the gradient's accumulation.
+      op.IndexInput(idx, x[axis], *rc::gen::arbitrary<bool>() ? DataType::kInt32 : DataType::kInt64);
+      if (axis != 0) op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      return op;
+    });
+
+PARITY_OP_SPEC(Tile)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
+      const int64_t axis = SomeAxis(x.size());
+      const int64_t tiles = *rc::gen::inRange<int64_t>(1, 4);
+      if (Numel(x) * tiles > 4096) return std::nullopt;
+      OpInstance op("Tile");
+      op.Input(x);
+      if (*rc::gen::arbitrary<bool>()) {
+        op.Arg("tiles", tiles);
+        op.Arg("axis", axis);
+      } else {
+        op.ShapeInput({tiles}, DataType::kInt32);
+        op.ShapeInput({axis}, DataType::kInt32);
+      }
+      return op;
+    });
+
+}  // namespace
+}  // namespace parity::fuzz
