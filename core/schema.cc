@@ -154,6 +154,17 @@ OpSchema& OpSchema::NotDifferentiable() {
   return *this;
 }
 
+OpSchema& OpSchema::NonDifferentiableOutputs(std::vector<int> outputs) {
+  non_differentiable_outputs_ = std::move(outputs);
+  return *this;
+}
+
+bool OpSchema::IsOutputDifferentiable(int output) const {
+  return differentiable_ && std::find(non_differentiable_outputs_.begin(),
+                                      non_differentiable_outputs_.end(),
+                                      output) == non_differentiable_outputs_.end();
+}
+
 OpSchema& OpSchema::Doc(std::string doc) {
   doc_ = std::move(doc);
   return *this;

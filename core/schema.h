@@ -83,6 +83,10 @@ class OpSchema {
   // Inputs for which gradients exist; by default every input of a float dtype is.
   OpSchema& DifferentiableInputs(std::vector<int> inputs);
   OpSchema& NotDifferentiable();
+  // Outputs that carry no gradient (statistics such as LayerNorm's mean/std, SoftmaxWithLoss's
+  // probabilities): the backward pass never reads their gradients, so a loss must not depend on
+  // them (Caffe2's outputs_with_grads).
+  OpSchema& NonDifferentiableOutputs(std::vector<int> outputs);
   OpSchema& Doc(std::string doc);
   // Applies a shared piece of schema (e.g. the arguments every filler takes): .Apply(FillerArgs).
   template <typename Fn>
@@ -109,6 +113,7 @@ class OpSchema {
   const ArgSpec* FindArg(const std::string& name) const;
   bool has_shape_inference() const { return static_cast<bool>(shape_fn_); }
   bool IsDifferentiable(int input) const;
+  bool IsOutputDifferentiable(int output) const;
   bool differentiable() const { return differentiable_; }
   bool IsInplaceAllowed(int input, int output) const;
   bool IsInplaceEnforced(int input, int output) const;
@@ -137,6 +142,7 @@ class OpSchema {
   bool differentiable_ = true;
   bool has_differentiable_list_ = false;
   std::vector<int> differentiable_inputs_;
+  std::vector<int> non_differentiable_outputs_;
   std::string doc_;
   std::map<int, std::pair<std::string, std::string>> input_docs_;
   std::map<int, std::pair<std::string, std::string>> output_docs_;

@@ -204,7 +204,15 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         }
         *net->add_op() = def;
         for (size_t j = 0; j < outputs.size(); ++j) {
-          if (out_types[j].dtype != DataType::kFloat) continue;
+          // Statistics outputs carry no gradient: a loss built on them would differ from what
+          // the backward pass computes, so later ops do not consume them.
+          if (out_types[j].dtype != DataType::kFloat ||
+              !schema.IsOutputDifferentiable(static_cast<int>(j))) {
+            types_of.erase(outputs[j]);
+            available.erase(std::remove(available.begin(), available.end(), outputs[j]),
+                            available.end());
+            continue;
+          }
           if (!types_of.count(outputs[j])) available.push_back(outputs[j]);
           types_of[outputs[j]] = out_types[j];
         }

@@ -323,6 +323,7 @@ class SoftmaxWithLossOp final : public Operator {
 };
 
 PARITY_OP_SCHEMA(SoftmaxWithLoss)
+    .NonDifferentiableOutputs({0})  // P; the loss (output 1) carries the gradient
     .NumInputs(2, 3)
     .NumOutputs(2)
     .Apply(loss_util::SoftmaxWithLossArgs)

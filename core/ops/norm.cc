@@ -270,6 +270,7 @@ class SpatialBNOp final : public Operator {
 };
 
 PARITY_OP_SCHEMA(SpatialBN)
+    .NonDifferentiableOutputs({1, 2, 3, 4})  // running and saved statistics
     .NumInputs(5, 7)
     .NumOutputs(1, 5)
     .AllowInplace({{0, 0}, {5, 3}, {6, 4}})
@@ -374,6 +375,7 @@ class LayerNormOp final : public Operator {
 };
 
 PARITY_OP_SCHEMA(LayerNorm)
+    .NonDifferentiableOutputs({1, 2})  // mean and std
     .NumInputs(1, 3)
     .NumOutputs(3)
     .NumInputsOutputs([](int in, int) { return in != 2; },
