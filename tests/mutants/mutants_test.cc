@@ -26,6 +26,7 @@ struct Result {
   int cases = 0;             // cases run until the kill (or all of them)
   bool killed = false;
   std::string blamed;        // blamed op type of the killing finding
+  std::string error_class;   // its error class ("value mismatch", "error mismatch", ...)
   std::string problem;       // why the mutant counts as not killed / the test fails
 };
 
@@ -59,6 +60,7 @@ Result Hunt(const Mutant& m) {
     if (!mutated.finding) continue;
     r.killed = true;
     r.blamed = mutated.finding->blamed_op_type();
+    r.error_class = mutated.finding->signature().error_class();
     if (!BlameFits(m, r.blamed)) {
       r.problem = "killed, but the finding blames '" + r.blamed + "': " +
                   oracles::DescribeFinding(*mutated.finding);
@@ -91,11 +93,13 @@ TEST(Mutants, EveryMutantIsKilledAndBlamed) {
   std::vector<Result> results;
   for (const Mutant& m : Catalogue()) results.push_back(Hunt(m));
   int killed = 0;
-  std::printf("\n%-46s %-20s %-9s %6s  %s\n", "mutant", "op", "oracle", "cases", "blamed op");
+  std::printf("\n%-46s %-20s %-9s %6s  %-20s %s\n", "mutant", "op", "oracle", "cases",
+              "blamed op", "error class");
   for (const Result& r : results) {
     killed += r.killed && r.problem.empty();
-    std::printf("%-46s %-20s %-9s %6d  %s\n", r.name.c_str(), r.op_type.c_str(),
-                r.oracle.c_str(), r.cases, r.killed ? r.blamed.c_str() : "SURVIVED");
+    std::printf("%-46s %-20s %-9s %6d  %-20s %s\n", r.name.c_str(), r.op_type.c_str(),
+                r.oracle.c_str(), r.cases, r.killed ? r.blamed.c_str() : "SURVIVED",
+                r.error_class.c_str());
   }
   std::printf("kill rate: %d / %zu\n\n", killed, results.size());
   for (const Result& r : results) {
