@@ -43,5 +43,23 @@ PARITY_SPEC_PROPERTIES(BatchMatMul)
 
 #undef PARITY_SPEC_PROPERTIES
 
+// The whole Jacobian (every input element on its own) on a few cases of each spec: vᵀJu can miss
+// errors that cancel along a random direction.
+TEST(SpecFullJacobian, ConvPoolLinalg) {
+  for (const std::string type :
+       {"Conv", "MaxPool", "AveragePool", "FC", "FCTransposed", "MatMul", "BatchMatMul"}) {
+    const OpSpec& spec = *SpecRegistry::Find(type);
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+      const Case c = SampleCase(OpCaseGen(spec), seed);
+      oracles::OracleOptions options;
+      options.tolerance = oracles::GetToleranceClass(spec.tolerance());
+      options.full_jacobian = true;
+      const oracles::OracleResult result = oracles::RunOracle("gradient", c, options);
+      EXPECT_FALSE(result.finding.has_value())
+          << type << " seed " << seed << ": " << oracles::DescribeFinding(*result.finding);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace parity::fuzz
