@@ -1,0 +1,45 @@
+// Test specs of the convolution family: Conv (2-D, NCHW, groups, dilation, every argument
+// spelling). Conv is bilinear in (X, W) plus b: no kinks, every input gradient-checked; GEMM-sized
+// sums, so the "accumulation" tolerance class.
+#include <rapidcheck.h>
+
+#include "fuzz/spec.h"
+#include "fuzz/specs/conv_args.h"
+
+namespace parity::fuzz {
+namespace {
+
+// X [N, C, H, W] (small: N <= 2, C <= 4, H, W <= 7 when drawn here), filter
+// [M, C / group, kh, kw], optional bias [M].
+std::optional<OpInstance> MakeConv(const Primary* primary) {
+  std::vector<int64_t> x =
+      primary ? *primary : std::vector<int64_t>{Dim(1, 2), Dim(1, 4), Dim(1, 7), Dim(1, 7)};
+  if (x.size() != 4 || x[1] > 8 || x[2] > 16 || x[3] > 16) return std::nullopt;
+  const int64_t c = x[1];
+  std::vector<int64_t> groups;
+  for (int64_t g = 1; g <= c; ++g) {
+    if (c % g == 0) groups.push_back(g);
+  }
+  // Mostly one group; otherwise any divisor of C.
+  const int64_t group = *rc::gen::inRange(0, 3) == 0 ? *rc::gen::elementOf(groups) : 1;
+  const int64_t m = group * *rc::gen::inRange<int64_t>(1, std::max<int64_t>(1, 4 / group) + 1);
+
+  conv_args::Geometry g;
+  conv_args::DrawDim(x[2], false, &g.kh, &g.dh, &g.pt, &g.pb);
+  conv_args::DrawDim(x[3], false, &g.kw, &g.dw, &g.pl, &g.pr);
+  g.sh = *rc::gen::inRange<int64_t>(1, 4);
+  g.sw = *rc::gen::inRange<int64_t>(1, 4);
+
+  OpInstance op("Conv");
+  op.Input(x);
+  op.Input({m, c / group, g.kh, g.kw});
+  if (*rc::gen::arbitrary<bool>()) op.Input({m});
+  conv_args::GeometryArgs(op, g, true);
+  if (group != 1 || *rc::gen::inRange(0, 4) == 0) op.Arg("group", group);
+  return op;
+}
+
+PARITY_OP_SPEC(Conv).Tolerance("accumulation").ConsumesIntermediates(true).Make(MakeConv);
+
+}  // namespace
+}  // namespace parity::fuzz

@@ -1,0 +1,111 @@
+// Zero false positives: with no mutant, generated cases (single ops and whole nets, as a campaign
+// draws them) give no finding from any oracle — at least kCasesPerOracle checked cases for each of
+// forward, gradient, determinism and roundtrip. The mutants test (mutants_test.cc) shows the same
+// oracles do find bugs; together they measure the oracles' power and their precision.
+//
+// The case indices are split into kSlices slices (one index of every block of kSlices), one gtest
+// test per slice.
+// gtest honours Bazel's TEST_TOTAL_SHARDS / TEST_SHARD_INDEX (and touches
+// TEST_SHARD_STATUS_FILE) by running slice s on shard s % TEST_TOTAL_SHARDS, so the BUILD's
+// shard_count spreads the slices over the machine's cores. Each slice checks its share of every
+// oracle's quota, so the totals hold for any shard count.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "fuzz/campaign.h"
+#include "fuzz/generators.h"
+#include "core/proto/error.h"
+#include "oracles/describe.h"
+#include "oracles/finding.h"
+#include "oracles/oracle.h"
+
+namespace parity::fuzz {
+namespace {
+
+constexpr int64_t kCasesPerOracle = 10000;
+constexpr int kSlices = 8;
+const std::vector<std::string> kOracles = {"forward", "gradient", "determinism", "roundtrip"};
+
+// Per slice and oracle; PARITY_FP_CASES_PER_ORACLE raises the total for longer manual runs.
+int64_t Quota() {
+  int64_t total = kCasesPerOracle;
+  if (const char* env = std::getenv("PARITY_FP_CASES_PER_ORACLE")) {
+    total = std::max<int64_t>(total, std::atoll(env));
+  }
+  return (total + kSlices - 1) / kSlices;
+}
+
+// The k-th case index of `slice`: block k holds indices [k * kSlices, (k + 1) * kSlices), one per
+// slice, rotated so that every slice alternates single-op cases (even) and nets (odd).
+int64_t CaseIndex(int slice, int64_t k) { return k * kSlices + (slice + k) % kSlices; }
+class FalsePositives : public ::testing::TestWithParam<int> {};
+
+TEST_P(FalsePositives, NoFindingWithoutMutants) {
+  const int slice = GetParam();
+  const int64_t kQuota = Quota();
+  CampaignOptions options;
+  options.seed = 1;
+  std::map<std::string, int64_t> checked, not_applicable;
+  int64_t cases = 0, findings = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto done = [&] {
+    for (const auto& oracle : kOracles) {
+      if (checked[oracle] < kQuota) return false;
+    }
+    return true;
+  };
+  // Enough indices for every oracle's quota unless some oracle almost never applies.
+  const int64_t max_cases = kQuota * 20;
+  for (int64_t k = 0; !done() && k < max_cases; ++k) {
+    const int64_t index = CaseIndex(slice, k);
+    const Case c = CampaignCase(options, index);
+    ++cases;
+    oracles::OracleOptions oracle_options;
+    oracle_options.tolerance = oracles::GetToleranceClass(ToleranceForCase(c));
+    for (const std::string& oracle : ApplicableOracles(c, kOracles)) {
+      if (checked[oracle] >= kQuota) continue;  // this oracle's share is done
+      oracles::OracleResult result;
+      try {
+        result = oracles::RunOracle(oracle, c, oracle_options);
+      } catch (const Error& error) {
+        result.finding = oracles::MakeFinding(oracle, c, "oracle error", error.what());
+      }
+      if (!result.not_applicable.empty()) {
+        ++not_applicable[oracle];
+        continue;
+      }
+      ++checked[oracle];
+      if (!result.finding) continue;
+      ++findings;
+      if (findings <= 5) {
+        ADD_FAILURE() << "false positive at campaign index " << index << " (seed 1):\n"
+                      << oracles::DescribeFinding(*result.finding) << "\ncase:\n"
+                      << c.DebugString();
+      }
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("slice %d: %lld cases in %.1f s, findings %lld; checked", slice,
+              static_cast<long long>(cases), seconds, static_cast<long long>(findings));
+  for (const auto& oracle : kOracles) {
+    std::printf(" %s %lld (n/a %lld)", oracle.c_str(), static_cast<long long>(checked[oracle]),
+                static_cast<long long>(not_applicable[oracle]));
+  }
+  std::printf("\n");
+  EXPECT_EQ(findings, 0);
+  for (const auto& oracle : kOracles) {
+    EXPECT_GE(checked[oracle], kQuota) << oracle << " applied to too few cases";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Slices, FalsePositives, ::testing::Range(0, kSlices));
+
+}  // namespace
+}  // namespace parity::fuzz

@@ -1,0 +1,854 @@
+// The mutant catalogue (mutants.h). Every mutant wraps the op's real default-engine kernel
+// (OperatorRegistry::Find(type, CPU, "")): it replaces some inputs by scratch blobs computed from the
+// originals, edits the kernel's arguments, and/or post-processes its outputs. None reimplements an
+// op, so the catalogue follows production kernels as they change.
+#include "tests/mutants/mutants.h"
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+
+#include "core/operator.h"
+#include "core/proto/error.h"
+#include "core/tensor.h"
+#include "fuzz/generators.h"
+
+namespace parity::mutants {
+namespace {
+
+using fuzz::Dim;
+using fuzz::Domain;
+using fuzz::OpInstance;
+using fuzz::Primary;
+
+// ------------------------------------------------------------------------------------------------
+// The wrapping kernel.
+
+struct Wrap {
+  // Input i is replaced by a scratch tensor computed from the original.
+  std::map<int, std::function<void(const Operator& self, const Tensor& in, Tensor* out)>> inputs;
+  // Edits the inner kernel's def (after the input renaming); may read the mutant's inputs.
+  std::function<void(const Operator& self, caffe2::OperatorDef* inner)> edit;
+  // Post-processes the outputs (the mutant's inputs still name the original blobs).
+  std::function<void(Operator& self)> after;
+};
+
+std::atomic<int64_t> next_scratch{0};
+
+class WrappedMutant final : public Operator {
+ public:
+  WrappedMutant(const caffe2::OperatorDef& def, Workspace* ws, const Wrap* wrap)
+      : Operator(def, ws), wrap_(wrap), id_(next_scratch++) {}
+
+  void Run() override {
+    caffe2::OperatorDef inner = def();
+    inner.clear_engine();
+    for (const auto& [index, replace] : wrap_->inputs) {
+      if (index >= InputSize()) continue;
+      const std::string name =
+          "__mutant_" + std::to_string(id_) + "_in" + std::to_string(index);
+      Tensor* scratch = workspace()->CreateTensor(name);
+      replace(*this, Input(index), scratch);
+      inner.set_input(index, name);
+    }
+    if (wrap_->edit) wrap_->edit(*this, &inner);
+    const OperatorFactory* factory = OperatorRegistry::Find(inner.type(), kCpuDeviceType, "");
+    PARITY_ENFORCE(factory != nullptr, ErrorKind::kInternal, "mutant of ", inner.type(),
+                   ": no default kernel");
+    std::unique_ptr<Operator> op = (*factory)(inner, workspace());
+    op->Run();
+    if (wrap_->after) wrap_->after(*this);
+  }
+
+ private:
+  const Wrap* wrap_;
+  const int64_t id_;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Argument editing on OperatorDefs.
+
+const caffe2::Argument* FindArg(const caffe2::OperatorDef& def, const std::string& name) {
+  for (const auto& arg : def.arg()) {
+    if (arg.name() == name) return &arg;
+  }
+  return nullptr;
+}
+
+void RemoveArg(caffe2::OperatorDef* def, const std::string& name) {
+  auto* args = def->mutable_arg();
+  for (int i = args->size() - 1; i >= 0; --i) {
+    if (args->Get(i).name() == name) args->DeleteSubrange(i, 1);
+  }
+}
+
+void SetInt(caffe2::OperatorDef* def, const std::string& name, int64_t value) {
+  RemoveArg(def, name);
+  caffe2::Argument* arg = def->add_arg();
+  arg->set_name(name);
+  arg->set_i(value);
+}
+
+void SetInts(caffe2::OperatorDef* def, const std::string& name, const std::vector<int64_t>& v) {
+  RemoveArg(def, name);
+  caffe2::Argument* arg = def->add_arg();
+  arg->set_name(name);
+  for (int64_t x : v) arg->add_ints(x);
+}
+
+int64_t IntArg(const caffe2::OperatorDef& def, const std::string& name, int64_t fallback) {
+  const caffe2::Argument* arg = FindArg(def, name);
+  return arg != nullptr && arg->has_i() ? arg->i() : fallback;
+}
+
+std::vector<int64_t> IntsArg(const caffe2::OperatorDef& def, const std::string& name) {
+  const caffe2::Argument* arg = FindArg(def, name);
+  if (arg == nullptr) return {};
+  return {arg->ints().begin(), arg->ints().end()};
+}
+
+// Swaps two scalar arguments or two entries of a list argument (pads: t, l, b, r).
+void SwapPads(caffe2::OperatorDef* def, const char* a, const char* b, int ia, int ib) {
+  if (FindArg(*def, a) != nullptr && FindArg(*def, b) != nullptr) {
+    const int64_t va = IntArg(*def, a, 0), vb = IntArg(*def, b, 0);
+    SetInt(def, a, vb);
+    SetInt(def, b, va);
+  }
+  std::vector<int64_t> pads = IntsArg(*def, "pads");
+  if (pads.size() == 4) {
+    std::swap(pads[ia], pads[ib]);
+    SetInts(def, "pads", pads);
+  }
+}
+
+int64_t Canonical(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+// Shifts an integer axis argument by one (wrapping within the rank of input 0).
+void ShiftAxis(const Operator& self, caffe2::OperatorDef* def, const std::string& name,
+               int64_t fallback) {
+  const int64_t rank = self.Input(0).ndim();
+  const int64_t axis = Canonical(IntArg(*def, name, fallback), rank);
+  SetInt(def, name, (axis + 1) % rank);
+}
+
+float* FloatOutput(Operator& self, int i) { return self.Output(i)->mutable_data<float>(); }
+const float* FloatInput(const Operator& self, int i) { return self.Input(i).data<float>(); }
+
+// ------------------------------------------------------------------------------------------------
+// Private case builders for ops whose specs live in other branches (or need a special form).
+
+// A one-op Case from `inst` (inside rc::gen::exec), as fuzz::OpCaseGen builds it; `inplace` maps
+// output j to input i (the op writes its input blob).
+Case InstanceCase(const OpInstance& inst, const std::map<int, int>& inplace = {}) {
+  Case c;
+  caffe2::NetDef* net = c.mutable_net();
+  net->set_name(inst.type() + "_mutant_case");
+  caffe2::OperatorDef* op = net->add_op();
+  op->set_type(inst.type());
+  for (size_t i = 0; i < inst.inputs().size(); ++i) {
+    const std::string name = "in" + std::to_string(i);
+    op->add_input(name);
+    net->add_external_input(name);
+    *c.add_inputs() = fuzz::DrawTensor(name, inst.inputs()[i]);
+    if (inst.inputs()[i].differentiable && inst.inputs()[i].dtype == DataType::kFloat) {
+      c.add_grad_inputs(name);
+    }
+  }
+  for (int j = 0; j < inst.num_outputs(); ++j) {
+    auto it = inplace.find(j);
+    const std::string name = it != inplace.end() ? "in" + std::to_string(it->second)
+                                                 : "out" + std::to_string(j);
+    op->add_output(name);
+    net->add_external_output(name);
+  }
+  for (const auto& arg : inst.args()) *op->add_arg() = arg;
+  c.set_generator_version(fuzz::kGeneratorVersion);
+  c.set_description("mutant case " + inst.type());
+  return c;
+}
+
+std::function<Case(uint64_t)> Builder(std::function<Case()> body) {
+  return [body](uint64_t seed) { return fuzz::SampleCase(rc::gen::exec(body), seed); };
+}
+
+std::vector<int64_t> DimsAtLeast(int min_rank, int max_rank, int64_t min_dim, int64_t max_dim) {
+  const int rank = *rc::gen::inRange(min_rank, max_rank + 1);
+  std::vector<int64_t> dims;
+  for (int i = 0; i < rank; ++i) dims.push_back(Dim(min_dim, max_dim));
+  return dims;
+}
+
+std::optional<OpInstance> MakeSoftmax(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(2, 4, 2, 4);
+  OpInstance op("Softmax");
+  op.Input(x);
+  op.Arg("axis", *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(x.size())));
+  return op;
+}
+
+std::optional<OpInstance> MakeConcat(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(2, 3, 1, 4);
+  const int64_t axis = *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(x.size()));
+  OpInstance op("Concat", 2);
+  const int n = *rc::gen::inRange(2, 4);
+  for (int i = 0; i < n; ++i) {
+    std::vector<int64_t> d = x;
+    d[axis] = Dim(1, 4);
+    op.Input(d);
+  }
+  op.Arg("axis", axis);
+  return op;
+}
+
+std::optional<OpInstance> MakeReduceSum(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(2, 4, 2, 4);
+  OpInstance op("ReduceSum");
+  op.Input(x);
+  op.Arg("axes", std::vector<int64_t>{*rc::gen::inRange<int64_t>(0, x.size())});
+  op.Arg("keepdims", static_cast<int64_t>(*rc::gen::inRange(0, 2)));
+  return op;
+}
+
+std::optional<OpInstance> MakeTranspose(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(2, 4, 1, 4);
+  OpInstance op("Transpose");
+  op.Input(x);
+  if (*rc::gen::arbitrary<bool>()) {
+    std::vector<int64_t> axes(x.size());
+    for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+    std::mt19937_64 rng(*rc::gen::arbitrary<uint64_t>());
+    std::shuffle(axes.begin(), axes.end(), rng);
+    op.Arg("axes", axes);
+  }
+  return op;
+}
+
+std::optional<OpInstance> MakeSum(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(1, 3, 1, 4);
+  OpInstance op("Sum");
+  const int n = *rc::gen::inRange(2, 5);
+  for (int i = 0; i < n; ++i) op.Input(x);
+  return op;
+}
+
+// State inputs, gates, seq_lengths and the timestep of a cell of `gate_count` gates.
+OpInstance RnnUnit(const std::string& type, int states, int gate_count, bool past_rows) {
+  const int64_t n = Dim(2, 4), d = Dim(1, 3);
+  const int64_t t = Dim(1, 3);
+  OpInstance op(type, type == "LSTMUnit" ? 2 : 1);
+  for (int s = 0; s < states; ++s) op.Input({1, n, d});
+  op.Input({1, n, gate_count * d});
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < n; ++i) {
+    // Rows past their sequence (length <= t) copy the previous state; row 0 always is when asked.
+    lengths.push_back(past_rows ? (i == 0 ? *rc::gen::inRange<int64_t>(0, t + 1)
+                                          : *rc::gen::inRange<int64_t>(0, 6))
+                                : t + *rc::gen::inRange<int64_t>(1, 3));
+  }
+  op.NotDifferentiable(op.ShapeInput(lengths, DataType::kInt32));
+  op.NotDifferentiable(op.ShapeInput({t}, DataType::kInt32));
+  return op;
+}
+
+std::optional<OpInstance> MakeLstmWithForgetBias(const Primary*) {
+  OpInstance op = RnnUnit("LSTMUnit", 2, 4, false);
+  op.Arg("forget_bias", static_cast<float>(*rc::gen::inRange(1, 5)) / 2.0f);
+  return op;
+}
+
+std::optional<OpInstance> MakeGruWithPastRows(const Primary*) {
+  OpInstance op = RnnUnit("GRUUnit", 1, 3, true);
+  if (*rc::gen::arbitrary<bool>()) op.Arg("drop_states", int64_t{1});
+  return op;
+}
+
+std::optional<OpInstance> MakeLayerNorm(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(2, 3, 2, 5);
+  OpInstance op("LayerNorm", 3);
+  op.Input(x);
+  op.Arg("axis", *rc::gen::inRange<int64_t>(1, static_cast<int64_t>(x.size())));
+  // A large epsilon, so where it is added shows (1e-5 would hide under the tolerance).
+  op.Arg("epsilon", static_cast<float>(*rc::gen::inRange(1, 5)) / 8.0f);
+  return op;
+}
+
+std::optional<OpInstance> MakeSoftmaxWithLoss(const Primary*) {
+  const int64_t n = Dim(2, 5), d = Dim(2, 5);
+  OpInstance op("SoftmaxWithLoss", 2);
+  op.Input({n, d});
+  op.NotDifferentiable(op.IndexInput({n}, d));
+  return op;
+}
+
+std::optional<OpInstance> MakeSquaredL2(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(1, 3, 1, 4);
+  OpInstance op("SquaredL2Distance");
+  op.Input(x);
+  op.Input(x);
+  return op;
+}
+
+std::optional<OpInstance> MakeGather(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(1, 3, 2, 4);
+  OpInstance op("Gather");
+  op.Input(x);
+  op.NotDifferentiable(op.IndexInput({Dim(1, 4)}, x[0]));
+  return op;
+}
+
+std::optional<OpInstance> MakeSlice(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(1, 3, 2, 5);
+  std::vector<int64_t> starts, ends;
+  for (int64_t d : x) {
+    const int64_t s = *rc::gen::inRange<int64_t>(0, d - 1);
+    starts.push_back(s);
+    const int64_t e = *rc::gen::inRange<int64_t>(s + 1, d + 1);
+    ends.push_back(e == d && *rc::gen::arbitrary<bool>() ? -1 : e);
+  }
+  OpInstance op("Slice");
+  op.Input(x);
+  op.Arg("starts", starts);
+  op.Arg("ends", ends);
+  return op;
+}
+
+std::optional<OpInstance> MakeTile(const Primary*) {
+  std::vector<int64_t> x = DimsAtLeast(2, 3, 1, 3);
+  OpInstance op("Tile");
+  op.Input(x);
+  op.Arg("tiles", *rc::gen::inRange<int64_t>(2, 4));
+  op.Arg("axis", *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(x.size())));
+  return op;
+}
+
+std::optional<OpInstance> MakeBroadcastAdd(const Primary*) {
+  std::vector<int64_t> a = DimsAtLeast(2, 3, 1, 4);
+  a.back() = Dim(2, 4);
+  const size_t keep = *rc::gen::inRange<size_t>(1, a.size() + 1);
+  std::vector<int64_t> b(a.end() - keep, a.end());
+  OpInstance op("Add");
+  op.Input(a);
+  op.Input(b);
+  return op;
+}
+
+std::optional<OpInstance> MakeUnary(const std::string& type, Domain domain) {
+  OpInstance op(type);
+  op.Input(fuzz::AnyDims(1, 3, 4), domain);
+  return op;
+}
+
+// SpatialBN in training: running mean and var updated in place (outputs 1, 2 are inputs 3, 4).
+std::function<Case(uint64_t)> SpatialBnTrainingCases() {
+  return Builder([] {
+    const int64_t c = Dim(1, 3);
+    std::vector<int64_t> x = {Dim(1, 3), c, Dim(1, 3), Dim(1, 3)};
+    if (x[0] * x[2] * x[3] < 2) x[2] = 2;  // n >= 2 values per channel
+    OpInstance op("SpatialBN", 5);
+    op.Input(x);
+    op.Input({c}, Domain::kPositive);
+    op.Input({c});
+    op.Input({c});
+    op.Input({c}, Domain::kPositive);
+    op.Arg("is_test", int64_t{0});
+    op.Arg("momentum", 0.9f);
+    op.Arg("epsilon", 1e-3f);
+    return InstanceCase(op, {{1, 3}, {2, 4}});
+  });
+}
+
+// x feeds two FCs: its gradient is the Sum of theirs (the backward pass's accumulation).
+std::function<Case(uint64_t)> FanOutFcCases() {
+  return Builder([] {
+    const int64_t m = Dim(1, 3), k = Dim(1, 4);
+    Case c;
+    caffe2::NetDef* net = c.mutable_net();
+    net->set_name("fan_out_fc");
+    fuzz::InputSpec x;
+    x.dims = {m, k};
+    *c.add_inputs() = fuzz::DrawTensor("x", x);
+    net->add_external_input("x");
+    c.add_grad_inputs("x");
+    const int consumers = *rc::gen::inRange(2, 4);
+    for (int i = 0; i < consumers; ++i) {
+      const int64_t n = Dim(1, 3);
+      const std::string w = "w" + std::to_string(i), b = "b" + std::to_string(i);
+      fuzz::InputSpec ws, bs;
+      ws.dims = {n, k};
+      bs.dims = {n};
+      *c.add_inputs() = fuzz::DrawTensor(w, ws);
+      *c.add_inputs() = fuzz::DrawTensor(b, bs);
+      net->add_external_input(w);
+      net->add_external_input(b);
+      caffe2::OperatorDef* op = net->add_op();
+      op->set_type("FC");
+      op->add_input("x");
+      op->add_input(w);
+      op->add_input(b);
+      op->add_output("y" + std::to_string(i));
+      net->add_external_output("y" + std::to_string(i));
+    }
+    c.set_generator_version(fuzz::kGeneratorVersion);
+    c.set_description("x fanned out to FCs");
+    return c;
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// The catalogue.
+
+struct Entry {
+  Mutant mutant;
+  Wrap wrap;
+};
+
+Mutant M(const std::string& name, const std::string& op_type, const std::string& oracle,
+         const std::string& family, const std::string& description) {
+  Mutant m;
+  m.name = name;
+  m.op_type = op_type;
+  m.oracle = oracle;
+  m.family = family;
+  m.description = description;
+  return m;
+}
+
+std::vector<Entry> BuildCatalogue() {
+  std::vector<Entry> out;
+  auto add = [&out](Mutant m, Wrap w) { out.push_back({std::move(m), std::move(w)}); };
+
+  // ---- linalg
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      const Tensor& b = self.Input(2);
+      float* y = FloatOutput(self, 0);
+      const int64_t n = b.numel(), total = self.Output(0)->numel();
+      for (int64_t i = 0; i < total; ++i) y[i] -= b.data<float>()[i % n];
+    };
+    add(M("FC_BIAS_DROPPED", "FC", "forward", "linalg", "FC ignores its bias"), w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) { RemoveArg(def, "trans_b"); };
+    add(M("MATMUL_IGNORES_TRANS_B", "MatMul", "forward", "linalg", "MatMul ignores trans_b"), w);
+  }
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      if (self.OutputSize() < 2) return;
+      const Tensor& dy = self.Input(2);
+      Tensor* db = self.Output(1);
+      std::copy(dy.data<float>(), dy.data<float>() + db->numel(), db->mutable_data<float>());
+    };
+    Mutant m = M("FCGRADIENT_DB_FIRST_ROW", "FCGradient", "gradient", "linalg",
+                 "FCGradient's db from the first row of dY only (missing accumulation)");
+    m.spec_type = "FC";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      if (self.OutputSize() < 3) return;
+      Tensor* dx = self.Output(2);
+      float* p = dx->mutable_data<float>();
+      for (int64_t i = 0; i < dx->numel(); ++i) p[i] = -p[i];
+    };
+    Mutant m = M("FCGRADIENT_DX_SIGN", "FCGradient", "gradient", "linalg",
+                 "FCGradient's dX with the wrong sign");
+    m.spec_type = "FC";
+    add(m, w);
+  }
+
+  // ---- conv
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      for (const char* name : {"dilation", "dilations", "dilation_h", "dilation_w"}) {
+        RemoveArg(def, name);
+      }
+    };
+    add(M("CONV_DILATION_IGNORED", "Conv", "forward", "conv", "Conv ignores dilation"), w);
+  }
+  {
+    Wrap w;
+    // The filters of group g see the input channels of group g + 1.
+    w.inputs[0] = [](const Operator& self, const Tensor& x, Tensor* out) {
+      const int64_t group = IntArg(self.def(), "group", 1);
+      out->Resize(x.dims());
+      const int64_t n = x.dim(0), c = x.dim(1), hw = x.numel() / (n * c), shift = c / group;
+      const float* in = x.data<float>();
+      float* o = out->mutable_data<float>();
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          std::copy(in + (i * c + (ch + shift) % c) * hw, in + (i * c + (ch + shift) % c + 1) * hw,
+                    o + (i * c + ch) * hw);
+        }
+      }
+    };
+    add(M("CONV_GROUP_MIXED", "Conv", "forward", "conv",
+          "Conv's groups read the next group's input channels"),
+        w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      SwapPads(def, "pad_t", "pad_b", 0, 2);
+    };
+    add(M("CONV_PAD_TB_SWAPPED", "Conv", "forward", "conv", "Conv swaps the top and bottom pads"),
+        w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      SwapPads(def, "pad_l", "pad_r", 1, 3);
+    };
+    Mutant m = M("CONVGRADIENT_PAD_LR_SWAPPED", "ConvGradient", "gradient", "conv",
+                 "ConvGradient swaps the left and right pads");
+    m.spec_type = "Conv";
+    add(m, w);
+  }
+
+  // ---- pool
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      SetInt(def, "count_include_pad", IntArg(*def, "count_include_pad", 0) == 0 ? 1 : 0);
+    };
+    add(M("AVERAGEPOOL_COUNT_INCLUDE_PAD_FLIPPED", "AveragePool", "forward", "pool",
+          "AveragePool's count_include_pad flipped"),
+        w);
+    Mutant m = M("AVERAGEPOOLGRADIENT_COUNT_INCLUDE_PAD_FLIPPED", "AveragePoolGradient",
+                 "gradient", "pool", "AveragePoolGradient's count_include_pad flipped");
+    m.spec_type = "AveragePool";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    // Searching -X: the gradient goes to the window's minimum instead of its maximum.
+    w.inputs[0] = [](const Operator&, const Tensor& x, Tensor* out) {
+      out->Resize(x.dims());
+      const float* in = x.data<float>();
+      float* o = out->mutable_data<float>();
+      for (int64_t i = 0; i < x.numel(); ++i) o[i] = -in[i];
+    };
+    Mutant m = M("MAXPOOLGRADIENT_WRONG_ELEMENT", "MaxPoolGradient", "gradient", "pool",
+                 "MaxPoolGradient credits the window's minimum, not its maximum");
+    m.spec_type = "MaxPool";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      for (const char* name : {"stride", "strides", "stride_h", "stride_w"}) RemoveArg(def, name);
+    };
+    add(M("MAXPOOL_STRIDE_IGNORED", "MaxPool", "forward", "pool", "MaxPool ignores the stride"),
+        w);
+  }
+
+  // ---- shape
+  {
+    Wrap w;
+    w.edit = [](const Operator& self, caffe2::OperatorDef* def) { ShiftAxis(self, def, "axis", 1); };
+    Mutant m = M("CONCAT_AXIS_OFF_BY_ONE", "Concat", "forward", "shape", "Concat on axis + 1");
+    m.make = MakeConcat;
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator& self, caffe2::OperatorDef* def) {
+      std::vector<int64_t> axes = IntsArg(*def, "axes");
+      if (axes.size() >= 2) {
+        std::swap(axes[0], axes[1]);
+      } else {
+        axes.clear();
+        for (int i = 0; i < self.Input(0).ndim(); ++i) axes.push_back(i);  // no transpose at all
+      }
+      SetInts(def, "axes", axes);
+    };
+    Mutant m = M("TRANSPOSE_AXES_SWAPPED", "Transpose", "forward", "shape",
+                 "Transpose swaps the first two axes of its permutation (identity when none)");
+    m.make = MakeTranspose;
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.inputs[1] = [](const Operator& self, const Tensor& indices, Tensor* out) {
+      const int64_t n = self.Input(0).dim(0);
+      out->Resize(indices.dims());
+      if (indices.dtype() == DataType::kInt64) {
+        for (int64_t i = 0; i < indices.numel(); ++i) {
+          out->mutable_data<int64_t>()[i] = (indices.data<int64_t>()[i] + 1) % n;
+        }
+      } else {
+        for (int64_t i = 0; i < indices.numel(); ++i) {
+          out->mutable_data<int32_t>()[i] = static_cast<int32_t>((indices.data<int32_t>()[i] + 1) % n);
+        }
+      }
+    };
+    Mutant m = M("GATHER_OFF_BY_ONE", "Gather", "forward", "shape",
+                 "Gather reads index + 1 (wrapping)");
+    m.make = MakeGather;
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      std::vector<int64_t> ends = IntsArg(*def, "ends");
+      if (ends.empty()) return;
+      ends[0] -= 1;  // -1 ("to the end") becomes -2, e becomes e - 1
+      SetInts(def, "ends", ends);
+    };
+    Mutant m = M("SLICE_END_OFF_BY_ONE", "Slice", "forward", "shape",
+                 "Slice's end on the first axis one short");
+    m.make = MakeSlice;
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator& self, caffe2::OperatorDef* def) { ShiftAxis(self, def, "axis", 0); };
+    Mutant m = M("TILE_WRONG_AXIS", "Tile", "forward", "shape", "Tile repeats along axis + 1");
+    m.make = MakeTile;
+    add(m, w);
+  }
+
+  // ---- reduce / softmax
+  {
+    Wrap w;
+    w.edit = [](const Operator& self, caffe2::OperatorDef* def) {
+      std::vector<int64_t> axes = IntsArg(*def, "axes");
+      const int64_t rank = self.Input(0).ndim();
+      for (int64_t& a : axes) a = (Canonical(a, rank) + 1) % rank;
+      SetInts(def, "axes", axes);
+    };
+    Mutant m = M("REDUCESUM_AXIS_OFF_BY_ONE", "ReduceSum", "forward", "reduce",
+                 "ReduceSum reduces axis + 1");
+    m.make = MakeReduceSum;
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator& self, caffe2::OperatorDef* def) { ShiftAxis(self, def, "axis", 1); };
+    Mutant m = M("SOFTMAX_AXIS_OFF_BY_ONE", "Softmax", "forward", "reduce",
+                 "Softmax coerces at axis + 1");
+    m.make = MakeSoftmax;
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+
+  // ---- elementwise (post-processing or input replacement only: these kernels are evolving)
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      if (def->input_size() > 1) def->mutable_input()->RemoveLast();
+    };
+    Mutant m = M("SUM_DROPS_LAST_INPUT", "Sum", "forward", "elementwise",
+                 "Sum ignores its last input");
+    m.make = MakeSum;
+    add(m, w);
+    Mutant g = M("SUM_ACCUMULATION_DROPS_LAST", "Sum", "gradient", "elementwise",
+                 "Sum ignores its last input: a fanned-out blob's gradients lose one term");
+    g.build = FanOutFcCases();
+    add(g, w);
+  }
+  {
+    Wrap w;
+    // B's last dim collapsed to its first element: a broadcast that drops a dim.
+    w.inputs[1] = [](const Operator&, const Tensor& b, Tensor* out) {
+      std::vector<int64_t> dims = b.dims();
+      const int64_t last = dims.back();
+      dims.back() = 1;
+      out->Resize(dims);
+      for (int64_t i = 0; i < out->numel(); ++i) {
+        out->mutable_data<float>()[i] = b.data<float>()[i * last];
+      }
+    };
+    Mutant m = M("ADD_BROADCAST_DROPS_DIM", "Add", "forward", "elementwise",
+                 "Add broadcasts B's first element along B's last dim");
+    m.make = MakeBroadcastAdd;
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      float* y = FloatOutput(self, 0);
+      for (int64_t i = 0; i < self.Output(0)->numel(); ++i) y[i] = 1.0f - y[i];
+    };
+    Mutant m = M("SIGMOID_WRONG_SIGN", "Sigmoid", "forward", "elementwise",
+                 "Sigmoid computes sigmoid(-x)");
+    m.make = [](const Primary*) { return MakeUnary("Sigmoid", Domain::kAny); };
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      const float* x = FloatInput(self, 0);
+      float* y = FloatOutput(self, 0);
+      for (int64_t i = 0; i < self.Output(0)->numel(); ++i) {
+        if (x[i] < 0) y[i] = 0.01f * x[i];
+      }
+    };
+    Mutant m = M("RELU_LEAKS", "Relu", "forward", "elementwise",
+                 "Relu lets 1% of negative inputs through");
+    m.make = [](const Primary*) { return MakeUnary("Relu", Domain::kAwayFromZero); };
+    add(m, w);
+  }
+
+  // ---- norm
+  {
+    Wrap w;
+    // Normalizes with the unbiased variance (n / (n - 1)) where the biased one belongs.
+    w.after = [](Operator& self) {
+      if (self.OutputSize() < 5) return;
+      const Tensor& x = self.Input(0);
+      const int64_t c = x.dim(1), n = x.numel() / c, inner = x.numel() / (x.dim(0) * c);
+      const float eps = static_cast<float>(self.args().Get<float>("epsilon"));
+      const float* bias = FloatInput(self, 2);
+      const float* inv_std = self.Output(4)->data<float>();
+      float* y = FloatOutput(self, 0);
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t ch = (i / inner) % c;
+        const double var = 1.0 / (double(inv_std[ch]) * inv_std[ch]) - eps;
+        const double factor =
+            std::sqrt((var + eps) / (var * double(n) / double(n - 1) + eps));
+        y[i] = static_cast<float>((y[i] - bias[ch]) * factor + bias[ch]);
+      }
+    };
+    Mutant m = M("SPATIALBN_UNBIASED_VARIANCE", "SpatialBN", "forward", "norm",
+                 "SpatialBN normalizes with the unbiased variance (biased/unbiased mixed)");
+    m.build = SpatialBnTrainingCases();
+    add(m, w);
+  }
+  {
+    Wrap w;
+    // Y = (x - mean) / (sqrt(var) + epsilon) instead of / sqrt(var + epsilon).
+    w.after = [](Operator& self) {
+      const Tensor& x = self.Input(0);
+      const int64_t rank = x.ndim();
+      const int64_t axis = Canonical(self.args().Get<int64_t>("axis"), rank);
+      int64_t rows = 1;
+      for (int64_t i = 0; i < axis; ++i) rows *= x.dim(i);
+      const int64_t cols = x.numel() / rows;
+      const double eps = self.args().Get<float>("epsilon");
+      const float* in = x.data<float>();
+      const float* mean = self.Output(1)->data<float>();
+      const float* stdev = self.Output(2)->data<float>();
+      float* y = FloatOutput(self, 0);
+      for (int64_t r = 0; r < rows; ++r) {
+        const double s = std::sqrt(std::max(0.0, double(stdev[r]) * stdev[r] - eps)) + eps;
+        for (int64_t j = 0; j < cols; ++j) {
+          y[r * cols + j] = static_cast<float>((in[r * cols + j] - mean[r]) / s);
+        }
+      }
+    };
+    Mutant m = M("LAYERNORM_EPSILON_OUTSIDE_SQRT", "LayerNorm", "forward", "norm",
+                 "LayerNorm divides by sqrt(var) + epsilon");
+    m.make = MakeLayerNorm;
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+
+  // ---- loss
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      const int64_t n = self.Input(0).dim(0);
+      FloatOutput(self, 1)[0] *= static_cast<float>(n);
+    };
+    Mutant m = M("SOFTMAXWITHLOSS_NOT_AVERAGED", "SoftmaxWithLoss", "forward", "loss",
+                 "SoftmaxWithLoss sums the rows' losses instead of averaging");
+    m.make = MakeSoftmaxWithLoss;
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.after = [](Operator& self) {
+      float* z = FloatOutput(self, 0);
+      for (int64_t i = 0; i < self.Output(0)->numel(); ++i) z[i] *= 2.0f;
+    };
+    Mutant m = M("SQUAREDL2DISTANCE_MISSING_HALF", "SquaredL2Distance", "forward", "loss",
+                 "SquaredL2Distance without the 1/2");
+    m.make = MakeSquaredL2;
+    add(m, w);
+  }
+
+  // ---- rnn
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) { RemoveArg(def, "forget_bias"); };
+    Mutant m = M("LSTMUNIT_FORGET_BIAS_IGNORED", "LSTMUnit", "forward", "rnn",
+                 "LSTMUnit ignores forget_bias");
+    m.make = MakeLstmWithForgetBias;
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) {
+      // Drop seq_lengths (the input before the timestep): every row counts as active.
+      if (IntArg(*def, "sequence_lengths", 1) == 0) return;
+      auto* inputs = def->mutable_input();
+      inputs->DeleteSubrange(inputs->size() - 2, 1);
+      SetInt(def, "sequence_lengths", 0);
+    };
+    Mutant m = M("GRUUNIT_SEQ_LENGTHS_IGNORED", "GRUUnit", "forward", "rnn",
+                 "GRUUnit ignores seq_lengths (rows past their sequence are updated)");
+    m.make = MakeGruWithPastRows;
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+  return out;
+}
+
+std::vector<Entry>& Entries() {
+  static std::vector<Entry>* entries = new std::vector<Entry>(BuildCatalogue());
+  return *entries;
+}
+
+bool RegisterAll() {
+  for (const Entry& entry : Entries()) {
+    const Wrap* wrap = &entry.wrap;
+    OperatorRegistry::Register(entry.mutant.op_type, kCpuDeviceType, entry.mutant.engine(),
+                               [wrap](const caffe2::OperatorDef& def, Workspace* ws) {
+                                 return std::unique_ptr<Operator>(
+                                     std::make_unique<WrappedMutant>(def, ws, wrap));
+                               });
+  }
+  return true;
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterAll();
+
+}  // namespace
+
+const std::vector<Mutant>& Catalogue() {
+  static const std::vector<Mutant>* mutants = [] {
+    auto* v = new std::vector<Mutant>();
+    for (const Entry& entry : Entries()) v->push_back(entry.mutant);
+    return v;
+  }();
+  return *mutants;
+}
+
+Case MutantCase(const Mutant& mutant, uint64_t seed) {
+  if (mutant.build) return mutant.build(seed);
+  if (mutant.make) {
+    fuzz::OpSpec spec(mutant.op_type);
+    spec.Make(mutant.make);
+    return fuzz::SampleCase(fuzz::OpCaseGen(spec), seed);
+  }
+  const std::string type = mutant.spec_type.empty() ? mutant.op_type : mutant.spec_type;
+  const fuzz::OpSpec* spec = fuzz::SpecRegistry::Find(type);
+  PARITY_ENFORCE(spec != nullptr, ErrorKind::kBadArgument, "mutant ", mutant.name,
+                 ": no case builder and no spec for ", type);
+  return fuzz::SampleCase(fuzz::OpCaseGen(*spec), seed);
+}
+
+}  // namespace parity::mutants

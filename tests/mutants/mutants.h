@@ -1,0 +1,49 @@
+// The mutant catalogue: deliberately wrong kernels, each registered under its own test-only engine
+// "MUTANT_<name>", that the oracles must find (anchors.md point 10: parity measures its own power).
+//
+// A mutant wraps the real default-engine kernel of its op: it may run it on replaced inputs
+// (scratch blobs), with edited arguments, and post-process its outputs. Engines fall back to the
+// default kernel for ops without a kernel under that engine, so running a whole case under
+// "MUTANT_<name>" changes only the mutated op.
+//
+// Each mutant says which oracle must kill it and where its cases come from: a net builder, a
+// private single-op spec, or else the registered spec of `spec_type` (fuzz::SpecRegistry).
+#ifndef PARITY_TESTS_MUTANTS_MUTANTS_H_
+#define PARITY_TESTS_MUTANTS_MUTANTS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/proto/parity.pb.h"
+#include "fuzz/spec.h"
+
+namespace parity::mutants {
+
+struct Mutant {
+  std::string name;         // the engine is "MUTANT_" + name
+  std::string op_type;      // the kernel it replaces (a forward or a gradient op)
+  std::string oracle;       // "forward" or "gradient": the oracle that must kill it
+  std::string description;  // the bug, in words
+  std::string family;       // op family (linalg, conv, pool, shape, reduce, norm, loss, rnn, ...)
+  // Where cases come from, first match wins: `build` (nets), `make` (a private single-op spec),
+  // else the registered spec of `spec_type` (default: op_type).
+  std::function<Case(uint64_t seed)> build;
+  fuzz::MakeFunction make;
+  std::string spec_type;
+  std::string tolerance;  // tolerance class for private cases ("" = fuzz::ToleranceForCase)
+
+  std::string engine() const { return "MUTANT_" + name; }
+};
+
+// Every mutant, in catalogue order (their kernels are registered at static-init time).
+const std::vector<Mutant>& Catalogue();
+
+// The case for `seed` (reproducible): from `build`, `make` or the registered spec. Throws
+// parity::Error when the mutant has no source of cases.
+Case MutantCase(const Mutant& mutant, uint64_t seed);
+
+}  // namespace parity::mutants
+
+#endif  // PARITY_TESTS_MUTANTS_MUTANTS_H_
