@@ -279,3 +279,35 @@ TEST(ElementwiseUnaryGradientOracle, CastBetweenFloatTypes) {
 
 }  // namespace
 }  // namespace parity::testing
+
+#include "core/tensor_proto.h"
+#include "oracles/oracle.h"
+
+namespace parity::testing {
+namespace {
+
+// A blob read by Sqr / Sqrt and another op: the backward pass accumulates the two gradients of
+// x. The makers' first op writes a temporary (not dX), so only the final dX is summed in (were it
+// dX in place, the Sum would also add 2x or dY/2: a wrong gradient the net fuzzer found).
+TEST(ElementwiseUnaryGradientOracle, SqrAndSqrtGradientsAccumulate) {
+  for (const char* type : {"Sqr", "Sqrt"}) {
+    Case c;
+    caffe2::NetDef* net = c.mutable_net();
+    net->set_name("fan_out");
+    *net->add_op() = MakeOp("Sin", {"x"}, {"s"});
+    *net->add_op() = MakeOp(type, {"s"}, {"y1"});
+    *net->add_op() = MakeOp("Mean", {"s", "p"}, {"y2"});
+    net->add_external_input("x");
+    net->add_external_input("p");
+    net->add_external_output("y1");
+    net->add_external_output("y2");
+    *c.add_inputs() = TensorToProto(Random({2, 3}, 100, 0.3f, 1.2f), "x");
+    *c.add_inputs() = TensorToProto(Random({2, 3}, 101), "p");
+    oracles::OracleResult r = oracles::RunOracle("gradient", c, oracles::OracleOptions());
+    EXPECT_TRUE(r.not_applicable.empty()) << r.not_applicable;
+    EXPECT_FALSE(r.finding) << type << ": " << (r.finding ? r.finding->message() : "");
+  }
+}
+
+}  // namespace
+}  // namespace parity::testing
