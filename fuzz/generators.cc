@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 
 #include "core/proto/error.h"
 #include "core/schema.h"
@@ -68,8 +69,14 @@ caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec) {
       for (int64_t i = 0; i < n; ++i) order[i] = i;
       std::mt19937_64 rng(shuffle_seed);
       std::shuffle(order.begin(), order.end(), rng);
-      double spacing = n > 1 ? std::min(0.02, 2.0 / static_cast<double>(n)) : 0.0;
-      for (int64_t i = 0; i < n; ++i) values[i] = (order[i] - (n - 1) / 2.0) * spacing;
+      double spacing = n > 1 ? std::min(0.02, 2.0 / static_cast<double>(n)) : 0.02;
+      // Tensors of one case differ by a phase: the name's trailing number j (in0, in1, ... or
+      // p0, p1, ...) shifts the grid by (j % 3) / 3 of the spacing, so the operands of Max, Min
+      // and the comparisons never tie position-wise (a tie is a kink of Max / Min).
+      size_t digits = name.find_last_not_of("0123456789") + 1;
+      int64_t j = digits < name.size() ? std::stoll(name.substr(digits)) % 3 : 0;
+      double phase = static_cast<double>(j) * spacing / 3.0;
+      for (int64_t i = 0; i < n; ++i) values[i] = (order[i] - (n - 1) / 2.0) * spacing + phase;
       break;
     }
     default: {

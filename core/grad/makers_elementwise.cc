@@ -12,7 +12,8 @@
 //   SoftsignGradient, AbsGradient, SinGradient, CosGradient (X, dY) -> dX
 //   ClipGradient (Y, dY) -> dX                                min/max args copied
 //   Exp: Mul(Y, dY);  Log: Div(dY, X);  Neg: Neg(dY);  Scale: Scale(dY) with the same scale
-//   Sqrt: Scale(dY, 0.5) then Div(., Y) in place;  Sqr: Scale(X, 2) then Mul(., dY) in place
+//   Sqrt: Scale(dY, 0.5) -> Y_grad_sqrt_tmp, then Div(., Y) -> dX
+//   Sqr: Scale(X, 2) -> Y_grad_sqr_tmp, then Mul(., dY) -> dX
 //   Cast: Cast(dY, to=from_type) — needs the `from_type` argument, as in Caffe2
 #include "core/argument.h"
 #include "core/grad/gradient.h"
@@ -107,15 +108,18 @@ PARITY_REGISTER_GRADIENT(Neg, [](GradientContext& g) {
 PARITY_REGISTER_GRADIENT(Scale, [](GradientContext& g) {
   return Ops{g.Op("Scale", {g.GO(0)}, {g.GI(0)})};
 });
+// Sqrt and Sqr need two ops; the first writes a temporary, not dX: were both to write dX (in
+// place, as Caffe2's makers do), the backward pass would record both as generators of dX, and a
+// fan-out accumulation would Sum the temporary in (a wrong gradient, which Caffe2 shares).
 PARITY_REGISTER_GRADIENT_OWN_ARGS(Sqrt, [](GradientContext& g) {
-  std::string dx = g.GI(0);
-  return Ops{g.Op("Scale", {g.GO(0)}, {dx}, {FloatArg("scale", 0.5f)}),
-             g.Op("Div", {dx, g.O(0)}, {dx})};
+  const std::string tmp = g.O(0) + "_grad_sqrt_tmp";
+  return Ops{g.Op("Scale", {g.GO(0)}, {tmp}, {FloatArg("scale", 0.5f)}),
+             g.Op("Div", {tmp, g.O(0)}, {g.GI(0)})};
 });
 PARITY_REGISTER_GRADIENT_OWN_ARGS(Sqr, [](GradientContext& g) {
-  std::string dx = g.GI(0);
-  return Ops{g.Op("Scale", {g.I(0)}, {dx}, {FloatArg("scale", 2.0f)}),
-             g.Op("Mul", {dx, g.GO(0)}, {dx})};
+  const std::string tmp = g.O(0) + "_grad_sqr_tmp";
+  return Ops{g.Op("Scale", {g.I(0)}, {tmp}, {FloatArg("scale", 2.0f)}),
+             g.Op("Mul", {tmp, g.GO(0)}, {g.GI(0)})};
 });
 PARITY_REGISTER_GRADIENT_OWN_ARGS(Cast, [](GradientContext& g) {
   ArgumentHelper args(g.def(), nullptr);

@@ -1,0 +1,253 @@
+// Test specs of the binary and variadic elementwise ops: Add Sub Mul Div Pow, Max Min Sum Mean,
+// the comparisons LT LE GT GE EQ NE and the logical ops And Or Xor Not. The unary ops are in
+// elementwise_unary.cc.
+//
+// Binary ops draw one of four broadcast forms: same shapes; numpy (B a suffix of A's dims with
+// some dims 1, sometimes A with 1s too, or the operands swapped); a one-element B; and Caffe2's
+// legacy broadcast=1 with B a contiguous run of A's dims at `axis` (-1 for a suffix, sometimes
+// written out). Max / Min / Sum / Mean take inputs of one shape (the reference follows Caffe2,
+// whose Max / Min do not broadcast; production's broadcasting is tested by its unit tests).
+#include <rapidcheck.h>
+
+#include "fuzz/spec.h"
+
+namespace parity::fuzz {
+namespace {
+
+int64_t NumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+struct BinaryForm {
+  std::vector<int64_t> a;
+  std::vector<int64_t> b;
+  bool legacy = false;
+  int64_t axis = -1;
+  bool write_axis = false;
+};
+
+// A's dims (the primary's when given) and a B that broadcasts against them.
+BinaryForm DrawBinaryForm(const Primary* primary, bool allow_legacy = true) {
+  BinaryForm f;
+  std::vector<int64_t> dims = primary ? *primary : AnyDims();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  f.a = dims;
+  switch (*rc::gen::inRange(0, allow_legacy ? 5 : 4)) {
+    case 0:  // same shapes
+      f.b = dims;
+      break;
+    case 1:  // one element
+      f.b = std::vector<int64_t>(*rc::gen::inRange<int64_t>(1, std::min<int64_t>(rank, 2) + 1), 1);
+      break;
+    case 2:
+    case 3: {  // numpy: B a suffix of the dims, some of them 1
+      const int64_t len = *rc::gen::inRange<int64_t>(1, rank + 1);
+      f.b.assign(dims.end() - len, dims.end());
+      for (auto& d : f.b) {
+        if (*rc::gen::inRange(0, 3) == 0) d = 1;
+      }
+      if (!primary && *rc::gen::arbitrary<bool>()) {
+        // Both operands broadcast: A gets 1s where B keeps the full dim.
+        for (int64_t i = 0; i < len; ++i) {
+          int64_t& ad = f.a[rank - len + i];
+          if (f.b[i] == ad && ad > 1 && *rc::gen::inRange(0, 3) == 0) ad = 1;
+        }
+        if (*rc::gen::arbitrary<bool>()) std::swap(f.a, f.b);  // the smaller operand first
+      }
+      break;
+    }
+    default: {  // legacy broadcast=1: B = A's dims [axis, axis + len)
+      f.legacy = true;
+      const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
+      const int64_t len = *rc::gen::inRange<int64_t>(1, rank - axis + 1);
+      f.b.assign(dims.begin() + axis, dims.begin() + axis + len);
+      const bool suffix = axis + len == rank;
+      f.axis = suffix && *rc::gen::arbitrary<bool>() ? -1 : axis;
+      f.write_axis = f.axis != -1 || *rc::gen::arbitrary<bool>();
+      break;
+    }
+  }
+  return f;
+}
+
+void AddBroadcastArgs(OpInstance& op, const BinaryForm& f) {
+  if (!f.legacy) return;
+  op.Arg("broadcast", int64_t{1});
+  if (f.write_axis) op.Arg("axis", f.axis);
+}
+
+// Add, Sub, Mul: float (any values), or int32 when there is no primary.
+std::optional<OpInstance> MakeArithmetic(const std::string& type, const Primary* primary) {
+  const BinaryForm f = DrawBinaryForm(primary);
+  OpInstance op(type);
+  if (!primary && *rc::gen::inRange(0, 4) == 0) {
+    op.IndexInput(f.a, 20, DataType::kInt32);
+    op.IndexInput(f.b, 20, DataType::kInt32);
+  } else {
+    op.Input(f.a);
+    op.Input(f.b);
+  }
+  AddBroadcastArgs(op, f);
+  return op;
+}
+
+PARITY_OP_SPEC(Add)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeArithmetic("Add", p); });
+
+PARITY_OP_SPEC(Sub)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeArithmetic("Sub", p); });
+
+PARITY_OP_SPEC(Mul)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeArithmetic("Mul", p); });
+
+// Div: the denominator positive, away from its pole at 0.
+PARITY_OP_SPEC(Div)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      BinaryForm f = DrawBinaryForm(p);
+      OpInstance op("Div");
+      op.Input(f.a);
+      op.Input(f.b, Domain::kPositive);
+      AddBroadcastArgs(op, f);
+      return op;
+    });
+
+// Pow: positive bases (ln X is in the exponent's gradient; fractional powers of negatives are
+// NaN); the exponent an input in [-1, 1] or an argument.
+PARITY_OP_SPEC(Pow)
+    .Tolerance("transcendental")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      OpInstance op("Pow");
+      if (*rc::gen::arbitrary<bool>()) {
+        op.Input(AnyDims(), Domain::kPositive);
+        op.Arg("exponent", *rc::gen::element(2.0f, 3.0f, 0.5f, -1.0f, 1.5f, -0.5f));
+        return op;
+      }
+      BinaryForm f = DrawBinaryForm(nullptr);
+      op.Input(f.a, Domain::kPositive);
+      op.Input(f.b, Domain::kAny);
+      AddBroadcastArgs(op, f);
+      return op;
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Variadic: inputs of one shape.
+
+// Dims with at most 100 elements: kDistinct tensors of that size keep a 0.02 grid, so the
+// operands of Max / Min (phase-shifted per input by the generator) stay >= 0.0067 apart.
+std::vector<int64_t> SmallDims() {
+  std::vector<int64_t> dims = AnyDims();
+  if (NumElements(dims) > 100) {
+    for (auto& d : dims) d = std::min<int64_t>(d, 3);
+  }
+  return dims;
+}
+
+std::optional<OpInstance> MakeExtremum(const std::string& type) {
+  const std::vector<int64_t> dims = SmallDims();
+  OpInstance op(type);
+  const int count = *rc::gen::inRange(1, 4);
+  for (int i = 0; i < count; ++i) op.Input(dims, Domain::kDistinct);
+  return op;
+}
+
+// Max / Min: values distinct within and across inputs (a tie is a kink), so not intermediates.
+PARITY_OP_SPEC(Max).Tolerance("exact").Make([](const Primary*) { return MakeExtremum("Max"); });
+PARITY_OP_SPEC(Min).Tolerance("exact").Make([](const Primary*) { return MakeExtremum("Min"); });
+
+std::optional<OpInstance> MakeSum(const std::string& type, const Primary* primary, bool ints) {
+  const std::vector<int64_t> dims = primary ? *primary : AnyDims();
+  OpInstance op(type);
+  const int count = *rc::gen::inRange(1, 5);
+  const bool int32 = ints && !primary && *rc::gen::inRange(0, 4) == 0;
+  for (int i = 0; i < count; ++i) {
+    if (int32) {
+      op.IndexInput(dims, 100, DataType::kInt32);
+    } else {
+      op.Input(dims);
+    }
+  }
+  return op;
+}
+
+PARITY_OP_SPEC(Sum)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeSum("Sum", p, true); });
+
+PARITY_OP_SPEC(Mean)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeSum("Mean", p, false); });
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons (float with distinct operands, or int32) and logical ops: not differentiable.
+
+std::optional<OpInstance> MakeComparison(const std::string& type) {
+  const BinaryForm f = DrawBinaryForm(nullptr);
+  OpInstance op(type);
+  if (*rc::gen::inRange(0, 4) == 0) {
+    op.IndexInput(f.a, 5, DataType::kInt32);  // small integers: equal pairs are common
+    op.IndexInput(f.b, 5, DataType::kInt32);
+  } else {
+    op.Input(f.a, Domain::kDistinct);
+    op.Input(f.b, Domain::kDistinct);
+  }
+  AddBroadcastArgs(op, f);
+  return op;
+}
+
+#define PARITY_COMPARISON_SPEC(Name)                                        \
+  PARITY_OP_SPEC(Name)                                                      \
+      .Tolerance("exact")                                                   \
+      .Skip("gradient", "a comparison: bool output, no gradient")           \
+      .Make([](const Primary*) { return MakeComparison(#Name); })
+
+PARITY_COMPARISON_SPEC(LT);
+PARITY_COMPARISON_SPEC(LE);
+PARITY_COMPARISON_SPEC(GT);
+PARITY_COMPARISON_SPEC(GE);
+PARITY_COMPARISON_SPEC(EQ);
+PARITY_COMPARISON_SPEC(NE);
+#undef PARITY_COMPARISON_SPEC
+
+std::optional<OpInstance> MakeLogical(const std::string& type) {
+  const BinaryForm f = DrawBinaryForm(nullptr);
+  OpInstance op(type);
+  op.Input(f.a, Domain::kBool, DataType::kBool);
+  op.Input(f.b, Domain::kBool, DataType::kBool);
+  AddBroadcastArgs(op, f);
+  return op;
+}
+
+#define PARITY_LOGICAL_SPEC(Name)                                           \
+  PARITY_OP_SPEC(Name)                                                      \
+      .Tolerance("exact")                                                   \
+      .Skip("gradient", "logic on bool tensors: no gradient")               \
+      .Make([](const Primary*) { return MakeLogical(#Name); })
+
+PARITY_LOGICAL_SPEC(And);
+PARITY_LOGICAL_SPEC(Or);
+PARITY_LOGICAL_SPEC(Xor);
+#undef PARITY_LOGICAL_SPEC
+
+PARITY_OP_SPEC(Not)
+    .Tolerance("exact")
+    .Skip("gradient", "logic on bool tensors: no gradient")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      OpInstance op("Not");
+      op.Input(AnyDims(), Domain::kBool, DataType::kBool);
+      return op;
+    });
+
+}  // namespace
+}  // namespace parity::fuzz

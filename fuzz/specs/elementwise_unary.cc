@@ -1,0 +1,139 @@
+// Test specs of the unary elementwise ops: Relu LeakyRelu Elu Sigmoid Tanh Softsign Exp Log Sqrt
+// Sqr Abs Neg Reciprocal Sin Cos Clip Scale, Cast and StopGradient. Inputs stay away from kinks
+// (0 for Relu / Abs / LeakyRelu / Elu, Clip's bounds) and poles (Log, Sqrt and Reciprocal take
+// positive inputs).
+#include <rapidcheck.h>
+
+#include "fuzz/spec.h"
+
+namespace parity::fuzz {
+namespace {
+
+std::optional<OpInstance> MakeUnary(const std::string& type, const Primary* primary, Domain domain) {
+  OpInstance op(type);
+  op.Input(primary ? *primary : AnyDims(), domain);
+  return op;
+}
+
+#define PARITY_UNARY_SPEC(Name, tolerance, domain, intermediates)             \
+  PARITY_OP_SPEC(Name)                                                        \
+      .Tolerance(tolerance)                                                   \
+      .ConsumesIntermediates(intermediates)                                   \
+      .Make([](const Primary* p) { return MakeUnary(#Name, p, domain); })
+
+PARITY_UNARY_SPEC(Relu, "exact", Domain::kAwayFromZero, true);
+PARITY_UNARY_SPEC(Abs, "exact", Domain::kAwayFromZero, true);
+PARITY_UNARY_SPEC(Sigmoid, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Tanh, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Softsign, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Exp, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Sin, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Cos, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Sqr, "default", Domain::kAny, true);
+PARITY_UNARY_SPEC(Log, "transcendental", Domain::kPositive, false);
+PARITY_UNARY_SPEC(Sqrt, "default", Domain::kPositive, false);
+PARITY_UNARY_SPEC(Reciprocal, "default", Domain::kPositive, false);
+#undef PARITY_UNARY_SPEC
+
+// Neg: float (any blob), or int32 (which wraps at the minimum).
+PARITY_OP_SPEC(Neg)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      OpInstance op("Neg");
+      if (!p && *rc::gen::inRange(0, 4) == 0) {
+        op.IndexInput(AnyDims(), 1000, DataType::kInt32);
+      } else {
+        op.Input(p ? *p : AnyDims());
+      }
+      return op;
+    });
+
+PARITY_OP_SPEC(LeakyRelu)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      OpInstance op("LeakyRelu");
+      op.Input(p ? *p : AnyDims(), Domain::kAwayFromZero);
+      if (*rc::gen::arbitrary<bool>()) op.Arg("alpha", *rc::gen::element(0.1f, 0.2f, 0.5f, 1.5f));
+      return op;
+    });
+
+// Elu with alpha != 1 has a kink in its derivative at 0, hence away from 0.
+PARITY_OP_SPEC(Elu)
+    .Tolerance("transcendental")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      OpInstance op("Elu");
+      op.Input(p ? *p : AnyDims(), Domain::kAwayFromZero);
+      if (*rc::gen::arbitrary<bool>()) op.Arg("alpha", *rc::gen::element(0.5f, 2.0f, 0.1f));
+      return op;
+    });
+
+PARITY_OP_SPEC(Scale)
+    .Tolerance("default")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      OpInstance op("Scale");
+      op.Input(p ? *p : AnyDims());
+      if (*rc::gen::inRange(0, 4) != 0) {
+        op.Arg("scale", *rc::gen::element(2.0f, -0.5f, 0.1f, 3.0f, -1.0f));
+      }
+      return op;
+    });
+
+// Clip: bounds 0.005 off the 0.01 grid of kDistinct values (tensors of at most 100 elements), so no
+// input sits within the finite-difference steps of a bound. Either bound may be absent.
+PARITY_OP_SPEC(Clip)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> dims = p ? *p : AnyDims();
+      if (!p) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        if (n > 100) {
+          for (auto& d : dims) d = std::min<int64_t>(d, 3);
+        }
+      }
+      OpInstance op("Clip");
+      op.Input(dims, Domain::kDistinct);
+      const int bounds = *rc::gen::inRange(0, 4);  // 0: both, 1: min, 2: max, 3: both again
+      const float lo = -0.005f - 0.01f * static_cast<float>(*rc::gen::inRange(0, 40));
+      const float hi = 0.005f + 0.01f * static_cast<float>(*rc::gen::inRange(0, 40));
+      if (bounds != 2) op.Arg("min", lo);
+      if (bounds != 1) op.Arg("max", hi);
+      return op;
+    });
+
+// Cast between float, double, int32 and bool (with from_type, which the gradient maker needs).
+// Values of magnitude <= 1 keep float -> int conversions away from saturation.
+PARITY_OP_SPEC(Cast)
+    .Tolerance("exact")
+    .Skip("gradient", "Cast changes dtypes; its gradient casts back and is checked in unit tests")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      // TensorProto.DataType values: FLOAT 1, INT32 2, BOOL 5, DOUBLE 13.
+      const int64_t from = *rc::gen::element<int64_t>(1, 1, 2, 5);
+      const int64_t to = *rc::gen::element<int64_t>(1, 2, 5, 13);
+      OpInstance op("Cast");
+      const std::vector<int64_t> dims = AnyDims();
+      if (from == 1) {
+        op.Input(dims, Domain::kAwayFromZero);
+      } else if (from == 2) {
+        op.IndexInput(dims, 100, DataType::kInt32);
+      } else {
+        op.Input(dims, Domain::kBool, DataType::kBool);
+      }
+      op.Arg("to", to);
+      op.Arg("from_type", from);
+      return op;
+    });
+
+PARITY_OP_SPEC(StopGradient)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Skip("gradient", "StopGradient stops the backward flow by definition")
+    .Make([](const Primary* p) { return MakeUnary("StopGradient", p, Domain::kAny); });
+
+}  // namespace
+}  // namespace parity::fuzz
