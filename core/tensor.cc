@@ -118,7 +118,7 @@ void Tensor::Reshape(const std::vector<int64_t>& dims) {
 }
 
 const void* Tensor::raw_data() const {
-  PARITY_ENFORCE(storage_ != nullptr || numel_ == 0, ErrorKind::kInternal,
+  PARITY_ENFORCE(storage_ != nullptr || nbytes() == 0, ErrorKind::kInternal,
                  "reading a tensor ", DebugString(), " that holds no data");
   if (storage_ == nullptr) return nullptr;
   return static_cast<const char*>(storage_->data()) + offset_bytes_;

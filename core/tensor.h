@@ -108,8 +108,10 @@ class Tensor {
 
  private:
   DataType dtype_ = DataType::kUndefined;
+  // A new tensor has dims [] (a scalar), so its element count is 1: keeping the two consistent
+  // lets kernels skip Resize when the dims are already right, rank 0 included.
   std::vector<int64_t> dims_;
-  int64_t numel_ = 0;
+  int64_t numel_ = 1;
   Device device_;
   std::shared_ptr<Storage> storage_;
   size_t offset_bytes_ = 0;

@@ -213,7 +213,8 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         for (size_t j = 0; j < outputs.size(); ++j) {
           // Statistics outputs carry no gradient: a loss built on them would differ from what
           // the backward pass computes, so later ops do not consume them.
-          if (out_types[j].dtype != DataType::kFloat ||
+          // Scalars (losses) are sinks: specs take tensors of rank >= 1 as their primary input.
+          if (out_types[j].dtype != DataType::kFloat || out_types[j].dims.empty() ||
               !schema.IsOutputDifferentiable(static_cast<int>(j))) {
             types_of.erase(outputs[j]);
             available.erase(std::remove(available.begin(), available.end(), outputs[j]),

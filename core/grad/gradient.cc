@@ -32,6 +32,13 @@ const std::string& GradientContext::I(int i) const {
   PARITY_ENFORCE(i >= 0 && i < def_.input_size(), ErrorKind::kBadArgument, OpLabel(def_),
                  ": its gradient needs input ", i, " but the op has ", def_.input_size(),
                  " inputs");
+  // A gradient op reading input i gets the op's output instead when the op ran in place on it:
+  // refuse rather than compute a wrong gradient (Caffe2 silently does the latter).
+  for (const auto& out : def_.output()) {
+    PARITY_ENFORCE(out != def_.input(i), ErrorKind::kBadArgument, OpLabel(def_),
+                   ": its gradient needs input ", i, " ('", def_.input(i),
+                   "'), which the op overwrote in place; run it out of place to differentiate");
+  }
   return def_.input(i);
 }
 
@@ -54,13 +61,16 @@ const std::string& GradientContext::GO(int i) const {
 }
 
 std::string GradientContext::GI(int i) {
-  std::string name = I(i) + "_grad";
+  PARITY_ENFORCE(i >= 0 && i < def_.input_size(), ErrorKind::kBadArgument, OpLabel(def_),
+                 ": no input ", i);
+  std::string name = def_.input(i) + "_grad";
   g_input_[i] = name;
   return name;
 }
 
 void GradientContext::SetGI(int i, const std::string& name) {
-  I(i);
+  PARITY_ENFORCE(i >= 0 && i < def_.input_size(), ErrorKind::kBadArgument, OpLabel(def_),
+                 ": no input ", i);
   g_input_[i] = name;
 }
 

@@ -212,6 +212,7 @@ PARITY_OP_SPEC(Gather)
     .Make([](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
       const int64_t rank = static_cast<int64_t>(x.size());
+      if (rank == 0 || Numel(x) == 0) return std::nullopt;
       const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
       std::vector<int64_t> idx = AnyDims(1, 2, 4);
       if (Numel(x) / x[axis] * Numel(idx) > 4096) return std::nullopt;

@@ -82,3 +82,20 @@ TEST(Tensor, ReshapeKeepsCount) {
 
 }  // namespace
 }  // namespace parity::testing
+
+namespace parity::testing {
+namespace {
+
+TEST(Tensor, NewTensorIsAConsistentScalar) {
+  // dims [] means one element; kernels that skip Resize for unchanged dims rely on it.
+  Tensor t;
+  EXPECT_TRUE(t.dims().empty());
+  EXPECT_EQ(t.numel(), 1);
+  t.mutable_data<float>()[0] = 2.5f;
+  EXPECT_EQ(t.nbytes(), 4u);
+  auto ws = RunOp(MakeOp("Scale", {"x"}, {"y"}, {{"scale", 3.0f}}), {{"x", MakeTensor<float>({}, {2})}});
+  ExpectTensorNear(ws->GetTensor("y"), {}, {6});
+}
+
+}  // namespace
+}  // namespace parity::testing
