@@ -214,7 +214,9 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           // Statistics outputs carry no gradient: a loss built on them would differ from what
           // the backward pass computes, so later ops do not consume them.
           // Scalars (losses) are sinks: specs take tensors of rank >= 1 as their primary input.
+          // Empty blobs (a zero-size Split piece) are edge cases for single ops, not for chains.
           if (out_types[j].dtype != DataType::kFloat || out_types[j].dims.empty() ||
+              CheckedNumElements(out_types[j].dims) == 0 ||
               !schema.IsOutputDifferentiable(static_cast<int>(j))) {
             types_of.erase(outputs[j]);
             available.erase(std::remove(available.begin(), available.end(), outputs[j]),

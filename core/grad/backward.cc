@@ -162,6 +162,7 @@ class IR {
       error.AddContext("backward pass: forward op #" + std::to_string(index));
       throw;
     }
+    RenameClobberingOutputs(op, *input_to_grad, &meta);
     // Register the ops, checking their inputs and recording generators.
     const int first = static_cast<int>(ops_.size());
     std::set<std::string> local;
@@ -210,6 +211,39 @@ class IR {
     for (int i = 0; i < op.input_size(); ++i) {
       const std::string& name = op.input(i);
       if (updates.count(name)) (*input_to_grad)[name] = updates[name];
+    }
+  }
+
+  // A gradient op must not overwrite a blob that still holds another blob's gradient: with in-place
+  // forward ops, pass-through gradients (Sum) and in-place gradient ops can share one name, and a
+  // later write would silently change the earlier gradient (Caffe2's Python pass has this flaw).
+  // Such outputs get a fresh name, propagated to the maker's later ops and its input gradients.
+  void RenameClobberingOutputs(const caffe2::OperatorDef& op,
+                               const std::map<std::string, std::string>& input_to_grad,
+                               GradientOpsMeta* meta) {
+    // The gradients of this op's own inputs and outputs are consumed or accumulated here; any
+    // other recorded gradient must survive.
+    std::set<std::string> own(op.output().begin(), op.output().end());
+    own.insert(op.input().begin(), op.input().end());
+    std::set<std::string> live;
+    for (const auto& [blob, grad] : input_to_grad) {
+      if (!grad.empty() && !own.count(blob)) live.insert(grad);
+    }
+    for (size_t k = 0; k < meta->ops.size(); ++k) {
+      for (int i = 0; i < meta->ops[k].output_size(); ++i) {
+        const std::string old_name = meta->ops[k].output(i);
+        if (!live.count(old_name)) continue;
+        const std::string fresh = "_" + old_name + "_ssa_" + std::to_string(renames_++);
+        meta->ops[k].set_output(i, fresh);
+        for (size_t later = k + 1; later < meta->ops.size(); ++later) {
+          for (int j = 0; j < meta->ops[later].input_size(); ++j) {
+            if (meta->ops[later].input(j) == old_name) meta->ops[later].set_input(j, fresh);
+          }
+        }
+        for (auto& g : meta->g_input) {
+          if (g == old_name) g = fresh;
+        }
+      }
     }
   }
 
@@ -290,6 +324,7 @@ class IR {
   std::map<std::string, std::vector<std::pair<const caffe2::OperatorDef*, int>>> in_history_;
   std::map<std::string, std::vector<std::pair<const caffe2::OperatorDef*, int>>> out_history_;
   Ops ops_;
+  int renames_ = 0;
 };
 
 }  // namespace

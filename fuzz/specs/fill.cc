@@ -36,6 +36,67 @@ PARITY_OP_SPEC(GivenTensorFill)
       return std::optional<OpInstance>(op);
     });
 
+// The typed GivenTensor fills: values from `floats` (double) or `ints` (integers, bools).
+#define PARITY_GIVEN_FILL_SPEC(Type, use_ints, lo, hi)                                    \
+  PARITY_OP_SPEC(Type)                                                                    \
+      .Tolerance("exact")                                                                 \
+      .Skip("gradient", "a fill has no differentiable input")                            \
+      .Make([](const Primary*) {                                                          \
+        std::vector<int64_t> shape = ShapeArg();                                          \
+        int64_t n = 1;                                                                    \
+        for (int64_t d : shape) n *= d;                                                   \
+        auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(lo, hi));   \
+        OpInstance op(#Type);                                                             \
+        op.Arg("shape", shape);                                                           \
+        caffe2::Argument values;                                                          \
+        values.set_name("values");                                                        \
+        for (int g : grid) {                                                              \
+          if (use_ints) {                                                                 \
+            values.add_ints(g);                                                           \
+          } else {                                                                        \
+            values.add_floats(static_cast<float>(g) / 8.0f);                              \
+          }                                                                               \
+        }                                                                                 \
+        op.RawArg(values);                                                                \
+        return std::optional<OpInstance>(op);                                             \
+      })
+PARITY_GIVEN_FILL_SPEC(GivenTensorDoubleFill, false, -100, 101);
+PARITY_GIVEN_FILL_SPEC(GivenTensorIntFill, true, -1000, 1001);
+PARITY_GIVEN_FILL_SPEC(GivenTensorInt64Fill, true, -1000, 1001);
+PARITY_GIVEN_FILL_SPEC(GivenTensorBoolFill, true, 0, 2);
+#undef PARITY_GIVEN_FILL_SPEC
+
+// Alias shares storage: the reference's value semantics must see the same values. Checked as a
+// single op only: in a net, an in-place write through either name changes the other behind the
+// backward pass's blob versions (Caffe2 warns against exactly that), so gradients of such nets are
+// not defined by autodiff.
+PARITY_OP_SPEC(Alias)
+    .Tolerance("exact")
+    .Make([](const Primary* p) {
+      OpInstance op("Alias");
+      op.Input(p ? *p : AnyDims());
+      return std::optional<OpInstance>(op);
+    });
+
+// ResizeLike: the data's values with a shape source's dims (same element count).
+PARITY_OP_SPEC(ResizeLike)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      int64_t n = 1;
+      for (int64_t d : x) n *= d;
+      // A shape source with the same count: [n] or [a, n / a] for a divisor a.
+      std::vector<int64_t> like = {n};
+      int64_t a = *rc::gen::inRange<int64_t>(1, 5);
+      if (n % a == 0 && *rc::gen::arbitrary<bool>()) like = {a, n / a};
+      OpInstance op("ResizeLike");
+      op.Input(x);
+      int source = op.Input(like);
+      op.NotDifferentiable(source);
+      return std::optional<OpInstance>(op);
+    });
+
 PARITY_OP_SPEC(Copy)
     .Tolerance("exact")
     .ConsumesIntermediates(true)

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "tests/fuzz/spec_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -15,31 +16,6 @@
 
 namespace parity::fuzz {
 namespace {
-
-std::string Describe(const Finding& f) {
-  std::string out = f.oracle() + ": " + f.message();
-  if (f.blamed_op_index() >= 0) out += " (blamed op " + f.blamed_op_type() + ")";
-  for (const auto& c : f.comparisons()) {
-    out += "\n  blob " + c.blob() + ": max abs error " + std::to_string(c.metrics().max_abs_error()) +
-           ", mismatches " + std::to_string(c.metrics().mismatch_count());
-  }
-  return out + "\n  net: " + f.case_().net().ShortDebugString();
-}
-
-void CheckSpec(const std::string& type) {
-  const OpSpec* spec = SpecRegistry::Find(type);
-  RC_ASSERT(spec != nullptr);
-  const Case c = *OpCaseGen(*spec);
-  oracles::OracleOptions options;
-  options.tolerance = oracles::GetToleranceClass(spec->tolerance());
-  oracles::OracleResult forward = oracles::RunOracle("forward", c, options);
-  if (forward.finding) RC_FAIL(Describe(*forward.finding));
-  if (!forward.not_applicable.empty()) RC_FAIL("forward oracle: " + forward.not_applicable);
-  if (spec->Skips("gradient") || c.grad_inputs_size() == 0) return;
-  oracles::OracleResult gradient = oracles::RunOracle("gradient", c, options);
-  if (gradient.finding) RC_FAIL(Describe(*gradient.finding));
-  if (!gradient.not_applicable.empty()) RC_FAIL("gradient oracle: " + gradient.not_applicable);
-}
 
 const char* const kOps[] = {
     "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "LT", "LE", "GT", "GE",
@@ -59,7 +35,7 @@ TEST(ElementwiseSpecs, NonDifferentiableOpsSkipTheGradientOracle) {
 }
 
 #define PARITY_SPEC_PROP(Name) \
-  RC_GTEST_PROP(ElementwiseSpecs, Name, ()) { CheckSpec(#Name); }
+  RC_GTEST_PROP(ElementwiseSpecs, Name, ()) { CheckSpecProperty(#Name); }
 
 PARITY_SPEC_PROP(Add)
 PARITY_SPEC_PROP(Sub)

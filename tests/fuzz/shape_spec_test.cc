@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/spec_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -16,59 +17,23 @@
 namespace parity::fuzz {
 namespace {
 
-std::string Describe(const Finding& f) {
-  std::string out = f.oracle() + ": " + f.message();
-  if (f.blamed_op_index() >= 0) out += " (blamed op " + f.blamed_op_type() + ")";
-  for (const auto& c : f.comparisons()) {
-    out += "\n  blob " + c.blob() + ": max abs error " + std::to_string(c.metrics().max_abs_error()) +
-           ", mismatches " + std::to_string(c.metrics().mismatch_count());
-  }
-  return out + "\n  net: " + f.case_().net().ShortDebugString();
-}
-
-// Runs the forward and (unless skipped) gradient oracles on one generated case of `type`.
-// `grad_outputs`: the outputs that carry gradients where Caffe2's maker ignores the others
-// (empty: all), like Caffe2's outputs_with_grads.
-void CheckSpec(const std::string& type, const std::vector<int>& grad_outputs = {}) {
-  const OpSpec* spec = SpecRegistry::Find(type);
-  RC_ASSERT(spec != nullptr);
-  const Case c = *OpCaseGen(*spec);
-  oracles::OracleOptions options;
-  options.tolerance = oracles::GetToleranceClass(spec->tolerance());
-  if (!spec->Skips("forward")) {
-    oracles::OracleResult forward = oracles::RunOracle("forward", c, options);
-    if (forward.finding) RC_FAIL(Describe(*forward.finding));
-    if (!forward.not_applicable.empty()) RC_FAIL("forward oracle: " + forward.not_applicable);
-  }
-  if (!spec->Skips("gradient")) {
-    Case g = c;
-    if (!grad_outputs.empty()) {
-      g.mutable_net()->clear_external_output();
-      for (int i : grad_outputs) g.mutable_net()->add_external_output(c.net().op(0).output(i));
-    }
-    oracles::OracleResult gradient = oracles::RunOracle("gradient", g, options);
-    if (gradient.finding) RC_FAIL(Describe(*gradient.finding));
-    if (!gradient.not_applicable.empty()) RC_FAIL("gradient oracle: " + gradient.not_applicable);
-  }
-}
-
 TEST(ShapeSpecs, EveryOpHasASpec) {
   for (const char* type : {"Reshape", "Transpose", "Concat", "Split", "Flatten", "FlattenToVec", "ExpandDims", "Squeeze", "Slice", "Shape", "Gather", "Tile"}) {
     EXPECT_NE(SpecRegistry::Find(type), nullptr) << type;
   }
 }
-RC_GTEST_PROP(ShapeSpecs, Reshape, ()) { CheckSpec("Reshape"); }
-RC_GTEST_PROP(ShapeSpecs, Transpose, ()) { CheckSpec("Transpose"); }
-RC_GTEST_PROP(ShapeSpecs, Concat, ()) { CheckSpec("Concat"); }
-RC_GTEST_PROP(ShapeSpecs, Split, ()) { CheckSpec("Split"); }
-RC_GTEST_PROP(ShapeSpecs, Flatten, ()) { CheckSpec("Flatten"); }
-RC_GTEST_PROP(ShapeSpecs, FlattenToVec, ()) { CheckSpec("FlattenToVec"); }
-RC_GTEST_PROP(ShapeSpecs, ExpandDims, ()) { CheckSpec("ExpandDims"); }
-RC_GTEST_PROP(ShapeSpecs, Squeeze, ()) { CheckSpec("Squeeze"); }
-RC_GTEST_PROP(ShapeSpecs, Slice, ()) { CheckSpec("Slice"); }
-RC_GTEST_PROP(ShapeSpecs, Shape, ()) { CheckSpec("Shape"); }
-RC_GTEST_PROP(ShapeSpecs, Gather, ()) { CheckSpec("Gather"); }
-RC_GTEST_PROP(ShapeSpecs, Tile, ()) { CheckSpec("Tile"); }
+RC_GTEST_PROP(ShapeSpecs, Reshape, ()) { CheckSpecProperty("Reshape"); }
+RC_GTEST_PROP(ShapeSpecs, Transpose, ()) { CheckSpecProperty("Transpose"); }
+RC_GTEST_PROP(ShapeSpecs, Concat, ()) { CheckSpecProperty("Concat"); }
+RC_GTEST_PROP(ShapeSpecs, Split, ()) { CheckSpecProperty("Split"); }
+RC_GTEST_PROP(ShapeSpecs, Flatten, ()) { CheckSpecProperty("Flatten"); }
+RC_GTEST_PROP(ShapeSpecs, FlattenToVec, ()) { CheckSpecProperty("FlattenToVec"); }
+RC_GTEST_PROP(ShapeSpecs, ExpandDims, ()) { CheckSpecProperty("ExpandDims"); }
+RC_GTEST_PROP(ShapeSpecs, Squeeze, ()) { CheckSpecProperty("Squeeze"); }
+RC_GTEST_PROP(ShapeSpecs, Slice, ()) { CheckSpecProperty("Slice"); }
+RC_GTEST_PROP(ShapeSpecs, Shape, ()) { CheckSpecProperty("Shape"); }
+RC_GTEST_PROP(ShapeSpecs, Gather, ()) { CheckSpecProperty("Gather"); }
+RC_GTEST_PROP(ShapeSpecs, Tile, ()) { CheckSpecProperty("Tile"); }
 
 }  // namespace
 }  // namespace parity::fuzz

@@ -183,3 +183,22 @@ TEST(Backward, AddGradientOperatorsAppendsAfterSkip) {
 
 }  // namespace
 }  // namespace parity::testing
+
+namespace parity::testing {
+namespace {
+
+TEST(Backward, GradientOpsDoNotClobberAnotherBlobsGradient) {
+  // In-place Mean then in-place Sum on t: Sum passes t's gradient to p unchanged (pass-through),
+  // and MeanGradient would then write t's gradient name in place — changing p's gradient too.
+  // The clobbering output is renamed instead.
+  // The seed is named t_grad, as the gradient op of a later consumer of t would name it.
+  Ops forward = {MakeOp("Mean", {"t", "a"}, {"t"}), MakeOp("Sum", {"t", "p"}, {"t"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"t", "t_grad"}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"MeanGradient(t_grad)->(_t_grad_ssa_0,a_grad)"}));
+  EXPECT_EQ(pass.gradient_of.at("p"), "t_grad");
+  EXPECT_EQ(pass.gradient_of.at("t"), "_t_grad_ssa_0");
+  EXPECT_EQ(pass.gradient_of.at("a"), "a_grad");
+}
+
+}  // namespace
+}  // namespace parity::testing
