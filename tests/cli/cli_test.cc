@@ -173,3 +173,58 @@ TEST(Cli, ReferenceEngineRunsTheSameNet) {
 
 }  // namespace
 }  // namespace parity
+
+namespace parity {
+namespace {
+
+TEST(Cli, CheckRunsEveryOracleOnAUsersNet) {
+  std::string net = WriteNet("mlp.pbtxt", R"(name: "mlp"
+op { type: "GivenTensorFill" output: "w" arg { name: "shape" ints: 2 ints: 3 }
+     arg { name: "values" floats: 0.1 floats: -0.2 floats: 0.3 floats: 0.5 floats: 0.4 floats: -0.6 } }
+op { type: "GivenTensorFill" output: "b" arg { name: "shape" ints: 2 } arg { name: "values" floats: 0.1 floats: 0.2 } }
+op { type: "FC" input: "x" input: "w" input: "b" output: "h" }
+op { type: "Sigmoid" input: "h" output: "y" }
+external_input: "x" external_output: "y"
+)");
+  std::string x = Tmp() + "/x.pbtxt";
+  WriteFileAtomic(x, "protos { name: \"x\" dims: 2 dims: 3 data_type: FLOAT "
+                     "float_data: [0.5, -1, 0.25, 0.75, 0.1, -0.3] }");
+  Result r = Parity("check " + net + " --input " + x);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* oracle : {"[forward] ok", "[gradient] ok", "[determinism] ok", "[roundtrip] ok"}) {
+    EXPECT_NE(r.output.find(oracle), std::string::npos) << r.output;
+  }
+  Result json = Parity("check " + net + " --input " + x + " --oracle forward --json");
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_NE(json.output.find("\"status\": \"ok\""), std::string::npos) << json.output;
+}
+
+TEST(Cli, FuzzRunsAndSummarizes) {
+  std::string out = Tmp() + "/campaign";
+  Result r = Parity("fuzz --cases 40 --seed 7 --out " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cases: 40"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("findings: 0"), std::string::npos) << r.output;
+  EXPECT_EQ(Parity("fuzz --seed 1").exit_code, 2);  // a budget is required
+  EXPECT_EQ(Parity("fuzz --cases 1 --ops NoSuchOp").exit_code, 2);
+}
+
+TEST(Cli, ReproOfASavedFinding) {
+  // A finding file whose case no longer fails (FC against the reference agrees): exit 0.
+  std::string path = Tmp() + "/finding.pbtxt";
+  WriteFileAtomic(path, R"(oracle: "forward"
+case { net { op { type: "Relu" input: "x" output: "y" } external_output: "y" }
+       inputs { name: "x" dims: 3 data_type: FLOAT float_data: [-1, 0.5, 2] } })");
+  Result r = Parity("repro " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("no longer reproduces"), std::string::npos) << r.output;
+}
+
+TEST(Cli, OpsShowsCoverage) {
+  Result r = Parity("ops");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find(" 0 with coverage problems"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace parity

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "tests/fuzz/spec_property.h"
+#include "fuzz/testing/op_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -35,7 +35,7 @@ TEST(ElementwiseSpecs, NonDifferentiableOpsSkipTheGradientOracle) {
 }
 
 #define PARITY_SPEC_PROP(Name) \
-  RC_GTEST_PROP(ElementwiseSpecs, Name, ()) { CheckSpecProperty(#Name); }
+  RC_GTEST_PROP(ElementwiseSpecs, Name, ()) { CheckOpProperty(#Name); }
 
 PARITY_SPEC_PROP(Add)
 PARITY_SPEC_PROP(Sub)

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fuzz/spec_property.h"
+#include "fuzz/testing/op_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -22,11 +22,11 @@ TEST(LossSpecs, EveryOpHasASpec) {
     EXPECT_NE(SpecRegistry::Find(type), nullptr) << type;
   }
 }
-RC_GTEST_PROP(LossSpecs, SquaredL2Distance, ()) { CheckSpecProperty("SquaredL2Distance"); }
-RC_GTEST_PROP(LossSpecs, AveragedLoss, ()) { CheckSpecProperty("AveragedLoss"); }
-RC_GTEST_PROP(LossSpecs, LabelCrossEntropy, ()) { CheckSpecProperty("LabelCrossEntropy"); }
-RC_GTEST_PROP(LossSpecs, SoftmaxWithLoss, ()) { CheckSpecProperty("SoftmaxWithLoss"); }
-RC_GTEST_PROP(LossSpecs, SigmoidCrossEntropyWithLogits, ()) { CheckSpecProperty("SigmoidCrossEntropyWithLogits"); }
+PARITY_OP_PROPERTY(SquaredL2Distance);
+PARITY_OP_PROPERTY(AveragedLoss);
+PARITY_OP_PROPERTY(LabelCrossEntropy);
+PARITY_OP_PROPERTY(SoftmaxWithLoss);
+PARITY_OP_PROPERTY(SigmoidCrossEntropyWithLogits);
 
 }  // namespace
 }  // namespace parity::fuzz

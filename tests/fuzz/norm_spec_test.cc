@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fuzz/spec_property.h"
+#include "fuzz/testing/op_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -22,8 +22,8 @@ TEST(NormSpecs, EveryOpHasASpec) {
     EXPECT_NE(SpecRegistry::Find(type), nullptr) << type;
   }
 }
-RC_GTEST_PROP(NormSpecs, SpatialBN, ()) { CheckSpecProperty("SpatialBN"); }
-RC_GTEST_PROP(NormSpecs, LayerNorm, ()) { CheckSpecProperty("LayerNorm"); }
+PARITY_OP_PROPERTY(SpatialBN);
+PARITY_OP_PROPERTY(LayerNorm);
 
 }  // namespace
 }  // namespace parity::fuzz

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fuzz/spec_property.h"
+#include "fuzz/testing/op_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -22,12 +22,12 @@ TEST(ReduceSpecs, EveryOpHasASpec) {
     EXPECT_NE(SpecRegistry::Find(type), nullptr) << type;
   }
 }
-RC_GTEST_PROP(ReduceSpecs, ReduceSum, ()) { CheckSpecProperty("ReduceSum"); }
-RC_GTEST_PROP(ReduceSpecs, ReduceMean, ()) { CheckSpecProperty("ReduceMean"); }
-RC_GTEST_PROP(ReduceSpecs, ReduceMax, ()) { CheckSpecProperty("ReduceMax"); }
-RC_GTEST_PROP(ReduceSpecs, ReduceMin, ()) { CheckSpecProperty("ReduceMin"); }
-RC_GTEST_PROP(ReduceSpecs, SumElements, ()) { CheckSpecProperty("SumElements"); }
-RC_GTEST_PROP(ReduceSpecs, Softmax, ()) { CheckSpecProperty("Softmax"); }
+PARITY_OP_PROPERTY(ReduceSum);
+PARITY_OP_PROPERTY(ReduceMean);
+PARITY_OP_PROPERTY(ReduceMax);
+PARITY_OP_PROPERTY(ReduceMin);
+PARITY_OP_PROPERTY(SumElements);
+PARITY_OP_PROPERTY(Softmax);
 
 }  // namespace
 }  // namespace parity::fuzz

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fuzz/spec_property.h"
+#include "fuzz/testing/op_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -22,8 +22,8 @@ TEST(RnnUnitSpecs, EveryOpHasASpec) {
     EXPECT_NE(SpecRegistry::Find(type), nullptr) << type;
   }
 }
-RC_GTEST_PROP(RnnUnitSpecs, LSTMUnit, ()) { CheckSpecProperty("LSTMUnit"); }
-RC_GTEST_PROP(RnnUnitSpecs, GRUUnit, ()) { CheckSpecProperty("GRUUnit"); }
+PARITY_OP_PROPERTY(LSTMUnit);
+PARITY_OP_PROPERTY(GRUUnit);
 
 }  // namespace
 }  // namespace parity::fuzz

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fuzz/spec_property.h"
+#include "fuzz/testing/op_property.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/oracle.h"
@@ -22,18 +22,18 @@ TEST(ShapeSpecs, EveryOpHasASpec) {
     EXPECT_NE(SpecRegistry::Find(type), nullptr) << type;
   }
 }
-RC_GTEST_PROP(ShapeSpecs, Reshape, ()) { CheckSpecProperty("Reshape"); }
-RC_GTEST_PROP(ShapeSpecs, Transpose, ()) { CheckSpecProperty("Transpose"); }
-RC_GTEST_PROP(ShapeSpecs, Concat, ()) { CheckSpecProperty("Concat"); }
-RC_GTEST_PROP(ShapeSpecs, Split, ()) { CheckSpecProperty("Split"); }
-RC_GTEST_PROP(ShapeSpecs, Flatten, ()) { CheckSpecProperty("Flatten"); }
-RC_GTEST_PROP(ShapeSpecs, FlattenToVec, ()) { CheckSpecProperty("FlattenToVec"); }
-RC_GTEST_PROP(ShapeSpecs, ExpandDims, ()) { CheckSpecProperty("ExpandDims"); }
-RC_GTEST_PROP(ShapeSpecs, Squeeze, ()) { CheckSpecProperty("Squeeze"); }
-RC_GTEST_PROP(ShapeSpecs, Slice, ()) { CheckSpecProperty("Slice"); }
-RC_GTEST_PROP(ShapeSpecs, Shape, ()) { CheckSpecProperty("Shape"); }
-RC_GTEST_PROP(ShapeSpecs, Gather, ()) { CheckSpecProperty("Gather"); }
-RC_GTEST_PROP(ShapeSpecs, Tile, ()) { CheckSpecProperty("Tile"); }
+PARITY_OP_PROPERTY(Reshape);
+PARITY_OP_PROPERTY(Transpose);
+PARITY_OP_PROPERTY(Concat);
+PARITY_OP_PROPERTY(Split);
+PARITY_OP_PROPERTY(Flatten);
+PARITY_OP_PROPERTY(FlattenToVec);
+PARITY_OP_PROPERTY(ExpandDims);
+PARITY_OP_PROPERTY(Squeeze);
+PARITY_OP_PROPERTY(Slice);
+PARITY_OP_PROPERTY(Shape);
+PARITY_OP_PROPERTY(Gather);
+PARITY_OP_PROPERTY(Tile);
 
 }  // namespace
 }  // namespace parity::fuzz
