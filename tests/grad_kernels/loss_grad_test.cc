@@ -6,50 +6,10 @@
 #include "oracles/oracle.h"
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
+#include "tests/grad_kernels/grad_test_util.h"
 
 namespace parity::testing {
 namespace {
-
-Tensor Distinct(const std::vector<int64_t>& dims, int64_t seed = 1) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  int64_t step = 7;
-  while (std::gcd(step, n) != 1) ++step;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) {
-    v[i] = static_cast<float>(-1.0 + 2.0 * ((i * step + seed) % n + 0.5) / n);
-  }
-  return MakeTensor<float>(dims, v);
-}
-
-// Values in [0.1, 0.9] (probabilities away from 0 and 1).
-Tensor Probabilities(const std::vector<int64_t>& dims, int64_t seed = 1) {
-  Tensor t = Distinct(dims, seed);
-  float* p = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = 0.5f + 0.4f * p[i];
-  return t;
-}
-
-// Gradient check with only `outputs` carrying gradients (SoftmaxWithLoss: the loss, not the
-// softmax output, as in Caffe2's maker).
-::testing::AssertionResult GradientChecksOn(const caffe2::OperatorDef& op,
-                                            const oracles::NamedTensors& inputs, int input_index,
-                                            const std::vector<std::string>& outputs) {
-  Case c = oracles::SingleOpCase(op, inputs);
-  c.mutable_net()->clear_external_output();
-  for (const auto& out : outputs) c.mutable_net()->add_external_output(out);
-  c.add_grad_inputs(op.input(input_index));
-  oracles::OracleOptions options;
-  options.full_jacobian = true;
-  oracles::OracleResult result = oracles::RunOracle("gradient", c, options);
-  if (result.finding) {
-    return ::testing::AssertionFailure() << oracles::DescribeFinding(*result.finding);
-  }
-  if (!result.not_applicable.empty()) {
-    return ::testing::AssertionFailure() << "not applicable: " << result.not_applicable;
-  }
-  return ::testing::AssertionSuccess();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Hand-derived values

@@ -5,22 +5,10 @@
 
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
+#include "tests/grad_kernels/grad_test_util.h"
 
 namespace parity::testing {
 namespace {
-
-// n distinct values in (-1, 1), at least 2/n apart (no ties for Max / Min).
-Tensor Distinct(const std::vector<int64_t>& dims, int64_t seed = 1) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  int64_t step = 7;
-  while (std::gcd(step, n) != 1) ++step;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) {
-    v[i] = static_cast<float>(-1.0 + 2.0 * ((i * step + seed) % n + 0.5) / n);
-  }
-  return MakeTensor<float>(dims, v);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Hand-derived values

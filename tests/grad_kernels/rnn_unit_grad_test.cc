@@ -6,21 +6,10 @@
 
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
+#include "tests/grad_kernels/grad_test_util.h"
 
 namespace parity::testing {
 namespace {
-
-Tensor Distinct(const std::vector<int64_t>& dims, int64_t seed = 1) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  int64_t step = 7;
-  while (std::gcd(step, n) != 1) ++step;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) {
-    v[i] = static_cast<float>(-1.0 + 2.0 * ((i * step + seed) % n + 0.5) / n);
-  }
-  return MakeTensor<float>(dims, v);
-}
 
 // N = 2, D = 1, timestep 0, seq_lengths [1, 0]: row 0 is valid, row 1 past its sequence.
 // Row 0: gate pre-activations 0 -> i = f = o = 1/2, g = 0; c_prev = 2 -> c = 1.

@@ -1,0 +1,69 @@
+// Inputs and checks shared by the gradient-kernel tests.
+#ifndef PARITY_TESTS_GRAD_KERNELS_GRAD_TEST_UTIL_H_
+#define PARITY_TESTS_GRAD_KERNELS_GRAD_TEST_UTIL_H_
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "oracles/describe.h"
+#include "oracles/oracle.h"
+#include "oracles/testing/op_checks.h"
+#include "tests/test_util.h"
+
+namespace parity::testing {
+
+// Pairwise-distinct values in (-1, 1): a permutation of a uniform grid, so no ties and no zeros.
+inline Tensor Distinct(const std::vector<int64_t>& dims, int64_t seed = 1) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  int64_t step = 7;
+  while (std::gcd(step, n) != 1) ++step;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = static_cast<float>(-1.0 + 2.0 * ((i * step + seed) % n + 0.5) / n);
+  }
+  return MakeTensor<float>(dims, v);
+}
+
+// Values in [0.1, 0.9] (probabilities away from 0 and 1).
+inline Tensor Probabilities(const std::vector<int64_t>& dims, int64_t seed = 1) {
+  Tensor t = Distinct(dims, seed);
+  float* p = t.mutable_data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = 0.5f + 0.4f * p[i];
+  return t;
+}
+
+// Values in [0.75, 1.75] (variances, denominators).
+inline Tensor Positive(const std::vector<int64_t>& dims, int64_t seed = 1) {
+  Tensor t = Distinct(dims, seed);
+  float* p = t.mutable_data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = 1.25f + 0.5f * p[i];
+  return t;
+}
+
+// Like EXPECT_GRADIENT_CHECKS with only `outputs` compared (Caffe2's outputs_with_grads), every
+// input element checked separately.
+inline ::testing::AssertionResult GradientChecksOn(const caffe2::OperatorDef& op,
+                                                   const oracles::NamedTensors& inputs,
+                                                   int input_index,
+                                                   const std::vector<std::string>& outputs) {
+  Case c = oracles::SingleOpCase(op, inputs);
+  c.mutable_net()->clear_external_output();
+  for (const auto& out : outputs) c.mutable_net()->add_external_output(out);
+  c.add_grad_inputs(op.input(input_index));
+  oracles::OracleOptions options;
+  options.full_jacobian = true;
+  oracles::OracleResult result = oracles::RunOracle("gradient", c, options);
+  if (result.finding) {
+    return ::testing::AssertionFailure() << oracles::DescribeFinding(*result.finding);
+  }
+  if (!result.not_applicable.empty()) {
+    return ::testing::AssertionFailure() << "not applicable: " << result.not_applicable;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace parity::testing
+
+#endif  // PARITY_TESTS_GRAD_KERNELS_GRAD_TEST_UTIL_H_
