@@ -379,7 +379,9 @@ void Gather(OpContext<T>& c) {
   const Value<T>& data = c.Input(0);
   const Value<T>& idx = c.IndexInput(1);
   const int64_t axis = CanonicalAxis(c.args.Int("axis"), data.dims.size());
-  const bool wrap = c.args.Bool("wrap_indices");
+  // Caffe2: negative indices wrap by default on axis 0 only (its ONNX import relies on it);
+  // elsewhere only when wrap_indices is given.
+  const bool wrap = c.args.Has("wrap_indices") ? c.args.Bool("wrap_indices") : axis == 0;
   const int64_t n = data.dims[axis];
   Dims ydims(data.dims.begin(), data.dims.begin() + axis);
   ydims.insert(ydims.end(), idx.dims.begin(), idx.dims.end());
@@ -464,7 +466,7 @@ void RegisterShapeOps(Registry* r) {
           {{"starts", "[]"}, {"ends", "[]"}},
           PARITY_REF_KERNEL(SliceGradient)});
   r->Add({"Shape", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Shape)});
-  r->Add({"Gather", 2, 2, 1, 1, {{"axis", "0"}, {"wrap_indices", "0"}}, PARITY_REF_KERNEL(Gather)});
+  r->Add({"Gather", 2, 2, 1, 1, {{"axis", "0"}, {"wrap_indices", ""}}, PARITY_REF_KERNEL(Gather)});
   r->Add({"Tile", 1, 3, 1, 1, {{"tiles", "1"}, {"axis", "0"}}, PARITY_REF_KERNEL(Tile)});
 }
 

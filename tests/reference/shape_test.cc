@@ -178,6 +178,23 @@ TEST(Shape, ShapeGatherTile) {
         RunOps({Op("Gather", {"d", "i"}, {"y"})}, {{"d", F({3}, {1, 2, 3})}, {"i", F({1}, {0})}});
       },
       ErrorKind::kShapeMismatch);
+  // Negative indices wrap by default on axis 0 (Caffe2's rule): -1 is the last row.
+  auto gw = RunOp(Op("Gather", {"d", "i"}, {"y"}),
+                  {{"d", F({3, 1}, {10, 20, 30})}, {"i", Int({2}, {-1, -3})}}, "y");
+  EXPECT_VALUES_NEAR(gw, (std::vector<double>{30, 10}), 0);
+  // ... but not with wrap_indices=0, nor on another axis without the argument.
+  ExpectError(
+      [] {
+        RunOps({Op("Gather", {"d", "i"}, {"y"}).I("wrap_indices", 0)},
+               {{"d", F({3}, {1, 2, 3})}, {"i", Int({1}, {-1})}});
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [] {
+        RunOps({Op("Gather", {"d", "i"}, {"y"}).I("axis", 1)},
+               {{"d", F({1, 3}, {1, 2, 3})}, {"i", Int({1}, {-1})}});
+      },
+      ErrorKind::kBadArgument);
   const Tensors t = {{"x", F({2, 2}, {1, 2, 3, 4})}};
   auto t1 = RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2).I("axis", 1), t, "y");
   EXPECT_EQ(Dims(t1), (std::vector<int64_t>{2, 4}));
