@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <tuple>
 
 #include "core/operator.h"
 #include "core/proto/error.h"
@@ -548,6 +549,50 @@ std::vector<Entry> BuildCatalogue() {
     m.tolerance = "transcendental";
     add(m, w);
   }
+  // ---- gradient kernels of the elementwise and rnn families
+  auto negate_output = [](Operator& self) {
+    float* p = FloatOutput(self, 0);
+    for (int64_t i = 0; i < self.Output(0)->numel(); ++i) p[i] = -p[i];
+  };
+  for (const auto& [name, type, forward, domain] :
+       std::vector<std::tuple<std::string, std::string, std::string, Domain>>{
+           {"RELUGRADIENT_WRONG_SIGN", "ReluGradient", "Relu", Domain::kAwayFromZero},
+           {"TANHGRADIENT_WRONG_SIGN", "TanhGradient", "Tanh", Domain::kAny}}) {
+    Wrap w;
+    w.after = negate_output;
+    Mutant m = M(name, type, "gradient", "elementwise", type + " with the wrong sign");
+    std::string forward_type = forward;
+    Domain input_domain = domain;
+    m.make = [forward_type, input_domain](const Primary*) {
+      return MakeUnary(forward_type, input_domain);
+    };
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    // dX = dY * y instead of dY * y * (1 - y): the (1 - y) factor dropped.
+    w.after = [](Operator& self) {
+      const float* y = FloatInput(self, 0);
+      float* dx = FloatOutput(self, 0);
+      for (int64_t i = 0; i < self.Output(0)->numel(); ++i) dx[i] /= (1.0f - y[i]);
+    };
+    Mutant m = M("SIGMOIDGRADIENT_MISSING_FACTOR", "SigmoidGradient", "gradient", "elementwise",
+                 "SigmoidGradient without the (1 - y) factor");
+    m.make = [](const Primary*) { return MakeUnary("Sigmoid", Domain::kAny); };
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+  {
+    Wrap w;
+    w.edit = [](const Operator&, caffe2::OperatorDef* def) { RemoveArg(def, "forget_bias"); };
+    Mutant m = M("LSTMUNITGRADIENT_FORGET_BIAS_IGNORED", "LSTMUnitGradient", "gradient", "rnn",
+                 "LSTMUnitGradient ignores forget_bias");
+    m.make = MakeLstmWithForgetBias;
+    m.tolerance = "transcendental";
+    add(m, w);
+  }
+
   return out;
 }
 
