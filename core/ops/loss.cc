@@ -32,6 +32,11 @@ RowsCols LabelCEDims(const std::vector<int64_t>& x, const std::vector<int64_t>& 
   return rc;
 }
 
+void CheckSoftmaxLossOrder(const std::string& order, const std::string& label) {
+  PARITY_ENFORCE(order == "NCHW", ErrorKind::kBadArgument, label, ": argument 'order' = \"", order,
+                 "\" is not supported (only \"NCHW\")");
+}
+
 void CheckSoftmaxLossLabels(const std::vector<int64_t>& x, const std::vector<int64_t>& t,
                             int axis, bool label_prob, const std::string& label) {
   const int64_t n = SizeToDim(x, axis);
@@ -83,6 +88,8 @@ OpSchema& SigmoidCrossEntropyArgs(OpSchema& schema) {
 namespace {
 
 using loss_util::CheckSoftmaxLossLabels;
+using loss_util::CheckSoftmaxLossOrder;
+using loss_util::RowWeights;
 using loss_util::kLogThreshold;
 using loss_util::LabelCEDims;
 using loss_util::RowsCols;
@@ -231,9 +238,7 @@ class SoftmaxWithLossOp final : public Operator {
         scale_(Arg<double>("scale")),
         label_prob_(Arg<bool>("label_prob")),
         axis_(Arg<int64_t>("axis")) {
-    const std::string order = Arg<std::string>("order");
-    PARITY_ENFORCE(order == "NCHW", ErrorKind::kBadArgument, label(), ": argument 'order' = \"",
-                   order, "\" is not supported (only \"NCHW\")");
+    CheckSoftmaxLossOrder(Arg<std::string>("order"), label());
   }
 
   void Run() override {
@@ -251,13 +256,7 @@ class SoftmaxWithLossOp final : public Operator {
     const int64_t n = SizeToDim(X.dims(), axis);
     const int64_t d = SizeFromDim(X.dims(), axis);
     const T* weights = nullptr;
-    if (InputSize() > 2) {
-      const Tensor& w = Input(2);
-      PARITY_ENFORCE(w.dtype() == X.dtype() && w.numel() == n, ErrorKind::kShapeMismatch,
-                     label(), ": weights '", InputName(2), "' must be ", DataTypeName(X.dtype()),
-                     " with one weight per row (", n, "), got ", w.DebugString());
-      weights = w.data<T>();
-    }
+    if (InputSize() > 2) weights = RowWeights<T>(Input(2), X.dtype(), n, label(), InputName(2));
     const T* x = X.data<T>();
     Tensor* P = Output(0);
     P->Resize(X.dims());

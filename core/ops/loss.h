@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/proto/error.h"
 #include "core/schema.h"
+#include "core/ops/shape_util.h"
 #include "core/tensor.h"
 
 namespace parity {
@@ -20,14 +22,20 @@ constexpr double kLogThreshold = 1e-20;
 // Calls fn(label_pointer) with the labels as const int32_t* or const int64_t*.
 template <typename Fn>
 void WithLabels(const Tensor& t, const std::string& label, const std::string& blob, Fn&& fn) {
-  if (t.dtype() == DataType::kInt32) {
-    fn(t.data<int32_t>());
-  } else if (t.dtype() == DataType::kInt64) {
-    fn(t.data<int64_t>());
-  } else {
-    throw MakeError(ErrorKind::kShapeMismatch, label, ": labels '", blob,
-                    "' must be int32 or int64, got ", t.DebugString());
-  }
+  shape_util::DispatchIndex(t, label, blob, "labels", std::forward<Fn>(fn));
+}
+
+// SoftmaxWithLoss takes order "NCHW" only (its axis argument says where the classes are).
+void CheckSoftmaxLossOrder(const std::string& order, const std::string& label);
+
+// The optional per-row weights of SoftmaxWithLoss: `n` values of X's dtype.
+template <typename T>
+const T* RowWeights(const Tensor& w, DataType dtype, int64_t n, const std::string& label,
+                    const std::string& blob) {
+  PARITY_ENFORCE(w.dtype() == dtype && w.numel() == n, ErrorKind::kShapeMismatch, label,
+                 ": weights '", blob, "' must be ", DataTypeName(dtype),
+                 " with one weight per row (", n, "), got ", w.DebugString());
+  return w.data<T>();
 }
 
 // SquaredL2Distance's rows: dim 0 (1 for a scalar).

@@ -189,9 +189,7 @@ class SoftmaxWithLossGradientOp final : public Operator {
         scale_(Arg<double>("scale")),
         label_prob_(Arg<bool>("label_prob")),
         axis_(Arg<int64_t>("axis")) {
-    const std::string order = Arg<std::string>("order");
-    PARITY_ENFORCE(order == "NCHW", ErrorKind::kBadArgument, label(), ": argument 'order' = \"",
-                   order, "\" is not supported (only \"NCHW\")");
+    loss_util::CheckSoftmaxLossOrder(Arg<std::string>("order"), label());
   }
 
   void Run() override {
@@ -216,13 +214,7 @@ class SoftmaxWithLossGradientOp final : public Operator {
                    ": dLoss '", InputName(weighted ? 4 : 3), "' must be a ",
                    DataTypeName(X.dtype()), " scalar, got ", dL.DebugString());
     const T* w = nullptr;
-    if (weighted) {
-      const Tensor& wt = Input(2);
-      PARITY_ENFORCE(wt.dtype() == X.dtype() && wt.numel() == n, ErrorKind::kShapeMismatch,
-                     label(), ": weights '", InputName(2), "' must be ", DataTypeName(X.dtype()),
-                     " with one weight per row (", n, "), got ", wt.DebugString());
-      w = wt.data<T>();
-    }
+    if (weighted) w = loss_util::RowWeights<T>(Input(2), X.dtype(), n, label(), InputName(2));
     double weight_sum = static_cast<double>(n);
     if (w != nullptr) {
       weight_sum = 0;

@@ -120,15 +120,8 @@ class GatherGradientOp final : public Operator {
   }
 
   void Run() override {
-    const Tensor& indices = Input(1);
-    if (indices.dtype() == DataType::kInt64) {
-      Dispatch(indices.data<int64_t>());
-    } else if (indices.dtype() == DataType::kInt32) {
-      Dispatch(indices.data<int32_t>());
-    } else {
-      throw MakeError(ErrorKind::kShapeMismatch, label(), ": INDICES '", InputName(1),
-                      "' must be int32 or int64, got ", indices.DebugString());
-    }
+    shape_util::DispatchIndex(Input(1), label(), InputName(1), "INDICES",
+                              [&](const auto* idx) { Dispatch(idx); });
   }
 
  private:

@@ -266,15 +266,8 @@ class GatherOp final : public Operator {
   }
 
   void Run() override {
-    const Tensor& indices = Input(1);
-    if (indices.dtype() == DataType::kInt64) {
-      RunWith(indices.data<int64_t>());
-    } else if (indices.dtype() == DataType::kInt32) {
-      RunWith(indices.data<int32_t>());
-    } else {
-      throw MakeError(ErrorKind::kShapeMismatch, label(), ": INDICES '", InputName(1),
-                      "' must be int32 or int64, got ", indices.DebugString());
-    }
+    shape_util::DispatchIndex(Input(1), label(), InputName(1), "INDICES",
+                              [&](const auto* idx) { RunWith(idx); });
   }
 
  private:

@@ -57,6 +57,21 @@ inline std::vector<int64_t> ReadIndexTensor(const Tensor& t, const std::string& 
 }
 
 // Calls fn(T{}) with T = float or double; kShapeMismatch naming the op and blob otherwise.
+// Calls fn(pointer) with an index tensor's data as const int32_t* or const int64_t*; any other
+// dtype is kShapeMismatch naming the blob (`what` says what it holds: "indices", "labels").
+template <typename Fn>
+void DispatchIndex(const Tensor& t, const std::string& label, const std::string& blob,
+                   const char* what, Fn&& fn) {
+  if (t.dtype() == DataType::kInt32) {
+    fn(t.data<int32_t>());
+  } else if (t.dtype() == DataType::kInt64) {
+    fn(t.data<int64_t>());
+  } else {
+    throw MakeError(ErrorKind::kShapeMismatch, label, ": ", what, " '", blob,
+                    "' must be int32 or int64, got ", t.DebugString());
+  }
+}
+
 template <typename Fn>
 void DispatchFloating(const Tensor& t, const std::string& label, const std::string& blob,
                       Fn&& fn) {
