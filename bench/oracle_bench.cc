@@ -5,7 +5,7 @@
 
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
-#include "oracles/oracle.h"
+#include "oracles/check.h"
 
 namespace parity {
 namespace {
@@ -28,16 +28,14 @@ std::vector<Case> NetCases(int ops, int count) {
 
 void CheckCases(benchmark::State& state, const std::vector<Case>& cases,
                 const std::vector<std::string>& oracle_names) {
-  oracles::OracleOptions options;
-  options.tolerance = oracles::GetToleranceClass("loose");
+  oracles::CheckRequest request;
+  request.oracles = oracle_names;
+  request.tolerance = "loose";
   size_t next = 0;
   int64_t findings = 0;
   for (auto _ : state) {
     const Case& c = cases[next++ % cases.size()];
-    for (const auto& oracle : oracle_names) {
-      oracles::OracleResult result = oracles::RunOracle(oracle, c, options);
-      findings += result.finding.has_value();
-    }
+    findings += oracles::Findings(oracles::CheckCase(c, request)).size();
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["cases/s"] = benchmark::Counter(static_cast<double>(state.iterations()),

@@ -70,6 +70,11 @@ class Tensor {
   size_t nbytes() const { return static_cast<size_t>(numel_) * DataTypeSize(dtype_); }
   Device device() const { return device_; }
   bool defined() const { return dtype_ != DataType::kUndefined; }
+  // Whether the data of the current dims is there to read: a kernel that failed between Resize and
+  // mutable_data leaves dims without a buffer behind.
+  bool has_data() const {
+    return nbytes() == 0 || (storage_ != nullptr && storage_->capacity() >= offset_bytes_ + nbytes());
+  }
 
   // Sets dims (validated); memory is (re)allocated lazily by mutable_data, and an existing buffer
   // is reused whenever it is large enough, so kernels that run repeatedly do not allocate.

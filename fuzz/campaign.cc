@@ -12,14 +12,11 @@
 #include "core/proto/error.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
+#include "oracles/backend.h"
 #include "oracles/finding.h"
-#include "oracles/oracle.h"
 
 namespace parity::fuzz {
 namespace {
-
-const std::vector<std::string> kDefaultOracles = {"forward", "gradient", "determinism",
-                                                  "roundtrip"};
 
 uint64_t Mix(uint64_t x) {  // SplitMix64: independent seeds for consecutive indices
   x += 0x9E3779B97F4A7C15ull;
@@ -77,20 +74,6 @@ Case CampaignCase(const CampaignOptions& options, int64_t index) {
   return SampleCase(OpCaseGen(spec), seed);
 }
 
-std::vector<std::string> ApplicableOracles(const Case& c,
-                                           const std::vector<std::string>& requested) {
-  std::vector<std::string> out;
-  for (const auto& oracle : requested.empty() ? kDefaultOracles : requested) {
-    bool skipped = false;
-    for (const auto& op : c.net().op()) {
-      const OpSpec* spec = SpecRegistry::Find(op.type());
-      skipped = skipped || (spec != nullptr && spec->Skips(oracle));
-    }
-    if (!skipped) out.push_back(oracle);
-  }
-  return out;
-}
-
 std::string SaveFinding(const std::string& dir, const Finding& finding) {
   MakeDirs(dir);
   std::string base = dir + "/" + Sanitize(oracles::SignatureKey(finding.signature())) + "-" +
@@ -106,12 +89,12 @@ CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progre
                             const std::function<void(const Finding&)>& on_finding) {
   PARITY_ENFORCE(options.cases >= 0 || options.seconds >= 0, ErrorKind::kBadArgument,
                  "give --cases N or --seconds N");
-  std::vector<std::string> requested = options.oracles;
-  for (const auto& name : requested) {
-    PARITY_ENFORCE(oracles::FindOracle(name) != nullptr, ErrorKind::kBadArgument,
-                   "unknown oracle '", name, "'");
-  }
+  oracles::CheckRequest request;
+  request.oracles = options.oracles;
+  request.backend = options.backend;
+  oracles::GetBackend(options.backend);  // an unknown name fails before the first case
   CampaignSummary summary;
+  oracles::CheckTally& tally = summary.tally;
   auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   auto elapsed = [&] {
@@ -121,36 +104,20 @@ CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progre
     if (options.cases >= 0 && index >= options.cases) break;
     if (options.seconds >= 0 && elapsed() >= options.seconds) break;
     Case c = CampaignCase(options, index);
-    oracles::OracleOptions oracle_options;
-    oracle_options.tolerance = oracles::GetToleranceClass(ToleranceForCase(c));
-    oracle_options.engine_override = options.engine_override;
-    for (const std::string& oracle : ApplicableOracles(c, requested)) {
-      oracles::OracleResult result;
-      try {
-        result = oracles::RunOracle(oracle, c, oracle_options);
-      } catch (const Error& error) {
-        result.finding = oracles::MakeFinding(oracle, c, "oracle error", error.what());
-      }
-      if (!result.not_applicable.empty()) {
-        ++summary.not_applicable[oracle];
-        continue;
-      }
-      ++summary.checked[oracle];
-      if (!result.finding) continue;
-      ++summary.findings;
-      ++summary.by_signature[oracles::SignatureKey(result.finding->signature())];
+    CaseReport report = oracles::CheckCase(c, request);
+    tally.Add(c, report);
+    for (const Finding& finding : oracles::Findings(report)) {
       if (!options.out_dir.empty()) {
-        summary.saved.push_back(SaveFinding(options.out_dir + "/findings", *result.finding));
+        summary.saved.push_back(SaveFinding(options.out_dir + "/findings", finding));
       }
-      if (on_finding) on_finding(*result.finding);
+      if (on_finding) on_finding(finding);
     }
-    summary.cases = index + 1;
     auto now = std::chrono::steady_clock::now();
     if (std::chrono::duration<double>(now - last_report).count() >= 1.0) {
       last_report = now;
-      progress << "cases " << summary.cases << " (" << std::fixed << std::setprecision(1)
-               << summary.cases / std::max(elapsed(), 1e-9) << "/s), findings "
-               << summary.findings << " (" << summary.by_signature.size() << " unique)\n"
+      progress << "cases " << tally.cases << " (" << std::fixed << std::setprecision(1)
+               << tally.cases / std::max(elapsed(), 1e-9) << "/s), findings " << tally.findings
+               << " (" << tally.by_signature.size() << " unique)\n"
                << std::flush;
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/proto/parity.pb.h"
+#include "oracles/check.h"
 
 namespace parity::fuzz {
 
@@ -21,26 +22,19 @@ struct CampaignOptions {
   uint64_t seed = 1;
   std::string out_dir;    // findings go to out_dir/findings/ ("" = not saved)
   std::vector<std::string> ops;      // restrict to these op types (empty: every spec)
-  std::vector<std::string> oracles;  // empty: forward, gradient, determinism, roundtrip
-  std::string engine_override;       // production engine (mutants)
+  std::vector<std::string> oracles;  // empty: oracles::DefaultOracles()
+  std::string backend = "production";  // the backend under test (oracles/backend.h)
   bool nets = true;                  // alternate single-op cases with whole nets
 };
 
 struct CampaignSummary {
-  int64_t cases = 0;
-  int64_t findings = 0;
-  std::map<std::string, int64_t> by_signature;   // unique signatures and their counts
-  std::map<std::string, int64_t> checked;        // oracle -> cases it ran on
-  std::map<std::string, int64_t> not_applicable; // oracle -> cases it did not apply to
+  oracles::CheckTally tally;  // cases, findings, per oracle, per signature, per op type
   double seconds = 0;
   std::vector<std::string> saved;                // finding files written
 };
 
 // The case for campaign position `index` (reproducible from seed and index).
 Case CampaignCase(const CampaignOptions& options, int64_t index);
-
-// Oracles that apply to `c`: the requested ones minus those a spec of one of its ops skips.
-std::vector<std::string> ApplicableOracles(const Case& c, const std::vector<std::string>& requested);
 
 CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progress,
                             const std::function<void(const Finding&)>& on_finding = nullptr);

@@ -10,7 +10,6 @@
 #include "core/schema.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
-#include "oracles/tolerance.h"
 
 namespace parity::fuzz {
 namespace {
@@ -263,15 +262,6 @@ Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size) {
     }
   }
   throw MakeError(ErrorKind::kInternal, "could not generate a case for seed ", seed);
-}
-
-std::string ToleranceForCase(const Case& c) {
-  std::vector<std::string> names;
-  for (const auto& op : c.net().op()) {
-    const OpSpec* spec = SpecRegistry::Find(op.type());
-    names.push_back(spec != nullptr ? spec->tolerance() : "default");
-  }
-  return oracles::Loosest(names).name;
 }
 
 }  // namespace parity::fuzz

@@ -35,9 +35,6 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options);
 // Deterministic sample of `gen` for `seed` (campaigns): same generator version + seed, same case.
 Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size = 50);
 
-// The loosest tolerance class among the case's ops' specs ("default" without specs).
-std::string ToleranceForCase(const Case& c);
-
 }  // namespace parity::fuzz
 
 #endif  // PARITY_FUZZ_GENERATORS_H_

@@ -8,6 +8,8 @@
 
 #include <rapidcheck.h>
 
+#include "oracles/op_facts.h"
+
 namespace parity::fuzz {
 
 OpInstance::OpInstance(const std::string& type, int num_outputs)
@@ -85,6 +87,15 @@ std::map<std::string, std::unique_ptr<OpSpec>>& Specs() {
   static auto* specs = new std::map<std::string, std::unique_ptr<OpSpec>>();
   return *specs;
 }
+
+// The oracles read each op's tolerance class and skipped oracles through this lookup
+// (oracles/op_facts.h), so the specs stay the one place those facts are written.
+const bool kOpFactsInstalled =
+    oracles::SetOpFactsLookup([](const std::string& type) -> std::optional<oracles::OpTestFacts> {
+      const OpSpec* spec = SpecRegistry::Find(type);
+      if (spec == nullptr) return std::nullopt;
+      return oracles::OpTestFacts{spec->tolerance(), spec->skips()};
+    });
 
 }  // namespace
 

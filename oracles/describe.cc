@@ -10,6 +10,7 @@ std::string DescribeFinding(const Finding& f) {
   std::ostringstream out;
   out.precision(9);
   out << "[" << f.oracle() << "] " << f.signature().error_class() << ": " << f.message() << "\n";
+  if (f.has_backend()) out << "  backend under test: " << f.backend() << "\n";
   if (f.blamed_op_index() >= 0) {
     out << "  blamed op #" << f.blamed_op_index() << " (" << f.blamed_op_type() << ")\n";
   }

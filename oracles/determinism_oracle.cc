@@ -1,13 +1,12 @@
 // Determinism: the same case run twice on production is bit-identical, and the parallel DAG
 // executor gives SimpleNet's results bit for bit.
-#include "oracles/engines.h"
 #include "oracles/finding.h"
 #include "oracles/oracle.h"
 
 namespace parity::oracles {
 namespace {
 
-std::optional<Finding> CompareRuns(const Case& c, const EngineRun& a, const EngineRun& b,
+std::optional<Finding> CompareRuns(const Case& c, const BackendRun& a, const BackendRun& b,
                                    const std::string& what) {
   if (a.error || b.error) {
     if (a.error && b.error && std::string(a.error->what()) == b.error->what()) return std::nullopt;
@@ -30,12 +29,13 @@ std::optional<Finding> CompareRuns(const Case& c, const EngineRun& a, const Engi
 }
 
 OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
-  RunConfig simple{false, options.engine_override, "simple"};
-  RunConfig dag{false, options.engine_override, "dag"};
-  EngineRun first = RunCase(c, Engine::kProduction, simple);
-  EngineRun second = RunCase(c, Engine::kProduction, simple);
+  const Backend& backend = *options.backend;
+  const RunOptions simple{false, "simple"};
+  const RunOptions dag{false, "dag"};
+  BackendRun first = backend.Run(c, simple);
+  BackendRun second = backend.Run(c, simple);
   if (auto finding = CompareRuns(c, first, second, "two SimpleNet runs")) return {finding, ""};
-  EngineRun parallel = RunCase(c, Engine::kProduction, dag);
+  BackendRun parallel = backend.Run(c, dag);
   if (auto finding = CompareRuns(c, first, parallel, "SimpleNet vs the DAG executor")) {
     return {finding, ""};
   }

@@ -39,6 +39,7 @@ void SetBlame(Finding* finding, int index, const caffe2::NetDef& net) {
   if (index < 0 || index >= net.op_size()) return;
   finding->set_blamed_op_index(index);
   finding->set_blamed_op_type(net.op(index).type());
+  finding->set_blamed_op_path("op #" + std::to_string(index) + " (" + net.op(index).type() + ")");
   finding->mutable_signature()->set_blamed_op_type(net.op(index).type());
 }
 

@@ -6,7 +6,7 @@
 
 #include "core/proto/error.h"
 #include "core/proto/parity.pb.h"
-#include "oracles/engines.h"
+#include "oracles/backend.h"
 #include "oracles/tolerance.h"
 
 namespace parity::oracles {

@@ -2,7 +2,6 @@
 // by the f32 reference; on a mismatch, the first diverging op is blamed.
 #include <sstream>
 
-#include "oracles/engines.h"
 #include "oracles/finding.h"
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
@@ -11,13 +10,12 @@ namespace parity::oracles {
 namespace {
 
 OracleResult CheckForward(const Case& c, const OracleOptions& options) {
-  RunConfig traced{options.localize, "", ""};
-  RunConfig production_config{options.localize, options.engine_override, ""};
-  EngineRun truth = RunCase(c, Engine::kReferenceF64, traced);
+  const RunOptions traced{options.localize, ""};
+  BackendRun truth = GetBackend(kReference).Run(c, traced);
   if (truth.error && truth.error->kind() == ErrorKind::kUnknownOp) {
     return {std::nullopt, std::string("the reference cannot run this net: ") + truth.error->what()};
   }
-  EngineRun production = RunCase(c, Engine::kProduction, production_config);
+  BackendRun production = options.backend->Run(c, traced);
   if (truth.error || production.error) {
     // Both rejecting the net is agreement: it is bad input, and both said so.
     if (truth.error && production.error) return {};
@@ -34,7 +32,7 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
              c.net());
     return {finding, ""};
   }
-  EngineRun f32 = RunCase(c, Engine::kReferenceF32, traced);
+  BackendRun f32 = GetBackend(kReferenceF32).Run(c, traced);
 
   std::optional<Finding> finding;
   for (const std::string& blob : ComparedBlobs(c)) {

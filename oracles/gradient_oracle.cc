@@ -17,7 +17,6 @@
 #include "core/schema.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
-#include "oracles/engines.h"
 #include "oracles/finding.h"
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
@@ -90,7 +89,7 @@ std::optional<double> Objective(const Problem& p, const Blobs& shifted) {
     auto it = shifted.find(name);
     *copy.add_inputs() = it == shifted.end() ? tensor : it->second;
   }
-  EngineRun run = RunCase(copy, Engine::kReferenceF64);
+  BackendRun run = GetBackend(kReference).Run(copy);
   if (run.error) return std::nullopt;
   double f = 0;
   for (const auto& y : p.outputs) {
@@ -157,7 +156,7 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
   p.c = &c;
   p.inputs = DifferentiableInputs(c);
   if (p.inputs.empty()) return {std::nullopt, "no differentiable floating inputs"};
-  EngineRun truth = RunCase(c, Engine::kReferenceF64);
+  BackendRun truth = GetBackend(kReference).Run(c);
   if (truth.error) return {std::nullopt, std::string("the reference cannot run the net: ") + truth.error->what()};
   // Blobs last written at an output position without a gradient (statistics) are left out of the
   // objective: the backward pass, like Caffe2's, never differentiates through them.
@@ -217,11 +216,8 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
     auto g = pass.gradient_of.find(x);
     if (g != pass.gradient_of.end()) backward.mutable_net()->add_external_output(g->second);
   }
-  if (!options.engine_override.empty()) {
-    for (auto& op : *backward.mutable_net()->mutable_op()) op.set_engine(options.engine_override);
-  }
-  RunConfig config{options.localize, "", ""};
-  EngineRun production = RunCase(backward, Engine::kProduction, config);
+  const RunOptions config{options.localize, ""};
+  BackendRun production = options.backend->Run(backward, config);
   if (production.error) {
     Finding finding = MakeFinding("gradient", c, "backward failed",
                                   std::string("the backward net failed: ") + production.error->what());
@@ -307,8 +303,8 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
   *finding->mutable_case_()->mutable_net() = c.net();
   if (options.localize) {
     // Localize on the backward net: the first gradient (or forward) op whose outputs diverge.
-    EngineRun truth_backward = RunCase(backward, Engine::kReferenceF64, config);
-    EngineRun f32_backward = RunCase(backward, Engine::kReferenceF32, config);
+    BackendRun truth_backward = GetBackend(kReference).Run(backward, config);
+    BackendRun f32_backward = GetBackend(kReferenceF32).Run(backward, config);
     if (!truth_backward.error) {
       Blame blame = Localize(backward.net(), CaseInputs(backward), production, truth_backward,
                              f32_backward, options.tolerance);

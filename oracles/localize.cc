@@ -5,7 +5,7 @@
 namespace parity::oracles {
 namespace {
 
-const OpTrace* FindTrace(const EngineRun& run, int index) {
+const OpTrace* FindTrace(const BackendRun& run, int index) {
   for (const OpTrace& entry : run.trace) {
     if (entry.op_index == index) return &entry;
   }
@@ -14,8 +14,8 @@ const OpTrace* FindTrace(const EngineRun& run, int index) {
 
 }  // namespace
 
-Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const EngineRun& production,
-               const EngineRun& reference_f64, const EngineRun& reference_f32,
+Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const BackendRun& production,
+               const BackendRun& reference_f64, const BackendRun& reference_f32,
                const ToleranceClass& tolerance) {
   // Current value of every blob on each side, as execution proceeds.
   Blobs prod = initial, truth = initial, f32 = initial;

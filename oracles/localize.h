@@ -4,7 +4,7 @@
 #define PARITY_ORACLES_LOCALIZE_H_
 
 #include "core/proto/caffe2.pb.h"
-#include "oracles/engines.h"
+#include "oracles/backend.h"
 #include "oracles/tolerance.h"
 
 namespace parity::oracles {
@@ -16,8 +16,8 @@ struct Blame {
 };
 
 // `initial` holds the values every side starts from (the case inputs and init-net results).
-Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const EngineRun& production,
-               const EngineRun& reference_f64, const EngineRun& reference_f32,
+Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const BackendRun& production,
+               const BackendRun& reference_f64, const BackendRun& reference_f32,
                const ToleranceClass& tolerance);
 
 }  // namespace parity::oracles

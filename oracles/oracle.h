@@ -1,5 +1,6 @@
 // An oracle checks one Case and returns nothing (agreement) or a Finding. Oracles register by
 // name: forward, gradient, determinism, roundtrip (transform and device plug in the same way).
+// Callers never run an oracle directly: CheckCase (oracles/check.h) is the one entry point.
 #ifndef PARITY_ORACLES_ORACLE_H_
 #define PARITY_ORACLES_ORACLE_H_
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/proto/parity.pb.h"
+#include "oracles/backend.h"
 #include "oracles/tolerance.h"
 
 namespace parity::oracles {
@@ -16,8 +18,8 @@ namespace parity::oracles {
 struct OracleOptions {
   // Tolerance class for value comparisons (the loosest class of the case's ops).
   ToleranceClass tolerance = GetToleranceClass("default");
-  // Production only: run every op under this engine (mutant kernels).
-  std::string engine_override;
+  // The backend under test; the truth is always the f64 reference, the yardstick the f32 one.
+  const Backend* backend = &GetBackend(kProduction);
   // Keep every intermediate blob and blame the first diverging op.
   bool localize = true;
   // Gradient oracle: also check every input element separately (slow; on failure it runs anyway
@@ -38,7 +40,7 @@ bool RegisterOracle(const std::string& name, OracleFunction function);
 const OracleFunction* FindOracle(const std::string& name);
 std::vector<std::string> OracleNames();  // sorted
 
-// Runs the named oracle (kBadArgument for an unknown name).
+// Runs the named oracle (kBadArgument for an unknown name). Only CheckCase calls this.
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);
 
 }  // namespace parity::oracles

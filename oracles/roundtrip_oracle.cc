@@ -3,7 +3,6 @@
 #include <google/protobuf/text_format.h>
 
 #include "core/io.h"
-#include "oracles/engines.h"
 #include "oracles/finding.h"
 #include "oracles/oracle.h"
 
@@ -25,8 +24,8 @@ caffe2::NetDef ThroughBinary(const caffe2::NetDef& net) {
 }
 
 OracleResult CheckRoundTrip(const Case& c, const OracleOptions& options) {
-  RunConfig config{false, options.engine_override, ""};
-  EngineRun original = RunCase(c, Engine::kProduction, config);
+  const Backend& backend = *options.backend;
+  BackendRun original = backend.Run(c);
   for (const char* form : {"binary", "text"}) {
     Case copy = c;
     bool text = std::string(form) == "text";
@@ -39,7 +38,7 @@ OracleResult CheckRoundTrip(const Case& c, const OracleOptions& options) {
                           std::string("the net differs after a ") + form + " round trip"),
               ""};
     }
-    EngineRun again = RunCase(copy, Engine::kProduction, config);
+    BackendRun again = backend.Run(copy);
     if (original.error.has_value() != again.error.has_value()) {
       return {MakeFinding("roundtrip", c, "error mismatch",
                           std::string("the ") + form + " round trip changed whether the net runs"),

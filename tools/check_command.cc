@@ -5,11 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io.h"
-#include "fuzz/generators.h"
+#include "oracles/check.h"
 #include "oracles/describe.h"
-#include "oracles/oracle.h"
 #include "tools/command.h"
-#include "tools/net_runner.h"
+#include "tools/input_specs.h"
 
 namespace parity::tools {
 namespace {
@@ -18,7 +17,8 @@ struct CheckOptions {
   std::string net_path;
   std::string init_path;
   std::vector<std::string> inputs;
-  std::vector<std::string> oracles = {"forward", "gradient", "determinism", "roundtrip"};
+  std::vector<std::string> oracles;  // empty: oracles::DefaultOracles()
+  std::string engine = "production";
   std::string tolerance;
   bool json = false;
   bool full = false;
@@ -31,35 +31,36 @@ int Check(const CheckOptions& options) {
   if (!options.init_path.empty()) *c.mutable_init_net() = LoadNetDef(options.init_path);
   for (auto& input : LoadInputSpecs(options.inputs)) *c.add_inputs() = input;
   c.set_seed(options.seed);
-  oracles::OracleOptions oracle_options;
-  oracle_options.tolerance = oracles::GetToleranceClass(
-      options.tolerance.empty() ? fuzz::ToleranceForCase(c) : options.tolerance);
-  oracle_options.full_jacobian = options.full;
-  nlohmann::json report = nlohmann::json::array();
-  int findings = 0;
-  for (const std::string& oracle : options.oracles) {
-    oracles::OracleResult result = oracles::RunOracle(oracle, c, oracle_options);
-    nlohmann::json entry = {{"oracle", oracle}};
-    if (result.finding) {
-      ++findings;
+  oracles::CheckRequest request;
+  request.oracles = options.oracles;
+  request.backend = options.engine;
+  request.tolerance = options.tolerance;
+  request.full_jacobian = options.full;
+  const CaseReport report = oracles::CheckCase(c, request);
+  nlohmann::json json = nlohmann::json::array();
+  for (const OracleVerdict& verdict : report.verdicts()) {
+    const std::string& oracle = verdict.oracle();
+    nlohmann::json entry = {{"oracle", oracle}, {"backends", verdict.backends()}};
+    if (verdict.status() == OracleVerdict::FINDING) {
+      const Finding& finding = verdict.finding();
       entry["status"] = "finding";
-      entry["error_class"] = result.finding->signature().error_class();
-      entry["message"] = result.finding->message();
-      entry["blamed_op_index"] = result.finding->blamed_op_index();
-      entry["blamed_op_type"] = result.finding->blamed_op_type();
-      if (!options.json) std::cout << oracles::DescribeFinding(*result.finding);
-    } else if (!result.not_applicable.empty()) {
+      entry["error_class"] = finding.signature().error_class();
+      entry["message"] = finding.message();
+      entry["blamed_op_index"] = finding.blamed_op_index();
+      entry["blamed_op_type"] = finding.blamed_op_type();
+      if (!options.json) std::cout << oracles::DescribeFinding(finding);
+    } else if (verdict.status() == OracleVerdict::NOT_APPLICABLE) {
       entry["status"] = "not applicable";
-      entry["reason"] = result.not_applicable;
-      if (!options.json) std::cout << "[" << oracle << "] not applicable: " << result.not_applicable << "\n";
+      entry["reason"] = verdict.reason();
+      if (!options.json) std::cout << "[" << oracle << "] not applicable: " << verdict.reason() << "\n";
     } else {
       entry["status"] = "ok";
       if (!options.json) std::cout << "[" << oracle << "] ok\n";
     }
-    report.push_back(entry);
+    json.push_back(entry);
   }
-  if (options.json) std::cout << report.dump(2) << "\n";
-  return findings > 0 ? kExitDiscrepancies : kExitClean;
+  if (options.json) std::cout << json.dump(2) << "\n";
+  return oracles::ExitCode(report) == 0 ? kExitClean : kExitDiscrepancies;
 }
 
 PARITY_REGISTER_COMMAND(Command{
@@ -69,7 +70,11 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("net", options->net_path, "NetDef file (.pb or .pbtxt)")->required();
       app->add_option("--init", options->init_path, "Init net, run first");
       app->add_option("--input", options->inputs, "NAME=FILE or FILE (see parity run)");
-      app->add_option("--oracle", options->oracles, "Oracles to run")->delimiter(',');
+      app->add_option("--oracle", options->oracles,
+                      "Oracles to run (default: forward, gradient, determinism, roundtrip)")
+          ->delimiter(',');
+      app->add_option("--engine", options->engine,
+                      "The backend under test, by registered name (default: production)");
       app->add_option("--tolerance", options->tolerance,
                       "Tolerance class: exact, default, transcendental, accumulation, loose");
       app->add_flag("--full", options->full, "Gradient: check every input element separately");

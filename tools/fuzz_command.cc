@@ -13,24 +13,26 @@ int Fuzz(const fuzz::CampaignOptions& options) {
   fuzz::CampaignSummary summary = fuzz::RunCampaign(options, std::cerr, [](const Finding& f) {
     std::cerr << oracles::DescribeFindingBrief(f);
   });
-  std::cout << "cases: " << summary.cases << " in " << summary.seconds << " s ("
-            << (summary.seconds > 0 ? summary.cases / summary.seconds : 0) << " cases/s)\n";
-  for (const auto& [oracle, n] : summary.checked) {
+  const oracles::CheckTally& tally = summary.tally;
+  std::cout << "cases: " << tally.cases << " in " << summary.seconds << " s ("
+            << (summary.seconds > 0 ? tally.cases / summary.seconds : 0) << " cases/s) on "
+            << options.backend << ", " << tally.by_op.size() << " op types\n";
+  for (const auto& [oracle, n] : tally.checked) {
     std::cout << "  " << oracle << ": checked " << n;
-    auto na = summary.not_applicable.find(oracle);
-    if (na != summary.not_applicable.end()) std::cout << ", not applicable " << na->second;
+    auto na = tally.not_applicable.find(oracle);
+    if (na != tally.not_applicable.end()) std::cout << ", not applicable " << na->second;
     std::cout << "\n";
   }
-  std::cout << "findings: " << summary.findings << " (" << summary.by_signature.size()
+  std::cout << "findings: " << tally.findings << " (" << tally.by_signature.size()
             << " unique signatures)\n";
-  for (const auto& [signature, n] : summary.by_signature) {
+  for (const auto& [signature, n] : tally.by_signature) {
     std::cout << "  " << signature << ": " << n << "\n";
   }
   if (!summary.saved.empty()) {
     std::cout << "saved " << summary.saved.size() << " finding(s) under " << options.out_dir
               << "/findings/\n";
   }
-  return summary.findings > 0 ? kExitDiscrepancies : kExitClean;
+  return tally.findings > 0 ? kExitDiscrepancies : kExitClean;
 }
 
 PARITY_REGISTER_COMMAND(Command{
@@ -46,8 +48,8 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--oracles", options->oracles,
                       "Only these oracles (forward, gradient, determinism, roundtrip)")
           ->delimiter(',');
-      app->add_option("--engine", options->engine_override,
-                      "Run production ops under this engine (e.g. a MUTANT_ engine)");
+      app->add_option("--engine", options->backend,
+                      "The backend under test, by registered name (default: production)");
       app->add_flag("!--no-nets", options->nets, "Single-op cases only");
       return [options] { return Fuzz(*options); };
     }});

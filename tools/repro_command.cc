@@ -1,38 +1,53 @@
-// parity repro FINDING: re-runs a saved finding's case through its oracle. Exit 1 if it still
-// reproduces, 0 if it no longer does.
+// parity repro FINDING [--engine E]: re-runs a saved finding's case through its oracle, on the
+// backend it was found on (or the one named). Exit 1 if it still reproduces, 0 if it no longer
+// does.
 #include <iostream>
 
 #include "core/io.h"
-#include "fuzz/generators.h"
+#include "oracles/backend.h"
+#include "oracles/check.h"
 #include "oracles/describe.h"
-#include "oracles/oracle.h"
 #include "tools/command.h"
 
 namespace parity::tools {
 namespace {
 
-int Repro(const std::string& path) {
+struct ReproOptions {
+  std::string path;
+  std::string engine;  // "": the finding's own backend
+};
+
+int Repro(const ReproOptions& options) {
   Finding finding;
-  LoadProtoFile(path, &finding);
-  oracles::OracleOptions options;
-  options.tolerance = oracles::GetToleranceClass(fuzz::ToleranceForCase(finding.case_()));
-  oracles::OracleResult result = oracles::RunOracle(finding.oracle(), finding.case_(), options);
-  if (result.finding) {
-    std::cout << "reproduced:\n" << oracles::DescribeFinding(*result.finding);
+  LoadProtoFile(options.path, &finding);
+  oracles::CheckRequest request;
+  request.oracles = {finding.oracle()};
+  request.backend = !options.engine.empty() ? options.engine
+                    : finding.has_backend() ? finding.backend()
+                                            : std::string(oracles::kProduction);
+  const CaseReport report = oracles::CheckCase(finding.case_(), request);
+  const OracleVerdict& verdict = report.verdicts(0);
+  if (verdict.status() == OracleVerdict::FINDING) {
+    std::cout << "reproduced on " << request.backend << ":\n"
+              << oracles::DescribeFinding(verdict.finding());
     return kExitDiscrepancies;
   }
-  std::cout << "[" << finding.oracle() << "] no longer reproduces"
-            << (result.not_applicable.empty() ? "" : " (not applicable: " + result.not_applicable + ")")
+  std::cout << "[" << finding.oracle() << "] no longer reproduces on " << request.backend
+            << (verdict.status() == OracleVerdict::NOT_APPLICABLE
+                    ? " (not applicable: " + verdict.reason() + ")"
+                    : "")
             << "\n";
   return kExitClean;
 }
 
-PARITY_REGISTER_COMMAND(Command{"repro", "Re-run a saved finding", [](CLI::App* app) {
-                                  auto path = std::make_shared<std::string>();
-                                  app->add_option("finding", *path, "Finding file (.pb or .pbtxt)")
-                                      ->required();
-                                  return [path] { return Repro(*path); };
-                                }});
+PARITY_REGISTER_COMMAND(Command{
+    "repro", "Re-run a saved finding", [](CLI::App* app) {
+      auto options = std::make_shared<ReproOptions>();
+      app->add_option("finding", options->path, "Finding file (.pb or .pbtxt)")->required();
+      app->add_option("--engine", options->engine,
+                      "Replay on this backend instead of the one the finding names");
+      return [options] { return Repro(*options); };
+    }});
 
 }  // namespace
 }  // namespace parity::tools

@@ -10,7 +10,6 @@ std::vector<int64_t> ShapeArg() { return AnyDims(1, 3, 4); }
 
 PARITY_OP_SPEC(ConstantFill)
     .Tolerance("exact")
-    .Skip("gradient", "a fill has no differentiable input")
     .Make([](const Primary*) {
       OpInstance op("ConstantFill");
       op.Arg("shape", ShapeArg());
@@ -20,7 +19,6 @@ PARITY_OP_SPEC(ConstantFill)
 
 PARITY_OP_SPEC(GivenTensorFill)
     .Tolerance("exact")
-    .Skip("gradient", "a fill has no differentiable input")
     .Make([](const Primary*) {
       std::vector<int64_t> shape = ShapeArg();
       int64_t n = 1;
@@ -40,7 +38,6 @@ PARITY_OP_SPEC(GivenTensorFill)
 #define PARITY_GIVEN_FILL_SPEC(Type, use_ints, lo, hi)                                    \
   PARITY_OP_SPEC(Type)                                                                    \
       .Tolerance("exact")                                                                 \
-      .Skip("gradient", "a fill has no differentiable input")                            \
       .Make([](const Primary*) {                                                          \
         std::vector<int64_t> shape = ShapeArg();                                          \
         int64_t n = 1;                                                                    \
@@ -110,7 +107,6 @@ PARITY_OP_SPEC(Copy)
 #define PARITY_RANDOM_FILL_SPEC(Type)                                                     \
   PARITY_OP_SPEC(Type)                                                                    \
       .Skip("forward", "random values: production's generator, checked statistically")  \
-      .Skip("gradient", "a fill has no differentiable input")                            \
       .Make([](const Primary*) {                                                          \
         OpInstance op(#Type);                                                             \
         op.Arg("shape", ShapeArg());                                                      \

@@ -1,6 +1,10 @@
-// PARITY_OP_PROPERTY(OpType): the property every op must satisfy, for op authors' gtest files.
-// Single-op cases generated from the op's test spec (fuzz/specs/) pass every applicable oracle —
-// forward, gradient, determinism, round-trip — with the spec's tolerance class:
+// The property every op must satisfy: single-op cases generated from the op's test spec
+// (fuzz/specs/) pass every applicable oracle — forward, gradient, determinism, round-trip — with
+// the spec's tolerance class, through CheckCase (oracles/check.h).
+//
+// Every registered spec is already checked by the suite generated from the spec registry
+// (tests/fuzz/spec_property_test.cc): registering a spec is enough. An op author's own test file
+// can state it for one op too:
 //
 //   #include "fuzz/testing/op_property.h"   // dep: //fuzz/testing:op_property
 //   PARITY_OP_PROPERTY(Relu);
@@ -17,36 +21,37 @@
 
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
+#include "oracles/check.h"
 #include "oracles/describe.h"
-#include "oracles/oracle.h"
-#include "oracles/tolerance.h"
 
 namespace parity::fuzz {
 
-// Inside an RC_GTEST_PROP. A case the gradient oracle finds not smooth (a point where a higher
-// derivative jumps, such as Softsign at 0) is discarded: no verdict, and RapidCheck's discard limit
-// still fails a spec that lands on kinks all the time. Any other "not applicable" fails.
-inline void CheckOpProperty(const std::string& type) {
+// Inside a RapidCheck property. A case the gradient oracle finds not smooth (a point where a
+// higher derivative jumps, such as Softsign at 0) is discarded: no verdict, and RapidCheck's
+// discard limit still fails a spec that lands on kinks all the time. An oracle the spec skips is
+// fine; any other "not applicable" fails. `backend` is the backend under test.
+inline void CheckOpProperty(const std::string& type, const std::string& backend = "production") {
   const OpSpec* spec = SpecRegistry::Find(type);
   RC_ASSERT(spec != nullptr);
   const Case c = *OpCaseGen(*spec);
-  oracles::OracleOptions options;
-  options.tolerance = oracles::GetToleranceClass(spec->tolerance());
-  if (!spec->Skips("forward")) {
-    oracles::OracleResult forward = oracles::RunOracle("forward", c, options);
-    if (forward.finding) RC_FAIL(oracles::DescribeFinding(*forward.finding) + c.net().ShortDebugString());
-    if (!forward.not_applicable.empty()) RC_FAIL("forward oracle: " + forward.not_applicable);
+  oracles::CheckRequest request;
+  request.backend = backend;
+  for (const std::string& oracle : oracles::DefaultOracles()) {
+    // A case whose spec marks no input for the gradient check (e.g. int32 Add) has no gradient.
+    if (oracle == "gradient" && c.grad_inputs_size() == 0) continue;
+    request.oracles.push_back(oracle);
   }
-  for (const char* oracle : {"determinism", "roundtrip"}) {
-    if (spec->Skips(oracle)) continue;
-    oracles::OracleResult result = oracles::RunOracle(oracle, c, options);
-    if (result.finding) RC_FAIL(oracles::DescribeFinding(*result.finding) + c.net().ShortDebugString());
+  const CaseReport report = oracles::CheckCase(c, request);
+  for (const OracleVerdict& verdict : report.verdicts()) {
+    if (verdict.status() == OracleVerdict::FINDING) {
+      RC_FAIL(oracles::DescribeFinding(verdict.finding()) + c.net().ShortDebugString());
+    }
+    if (verdict.status() != OracleVerdict::NOT_APPLICABLE || spec->Skips(verdict.oracle())) {
+      continue;
+    }
+    RC_PRE(!(verdict.oracle() == "gradient" && verdict.reason().rfind("not smooth", 0) == 0));
+    RC_FAIL(verdict.oracle() + " oracle: " + verdict.reason());
   }
-  if (spec->Skips("gradient") || c.grad_inputs_size() == 0) return;
-  oracles::OracleResult gradient = oracles::RunOracle("gradient", c, options);
-  if (gradient.finding) RC_FAIL(oracles::DescribeFinding(*gradient.finding) + c.net().ShortDebugString());
-  RC_PRE(gradient.not_applicable.rfind("not smooth", 0) != 0);
-  if (!gradient.not_applicable.empty()) RC_FAIL("gradient oracle: " + gradient.not_applicable);
 }
 
 }  // namespace parity::fuzz

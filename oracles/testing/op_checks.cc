@@ -5,6 +5,7 @@
 #include "core/operator.h"
 #include "core/tensor_proto.h"
 #include "oracles/describe.h"
+#include "oracles/check.h"
 #include "oracles/oracle.h"
 #include "oracles/tolerance.h"
 
@@ -24,21 +25,27 @@ Case SingleOpCase(const caffe2::OperatorDef& op, const NamedTensors& inputs, uin
   return c;
 }
 
-namespace {
-
-::testing::AssertionResult Verdict(const OracleResult& result) {
-  if (result.finding) return ::testing::AssertionFailure() << DescribeFinding(*result.finding);
-  if (!result.not_applicable.empty()) {
-    return ::testing::AssertionFailure() << "the oracle does not apply: " << result.not_applicable;
+::testing::AssertionResult AllVerdictsOk(const CaseReport& report) {
+  for (const OracleVerdict& verdict : report.verdicts()) {
+    if (verdict.status() == OracleVerdict::FINDING) {
+      return ::testing::AssertionFailure() << DescribeFinding(verdict.finding());
+    }
+    if (verdict.status() == OracleVerdict::NOT_APPLICABLE) {
+      return ::testing::AssertionFailure()
+             << "the " << verdict.oracle() << " oracle does not apply: " << verdict.reason();
+    }
   }
   return ::testing::AssertionSuccess();
 }
 
-OracleOptions Options(const CheckOptions& options) {
-  OracleOptions out;
-  out.tolerance = GetToleranceClass(options.tolerance);
-  out.engine_override = options.engine;
-  return out;
+namespace {
+
+CheckRequest Request(const std::string& oracle, const CheckOptions& options) {
+  CheckRequest request;
+  request.oracles = {oracle};
+  request.tolerance = options.tolerance;
+  request.backend = options.backend;
+  return request;
 }
 
 }  // namespace
@@ -46,7 +53,7 @@ OracleOptions Options(const CheckOptions& options) {
 ::testing::AssertionResult ReferenceChecks(const caffe2::OperatorDef& op,
                                            const NamedTensors& inputs,
                                            const CheckOptions& options) {
-  return Verdict(RunOracle("forward", SingleOpCase(op, inputs, options.seed), Options(options)));
+  return AllVerdictsOk(CheckCase(SingleOpCase(op, inputs, options.seed), Request("forward", options)));
 }
 
 ::testing::AssertionResult GradientChecks(const caffe2::OperatorDef& op, const NamedTensors& inputs,
@@ -56,9 +63,9 @@ OracleOptions Options(const CheckOptions& options) {
     return ::testing::AssertionFailure() << "input index " << input_index << " out of range";
   }
   c.add_grad_inputs(op.input(input_index));
-  OracleOptions oracle_options = Options(options);
-  oracle_options.full_jacobian = true;
-  return Verdict(RunOracle("gradient", c, oracle_options));
+  CheckRequest request = Request("gradient", options);
+  request.full_jacobian = true;
+  return AllVerdictsOk(CheckCase(c, request));
 }
 
 ::testing::AssertionResult DeviceChecks(const caffe2::OperatorDef& op, const NamedTensors& inputs,
@@ -66,7 +73,7 @@ OracleOptions Options(const CheckOptions& options) {
   if (FindOracle("device") == nullptr) {
     return ::testing::AssertionSuccess() << "no device oracle in this build (no CUDA): CPU only";
   }
-  return Verdict(RunOracle("device", SingleOpCase(op, inputs, options.seed), Options(options)));
+  return AllVerdictsOk(CheckCase(SingleOpCase(op, inputs, options.seed), Request("device", options)));
 }
 
 }  // namespace parity::oracles

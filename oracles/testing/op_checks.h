@@ -27,9 +27,13 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 struct CheckOptions {
   std::string tolerance = "default";  // a class of oracles/tolerance.h
-  std::string engine;                 // production engine to check (mutants)
+  std::string backend = "production"; // the backend under test (oracles/backend.h)
   uint64_t seed = 1;
 };
+
+// Success when every verdict of the report is OK; otherwise the findings described, or why an
+// oracle did not apply.
+::testing::AssertionResult AllVerdictsOk(const CaseReport& report);
 
 // A one-op Case: the op, its inputs, every output compared.
 Case SingleOpCase(const caffe2::OperatorDef& op, const NamedTensors& inputs, uint64_t seed = 1);

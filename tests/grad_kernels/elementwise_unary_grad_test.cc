@@ -281,7 +281,8 @@ TEST(ElementwiseUnaryGradientOracle, CastBetweenFloatTypes) {
 }  // namespace parity::testing
 
 #include "core/tensor_proto.h"
-#include "oracles/oracle.h"
+#include "oracles/check.h"
+#include "oracles/testing/op_checks.h"
 
 namespace parity::testing {
 namespace {
@@ -303,9 +304,10 @@ TEST(ElementwiseUnaryGradientOracle, SqrAndSqrtGradientsAccumulate) {
     net->add_external_output("y2");
     *c.add_inputs() = TensorToProto(Random({2, 3}, 100, 0.3f, 1.2f), "x");
     *c.add_inputs() = TensorToProto(Random({2, 3}, 101), "p");
-    oracles::OracleResult r = oracles::RunOracle("gradient", c, oracles::OracleOptions());
-    EXPECT_TRUE(r.not_applicable.empty()) << r.not_applicable;
-    EXPECT_FALSE(r.finding) << type << ": " << (r.finding ? r.finding->message() : "");
+    oracles::CheckRequest request;
+    request.oracles = {"gradient"};
+    request.tolerance = "default";
+    EXPECT_TRUE(oracles::AllVerdictsOk(oracles::CheckCase(c, request))) << type;
   }
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "oracles/describe.h"
-#include "oracles/oracle.h"
+#include "oracles/check.h"
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
 
@@ -52,16 +52,11 @@ inline ::testing::AssertionResult GradientChecksOn(const caffe2::OperatorDef& op
   c.mutable_net()->clear_external_output();
   for (const auto& out : outputs) c.mutable_net()->add_external_output(out);
   c.add_grad_inputs(op.input(input_index));
-  oracles::OracleOptions options;
-  options.full_jacobian = true;
-  oracles::OracleResult result = oracles::RunOracle("gradient", c, options);
-  if (result.finding) {
-    return ::testing::AssertionFailure() << oracles::DescribeFinding(*result.finding);
-  }
-  if (!result.not_applicable.empty()) {
-    return ::testing::AssertionFailure() << "not applicable: " << result.not_applicable;
-  }
-  return ::testing::AssertionSuccess();
+  oracles::CheckRequest request;
+  request.oracles = {"gradient"};
+  request.tolerance = "default";
+  request.full_jacobian = true;
+  return oracles::AllVerdictsOk(oracles::CheckCase(c, request));
 }
 
 }  // namespace parity::testing

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/schema.h"
+#include "oracles/backend.h"
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
 
@@ -297,13 +298,16 @@ class FcGradientDoubledBiasMutant final : public Operator {
 };
 PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FCGradient, "MUTANT_TEST_DOUBLED_DB",
                                          FcGradientDoubledBiasMutant);
+// The backend under test: production with this one kernel swapped.
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("MUTANT_TEST_DOUBLED_DB", "MUTANT_TEST_DOUBLED_DB",
+                                                      "production with a wrong kernel"));
 
 TEST(LinalgGradientOracle, CatchesAMutantGradientKernel) {
   const auto op = MakeOp("FC", {"x", "w", "b"}, {"y"});
   const oracles::NamedTensors inputs = {
       {"x", Random({4, 5}, 1)}, {"w", Random({3, 5}, 2)}, {"b", Random({3}, 3)}};
   oracles::CheckOptions options;
-  options.engine = "MUTANT_TEST_DOUBLED_DB";
+  options.backend = "MUTANT_TEST_DOUBLED_DB";
   EXPECT_TRUE(oracles::GradientChecks(op, inputs, 0, options)) << "dX is right in the mutant";
   ::testing::AssertionResult result = oracles::GradientChecks(op, inputs, 2, options);
   ASSERT_FALSE(result);

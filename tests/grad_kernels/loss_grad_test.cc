@@ -3,7 +3,6 @@
 #include <numeric>
 
 #include "oracles/describe.h"
-#include "oracles/oracle.h"
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
 #include "tests/grad_kernels/grad_test_util.h"

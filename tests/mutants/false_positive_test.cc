@@ -19,18 +19,15 @@
 #include <string>
 
 #include "fuzz/campaign.h"
-#include "fuzz/generators.h"
-#include "core/proto/error.h"
+#include "oracles/check.h"
 #include "oracles/describe.h"
-#include "oracles/finding.h"
-#include "oracles/oracle.h"
 
 namespace parity::fuzz {
 namespace {
 
 constexpr int64_t kCasesPerOracle = 10000;
 constexpr int kSlices = 8;
-const std::vector<std::string> kOracles = {"forward", "gradient", "determinism", "roundtrip"};
+const std::vector<std::string>& kOracles = oracles::DefaultOracles();
 
 // Per slice and oracle; PARITY_FP_CASES_PER_ORACLE raises the total for longer manual runs.
 int64_t Quota() {
@@ -51,41 +48,30 @@ TEST_P(FalsePositives, NoFindingWithoutMutants) {
   const int64_t kQuota = Quota();
   CampaignOptions options;
   options.seed = 1;
-  std::map<std::string, int64_t> checked, not_applicable;
-  int64_t cases = 0, findings = 0;
+  oracles::CheckTally tally;
   const auto start = std::chrono::steady_clock::now();
-  auto done = [&] {
+  // The oracles whose share of this slice is not done yet.
+  auto pending = [&] {
+    std::vector<std::string> out;
     for (const auto& oracle : kOracles) {
-      if (checked[oracle] < kQuota) return false;
+      if (tally.checked[oracle] < kQuota) out.push_back(oracle);
     }
-    return true;
+    return out;
   };
   // Enough indices for every oracle's quota unless some oracle almost never applies.
   const int64_t max_cases = kQuota * 20;
-  for (int64_t k = 0; !done() && k < max_cases; ++k) {
+  for (int64_t k = 0; !pending().empty() && k < max_cases; ++k) {
     const int64_t index = CaseIndex(slice, k);
     const Case c = CampaignCase(options, index);
-    ++cases;
-    oracles::OracleOptions oracle_options;
-    oracle_options.tolerance = oracles::GetToleranceClass(ToleranceForCase(c));
-    for (const std::string& oracle : ApplicableOracles(c, kOracles)) {
-      if (checked[oracle] >= kQuota) continue;  // this oracle's share is done
-      oracles::OracleResult result;
-      try {
-        result = oracles::RunOracle(oracle, c, oracle_options);
-      } catch (const Error& error) {
-        result.finding = oracles::MakeFinding(oracle, c, "oracle error", error.what());
-      }
-      if (!result.not_applicable.empty()) {
-        ++not_applicable[oracle];
-        continue;
-      }
-      ++checked[oracle];
-      if (!result.finding) continue;
-      ++findings;
-      if (findings <= 5) {
+    oracles::CheckRequest request;
+    request.oracles = pending();
+    const CaseReport report = oracles::CheckCase(c, request);
+    const int64_t before = tally.findings;
+    tally.Add(c, report);
+    if (tally.findings > before && before < 5) {
+      for (const Finding& finding : oracles::Findings(report)) {
         ADD_FAILURE() << "false positive at campaign index " << index << " (seed 1):\n"
-                      << oracles::DescribeFinding(*result.finding) << "\ncase:\n"
+                      << oracles::DescribeFinding(finding) << "\ncase:\n"
                       << c.DebugString();
       }
     }
@@ -93,15 +79,16 @@ TEST_P(FalsePositives, NoFindingWithoutMutants) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("slice %d: %lld cases in %.1f s, findings %lld; checked", slice,
-              static_cast<long long>(cases), seconds, static_cast<long long>(findings));
+              static_cast<long long>(tally.cases), seconds, static_cast<long long>(tally.findings));
   for (const auto& oracle : kOracles) {
-    std::printf(" %s %lld (n/a %lld)", oracle.c_str(), static_cast<long long>(checked[oracle]),
-                static_cast<long long>(not_applicable[oracle]));
+    std::printf(" %s %lld (n/a %lld)", oracle.c_str(),
+                static_cast<long long>(tally.checked[oracle]),
+                static_cast<long long>(tally.not_applicable[oracle]));
   }
   std::printf("\n");
-  EXPECT_EQ(findings, 0);
+  EXPECT_EQ(tally.findings, 0);
   for (const auto& oracle : kOracles) {
-    EXPECT_GE(checked[oracle], kQuota) << oracle << " applied to too few cases";
+    EXPECT_GE(tally.checked[oracle], kQuota) << oracle << " applied to too few cases";
   }
 }
 

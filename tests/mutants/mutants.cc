@@ -20,6 +20,7 @@
 #include "core/proto/error.h"
 #include "core/tensor.h"
 #include "fuzz/generators.h"
+#include "oracles/backend.h"
 
 namespace parity::mutants {
 namespace {
@@ -609,6 +610,10 @@ bool RegisterAll() {
                                  return std::unique_ptr<Operator>(
                                      std::make_unique<WrappedMutant>(def, ws, wrap));
                                });
+    // The backend under test for this mutant: production with the one kernel swapped, so every
+    // caller (CheckCase, `parity fuzz/check/repro --engine MUTANT_<name>`) reaches it by name.
+    oracles::RegisterBackend(oracles::MakeProductionBackend(
+        entry.mutant.engine(), entry.mutant.engine(), entry.mutant.description));
   }
   return true;
 }

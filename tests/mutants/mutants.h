@@ -1,6 +1,8 @@
 // The mutant catalogue: deliberately wrong kernels, each registered under its own test-only engine
 // "MUTANT_<name>", that the oracles must find (anchors.md point 10: parity measures its own power).
 //
+// Each mutant is also a registered backend of that name (oracles/backend.h).
+//
 // A mutant wraps the real default-engine kernel of its op: it may run it on replaced inputs
 // (scratch blobs), with edited arguments, and post-process its outputs. Engines fall back to the
 // default kernel for ops without a kernel under that engine, so running a whole case under
@@ -32,7 +34,7 @@ struct Mutant {
   std::function<Case(uint64_t seed)> build;
   fuzz::MakeFunction make;
   std::string spec_type;
-  std::string tolerance;  // tolerance class for private cases ("" = fuzz::ToleranceForCase)
+  std::string tolerance;  // tolerance class for private cases ("" = the loosest class of the case's ops)
 
   std::string engine() const { return "MUTANT_" + name; }
 };

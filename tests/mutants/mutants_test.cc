@@ -13,7 +13,8 @@
 #include "core/tensor.h"
 #include "fuzz/generators.h"
 #include "oracles/describe.h"
-#include "oracles/oracle.h"
+#include "oracles/backend.h"
+#include "oracles/check.h"
 #include "tests/mutants/mutants.h"
 
 namespace parity::mutants {
@@ -45,25 +46,25 @@ Result Hunt(const Mutant& m) {
       return r;
     }
     ++r.cases;
-    oracles::OracleOptions options;
-    options.tolerance =
-        oracles::GetToleranceClass(m.tolerance.empty() ? fuzz::ToleranceForCase(c) : m.tolerance);
-    oracles::OracleResult baseline = oracles::RunOracle(m.oracle, c, options);
-    if (baseline.finding) {
+    oracles::CheckRequest request;
+    request.oracles = {m.oracle};
+    request.tolerance = m.tolerance;
+    const OracleVerdict baseline = oracles::CheckCase(c, request).verdicts(0);
+    if (baseline.status() == OracleVerdict::FINDING) {
       r.problem = "false positive without the mutant (seed " + std::to_string(seed) +
-                  "): " + oracles::DescribeFinding(*baseline.finding);
+                  "): " + oracles::DescribeFinding(baseline.finding());
       return r;
     }
-    if (!baseline.not_applicable.empty()) continue;
-    options.engine_override = m.engine();
-    oracles::OracleResult mutated = oracles::RunOracle(m.oracle, c, options);
-    if (!mutated.finding) continue;
+    if (baseline.status() == OracleVerdict::NOT_APPLICABLE) continue;
+    request.backend = m.engine();
+    const OracleVerdict mutated = oracles::CheckCase(c, request).verdicts(0);
+    if (mutated.status() != OracleVerdict::FINDING) continue;
     r.killed = true;
-    r.blamed = mutated.finding->blamed_op_type();
-    r.error_class = mutated.finding->signature().error_class();
+    r.blamed = mutated.finding().blamed_op_type();
+    r.error_class = mutated.finding().signature().error_class();
     if (!BlameFits(m, r.blamed)) {
       r.problem = "killed, but the finding blames '" + r.blamed + "': " +
-                  oracles::DescribeFinding(*mutated.finding);
+                  oracles::DescribeFinding(mutated.finding());
     }
     return r;
   }
@@ -84,6 +85,7 @@ TEST(Mutants, CatalogueIsLargeAndRegistered) {
         << m.engine() << " is not registered for " << m.op_type;
     EXPECT_NE(std::find(engines.begin(), engines.end(), ""), engines.end())
         << m.op_type << " has no default kernel to mutate";
+    EXPECT_NE(oracles::FindBackend(m.engine()), nullptr) << m.engine() << " is not a backend";
   }
   EXPECT_GE(families.size(), 6u);
   EXPECT_EQ(oracles_used, (std::set<std::string>{"forward", "gradient"}));

@@ -1,5 +1,6 @@
 // The op-author API on ops whose production kernels and reference both exist, and on a mutant: a
 // deliberately wrong kernel registered under a test-only engine must be caught.
+#include "oracles/backend.h"
 #include "oracles/testing/op_checks.h"
 
 #include "tests/test_util.h"
@@ -28,6 +29,9 @@ class FcWithoutBiasMutant final : public Operator {
   }
 };
 PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FC, "MUTANT_TEST_NO_BIAS", FcWithoutBiasMutant);
+// The backend under test: production with this one kernel swapped.
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("MUTANT_TEST_NO_BIAS", "MUTANT_TEST_NO_BIAS",
+                                                      "production with a wrong kernel"));
 
 oracles::NamedTensors FcInputs() {
   return {{"x", MakeTensor<float>({2, 3}, {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f})},
@@ -41,7 +45,7 @@ TEST(OpChecks, ReferenceChecksPassOnFc) {
 
 TEST(OpChecks, ReferenceChecksCatchAMutant) {
   oracles::CheckOptions options;
-  options.engine = "MUTANT_TEST_NO_BIAS";
+  options.backend = "MUTANT_TEST_NO_BIAS";
   ::testing::AssertionResult result =
       oracles::ReferenceChecks(MakeOp("FC", {"x", "w", "b"}, {"y"}), FcInputs(), options);
   ASSERT_FALSE(result);

@@ -1,0 +1,207 @@
+#include "oracles/backend.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/net.h"
+#include "core/schema.h"
+#include "core/tensor_proto.h"
+#include "core/workspace.h"
+#include "reference/interpreter.h"
+
+namespace parity::oracles {
+namespace {
+
+std::map<std::string, std::unique_ptr<Backend>>& Backends() {
+  static auto* backends = new std::map<std::string, std::unique_ptr<Backend>>();
+  return *backends;
+}
+
+}  // namespace
+
+bool Backend::SupportsDtype(int data_type) const {
+  // Both engines hold every numeric TensorProto type; strings are not tensors they compute on.
+  return data_type != caffe2::TensorProto::STRING && data_type != caffe2::TensorProto::UNDEFINED;
+}
+
+bool RegisterBackend(std::unique_ptr<Backend> backend) {
+  const std::string name = backend->name();
+  PARITY_ENFORCE(!name.empty() && !Backends().count(name), ErrorKind::kInternal,
+                 "backend '", name, "' registered twice (or without a name)");
+  Backends()[name] = std::move(backend);
+  return true;
+}
+
+const Backend* FindBackend(const std::string& name) {
+  auto it = Backends().find(name);
+  return it == Backends().end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> BackendNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : Backends()) names.push_back(entry.first);
+  return names;
+}
+
+const Backend& GetBackend(const std::string& name) {
+  if (const Backend* backend = FindBackend(name)) return *backend;
+  std::string known;
+  for (const auto& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
+  throw MakeError(ErrorKind::kBadArgument, "unknown engine '", name, "' (registered: ", known,
+                  ")");
+}
+
+Blobs CaseInputs(const Case& c) {
+  Blobs inputs;
+  for (const auto& t : c.inputs()) inputs[t.name()] = t;
+  return inputs;
+}
+
+std::vector<std::string> ComparedBlobs(const Case& c) {
+  if (c.net().external_output_size() > 0) {
+    return {c.net().external_output().begin(), c.net().external_output().end()};
+  }
+  std::set<std::string> inputs;
+  for (const auto& t : c.inputs()) inputs.insert(t.name());
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const auto& op : c.net().op()) {
+    for (const auto& out : op.output()) {
+      if (!inputs.count(out) && seen.insert(out).second) names.push_back(out);
+    }
+  }
+  return names;
+}
+
+namespace {
+
+// ---- production: the core engine on the CPU ----
+
+class ProductionBackend final : public Backend {
+ public:
+  ProductionBackend(BackendInfo info, std::string engine)
+      : Backend(std::move(info)), engine_(std::move(engine)) {}
+
+  bool SupportsOp(const std::string& op_type) const override {
+    return OpSchemaRegistry::Find(op_type) != nullptr;
+  }
+
+  BackendRun Run(const Case& c, const RunOptions& options) const override {
+    BackendRun run;
+    Workspace ws;
+    try {
+      for (const auto& input : c.inputs()) {
+        ws.CreateTensor(input.name())->CopyFrom(TensorFromProto(input));
+      }
+      if (c.has_init_net()) ws.RunNetOnce(Configured(c.init_net(), options));
+      NetBase* instance = ws.CreateNet(Configured(c.net(), options));
+      if (options.trace) {
+        instance->RunObserved([&](int index, const Operator& op) {
+          OpTrace entry;
+          entry.op_index = index;
+          entry.op_type = op.type();
+          for (int i = 0; i < op.OutputSize(); ++i) {
+            const Blob* blob = op.OutputBlob(i);
+            if (blob->IsTensor() && blob->GetTensor().defined() && blob->GetTensor().has_data()) {
+              entry.outputs[op.OutputName(i)] = TensorToProto(blob->GetTensor(), op.OutputName(i));
+            }
+          }
+          run.trace.push_back(std::move(entry));
+        });
+      } else {
+        instance->Run();
+      }
+    } catch (const Error& error) {
+      run.error = error;
+    }
+    for (const std::string& name : ws.Blobs()) {
+      Blob* blob = ws.GetBlob(name);
+      // A tensor a failed op left without data is not a result.
+      if (blob != nullptr && blob->IsTensor() && blob->GetTensor().defined() &&
+          blob->GetTensor().has_data()) {
+        run.blobs[name] = TensorToProto(blob->GetTensor(), name);
+      }
+    }
+    return run;
+  }
+
+ private:
+  caffe2::NetDef Configured(const caffe2::NetDef& net, const RunOptions& options) const {
+    caffe2::NetDef out = net;
+    if (!engine_.empty()) {
+      for (auto& op : *out.mutable_op()) op.set_engine(engine_);
+    }
+    if (!options.net_type.empty()) out.set_type(options.net_type);
+    return out;
+  }
+
+  std::string engine_;
+};
+
+// ---- reference: the naive interpreter, f64 or f32 ----
+
+class ReferenceBackend final : public Backend {
+ public:
+  ReferenceBackend(BackendInfo info, reference::Precision precision)
+      : Backend(std::move(info)), precision_(precision) {}
+
+  // Asked lazily: the reference's op table may still be filling while backends register.
+  bool SupportsOp(const std::string& op_type) const override {
+    static const std::set<std::string>* ops = [] {
+      std::vector<std::string> names = reference::SupportedOps();
+      return new std::set<std::string>(names.begin(), names.end());
+    }();
+    return ops->count(op_type) > 0;
+  }
+
+  // The interpreter has one executor; `net_type` changes nothing here.
+  BackendRun Run(const Case& c, const RunOptions& options) const override {
+    BackendRun run;
+    reference::RunOptions reference_options;
+    reference_options.precision = precision_;
+    reference_options.trace = options.trace;
+    try {
+      reference::RunResult result =
+          c.has_init_net()
+              ? reference::RunNets(c.init_net(), c.net(), CaseInputs(c), reference_options)
+              : reference::RunNet(c.net(), CaseInputs(c), reference_options);
+      run.blobs = std::move(result.blobs);
+      const int init_ops = c.has_init_net() ? c.init_net().op_size() : 0;
+      for (auto& entry : result.trace) {
+        if (entry.op_index < init_ops) continue;
+        OpTrace trace;
+        trace.op_index = entry.op_index - init_ops;
+        trace.op_type = entry.op_type;
+        trace.outputs = std::move(entry.outputs);
+        run.trace.push_back(std::move(trace));
+      }
+    } catch (const Error& error) {
+      run.error = error;
+    }
+    return run;
+  }
+
+ private:
+  reference::Precision precision_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeProductionBackend(std::string name, std::string engine,
+                                               std::string description) {
+  BackendInfo info{std::move(name), "cpu", Precision::kF32, std::move(description)};
+  return std::make_unique<ProductionBackend>(std::move(info), std::move(engine));
+}
+
+PARITY_REGISTER_BACKEND(MakeProductionBackend(kProduction, "",
+                                              "the production engine on the CPU (core/)"));
+PARITY_REGISTER_BACKEND(std::make_unique<ReferenceBackend>(
+    BackendInfo{kReference, "cpu", Precision::kF64,
+                "the reference interpreter in f64: the truth (reference/)"},
+    reference::Precision::kF64));
+PARITY_REGISTER_BACKEND(std::make_unique<ReferenceBackend>(
+    BackendInfo{kReferenceF32, "cpu", Precision::kF32,
+                "the reference interpreter in f32: sizes the tolerances"},
+    reference::Precision::kF32));
+
+}  // namespace parity::oracles

@@ -1,0 +1,111 @@
+// Every engine that can run a net is a Backend, registered by name (architecture §1; XLA's
+// HloRunnerInterface): "production" (the core engine on the CPU), "reference" (the naive
+// interpreter in f64, the truth), "reference-f32" (the same interpreter in f32, the yardstick that
+// sizes tolerances). Later engines (production-cuda, production+passes) and test-only ones
+// (mutant kernels, engines that crash or hang) register the same way, from their own files, and
+// every caller — the oracles, `parity run/check/fuzz/repro`, tests and benches — finds them by
+// name without a switch anywhere:
+//
+//   PARITY_REGISTER_BACKEND(MakeProductionBackend("production-fast", "FAST", "FC under FAST"));
+//   const Backend& b = GetBackend("production-fast");   // kBadArgument, listing names, if unknown
+//   BackendRun run = b.Run(c, {.trace = true});
+//
+// A backend runs a Case (a NetDef, an optional init net, and input tensors) and returns every
+// tensor blob afterwards, an optional per-op trace (for localization) and the error, if any.
+// Results travel as TensorProtos by blob name, so every backend is compared in one currency.
+#ifndef PARITY_ORACLES_BACKEND_H_
+#define PARITY_ORACLES_BACKEND_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/proto/caffe2.pb.h"
+#include "core/proto/error.h"
+#include "core/proto/parity.pb.h"
+
+namespace parity::oracles {
+
+using Blobs = std::map<std::string, caffe2::TensorProto>;
+
+struct OpTrace {
+  int op_index = 0;  // position in the main net (init-net ops are not traced)
+  std::string op_type;
+  Blobs outputs;     // every tensor output of the op right after it ran
+};
+
+struct BackendRun {
+  Blobs blobs;                 // every tensor blob after the run (inputs included)
+  std::vector<OpTrace> trace;  // filled when asked
+  std::optional<Error> error;  // the run failed (bad input or a kernel's complaint)
+};
+
+enum class Precision { kF32, kF64 };
+
+struct RunOptions {
+  bool trace = false;  // keep every op's outputs (localization)
+  // Replaces NetDef.type ("simple", "dag") where the backend has several executors; "" keeps it.
+  std::string net_type;
+};
+
+struct BackendInfo {
+  std::string name;
+  std::string device = "cpu";  // "cpu" or "cuda"
+  Precision precision = Precision::kF32;
+  std::string description;
+};
+
+class Backend {
+ public:
+  explicit Backend(BackendInfo info) : info_(std::move(info)) {}
+  virtual ~Backend() = default;
+
+  const BackendInfo& info() const { return info_; }
+  const std::string& name() const { return info_.name; }
+
+  // Whether the backend has a kernel for `op_type` (a net with other ops fails to run on it).
+  virtual bool SupportsOp(const std::string& op_type) const = 0;
+  // Whether it computes in this TensorProto.DataType (every backend keeps integers exact).
+  virtual bool SupportsDtype(int data_type) const;
+
+  virtual BackendRun Run(const Case& c, const RunOptions& options = {}) const = 0;
+
+ private:
+  BackendInfo info_;
+};
+
+// Registers a backend under its name; a second backend of the same name is an internal error.
+bool RegisterBackend(std::unique_ptr<Backend> backend);
+const Backend* FindBackend(const std::string& name);
+// The named backend, or kBadArgument naming every registered backend.
+const Backend& GetBackend(const std::string& name);
+std::vector<std::string> BackendNames();  // sorted
+
+// The names of the three built-in backends.
+inline constexpr char kProduction[] = "production";
+inline constexpr char kReference[] = "reference";
+inline constexpr char kReferenceF32[] = "reference-f32";
+
+// A production engine on the CPU that runs every op under kernel engine `engine` (an op without a
+// kernel under it falls back to the default one, as in Caffe2): how test code swaps one kernel.
+std::unique_ptr<Backend> MakeProductionBackend(std::string name, std::string engine,
+                                               std::string description);
+
+// The case's inputs by blob name.
+Blobs CaseInputs(const Case& c);
+
+// Blobs the oracles compare: the net's external outputs, else every blob an op writes that is not
+// an input of the case.
+std::vector<std::string> ComparedBlobs(const Case& c);
+
+}  // namespace parity::oracles
+
+#define PARITY_BACKEND_CONCAT_INNER(a, b) a##b
+#define PARITY_BACKEND_CONCAT(a, b) PARITY_BACKEND_CONCAT_INNER(a, b)
+#define PARITY_REGISTER_BACKEND(...)                                               \
+  static const bool PARITY_BACKEND_CONCAT(parity_registered_backend_, __COUNTER__) = \
+      ::parity::oracles::RegisterBackend(__VA_ARGS__)
+
+#endif  // PARITY_ORACLES_BACKEND_H_

@@ -1,0 +1,58 @@
+// CheckCase: the one entry point that runs oracles (XLA's RunAndCompare). The campaign,
+// `parity check`, `parity repro`, the property and spec tests, the false-positive and mutant tests,
+// EXPECT_*_CHECKS and the benches all call it, so a verdict, a finding, its signature and the exit
+// code are the same from every entry point.
+//
+//   CheckRequest request;                       // every default oracle, on "production"
+//   request.backend = "MUTANT_fc_drop_bias";    // any registered backend (oracles/backend.h)
+//   CaseReport report = CheckCase(c, request);
+//   for (const Finding& f : Findings(report)) ...
+#ifndef PARITY_ORACLES_CHECK_H_
+#define PARITY_ORACLES_CHECK_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/proto/parity.pb.h"
+
+namespace parity::oracles {
+
+// The oracles a check runs when none are named: forward, gradient, determinism, roundtrip.
+const std::vector<std::string>& DefaultOracles();
+
+struct CheckRequest {
+  std::vector<std::string> oracles;  // empty: DefaultOracles()
+  std::string backend = "production";  // the backend under test, by registered name
+  std::string tolerance;  // a tolerance class; "": the loosest class of the case's ops
+  bool full_jacobian = false;  // gradient: every input element on its own, too
+  bool localize = true;        // blame the first diverging op
+};
+
+// Runs every requested oracle on `c`. An oracle that the case's op specs skip, or that does not
+// apply, gets a NOT_APPLICABLE verdict with the reason; an oracle that throws gives a finding of
+// error class "oracle error" (it is a bug of the workbench or the engine, not of the input). An
+// unknown oracle or backend name is kBadArgument.
+CaseReport CheckCase(const Case& c, const CheckRequest& request = {});
+
+// The findings of a report, in oracle order.
+std::vector<Finding> Findings(const CaseReport& report);
+// 1 when the report holds a finding, else 0 (the exit codes of the command-line contract).
+int ExitCode(const CaseReport& report);
+
+// Counts over many reports (campaigns, the false-positive test, benches).
+struct CheckTally {
+  int64_t cases = 0;
+  int64_t findings = 0;
+  std::map<std::string, int64_t> checked;         // oracle -> cases it gave a verdict on
+  std::map<std::string, int64_t> not_applicable;  // oracle -> cases it did not apply to
+  std::map<std::string, int64_t> by_signature;    // SignatureKey -> findings
+  std::map<std::string, int64_t> by_op;           // op type -> cases that held it
+
+  void Add(const Case& c, const CaseReport& report);
+};
+
+}  // namespace parity::oracles
+
+#endif  // PARITY_ORACLES_CHECK_H_
