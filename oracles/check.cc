@@ -25,9 +25,48 @@ std::vector<std::string> BackendsCompared(const std::string& oracle, const std::
   return {backend};
 }
 
+uint64_t Mix(uint64_t x) {  // SplitMix64: independent seeds for consecutive positions
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 }  // namespace
 
-CaseReport CheckCase(const Case& c, const CheckRequest& request) {
+Case FreezeInitNet(const Case& c, const std::string& backend) {
+  if (!c.has_init_net()) return c;
+  Case init;
+  *init.mutable_net() = c.init_net();
+  *init.mutable_inputs() = c.inputs();
+  caffe2::NetDef& net = *init.mutable_net();
+  for (int i = 0; i < net.op_size(); ++i) {
+    caffe2::OperatorDef& op = *net.mutable_op(i);
+    if (op.has_device_option() && op.device_option().has_random_seed()) continue;
+    // The op would inherit the net's device option; keep it while adding the seed.
+    if (!op.has_device_option() && net.has_device_option()) {
+      *op.mutable_device_option() = net.device_option();
+    }
+    op.mutable_device_option()->set_random_seed(
+        static_cast<uint32_t>(Mix(c.seed() * 1000003ull + static_cast<uint64_t>(i))));
+  }
+  BackendRun run = GetBackend(backend).Run(init);
+  if (run.error) {
+    Error error = *run.error;
+    error.AddContext("init net");
+    throw error;
+  }
+  Case frozen = c;
+  frozen.clear_init_net();
+  frozen.clear_inputs();
+  for (auto& [name, tensor] : run.blobs) {
+    *frozen.add_inputs() = tensor;
+    frozen.mutable_inputs()->rbegin()->set_name(name);
+  }
+  return frozen;
+}
+
+CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
   const std::vector<std::string>& names =
       request.oracles.empty() ? DefaultOracles() : request.oracles;
   for (const std::string& name : names) {
@@ -39,6 +78,7 @@ CaseReport CheckCase(const Case& c, const CheckRequest& request) {
   }
   OracleOptions options;
   options.backend = &GetBackend(request.backend);
+  const Case c = FreezeInitNet(input_case, request.backend);
   const std::string tolerance =
       request.tolerance.empty() ? ToleranceForNet(c.net()) : request.tolerance;
   options.tolerance = GetToleranceClass(tolerance);
@@ -46,6 +86,7 @@ CaseReport CheckCase(const Case& c, const CheckRequest& request) {
   options.localize = request.localize;
 
   CaseReport report;
+  if (input_case.has_init_net()) *report.mutable_checked_case() = c;
   report.set_seed(c.seed());
   report.set_backend(request.backend);
   report.set_tolerance(tolerance);
@@ -73,6 +114,10 @@ CaseReport CheckCase(const Case& c, const CheckRequest& request) {
       result.finding->set_backend(request.backend);
       verdict->set_status(OracleVerdict::FINDING);
       *verdict->mutable_finding() = std::move(*result.finding);
+    } else if (result.rejected) {
+      verdict->set_status(OracleVerdict::REJECTED);
+      verdict->set_reason(result.rejected->what());
+      verdict->set_error_kind(ErrorKindName(result.rejected->kind()));
     } else if (!result.not_applicable.empty()) {
       verdict->set_status(OracleVerdict::NOT_APPLICABLE);
       verdict->set_reason(result.not_applicable);
@@ -91,7 +136,13 @@ std::vector<Finding> Findings(const CaseReport& report) {
   return out;
 }
 
-int ExitCode(const CaseReport& report) { return Findings(report).empty() ? 0 : 1; }
+int ExitCode(const CaseReport& report) {
+  if (!Findings(report).empty()) return 1;
+  for (const auto& verdict : report.verdicts()) {
+    if (verdict.status() == OracleVerdict::REJECTED) return 2;
+  }
+  return 0;
+}
 
 void CheckTally::Add(const Case& c, const CaseReport& report) {
   ++cases;
@@ -101,6 +152,7 @@ void CheckTally::Add(const Case& c, const CaseReport& report) {
   for (const auto& verdict : report.verdicts()) {
     switch (verdict.status()) {
       case OracleVerdict::NOT_APPLICABLE:
+      case OracleVerdict::REJECTED:
         ++not_applicable[verdict.oracle()];
         break;
       case OracleVerdict::FINDING:

@@ -31,14 +31,25 @@ struct CheckRequest {
 };
 
 // Runs every requested oracle on `c`. An oracle that the case's op specs skip, or that does not
-// apply, gets a NOT_APPLICABLE verdict with the reason; an oracle that throws gives a finding of
-// error class "oracle error" (it is a bug of the workbench or the engine, not of the input). An
-// unknown oracle or backend name is kBadArgument.
+// apply, gets a NOT_APPLICABLE verdict with the reason; one whose backends all reject the case gets
+// REJECTED with the error (bad input); an oracle that throws gives a finding of error class
+// "oracle error" (a bug of the workbench or the engine, not of the input). An unknown oracle or
+// backend name is kBadArgument.
+//
+// A case with an init net is checked as the init net leaves it: the init net runs once on the
+// backend under test (random fills without a seed of their own get one derived from the case's
+// seed and their position, so two fills never draw the same numbers), and every tensor it leaves
+// becomes an input. Every backend then starts from identical values; the report's checked_case
+// is that case. An init net that fails is bad input: the error is thrown.
 CaseReport CheckCase(const Case& c, const CheckRequest& request = {});
+
+// The case with its init net run once and its results made inputs (see CheckCase).
+Case FreezeInitNet(const Case& c, const std::string& backend);
 
 // The findings of a report, in oracle order.
 std::vector<Finding> Findings(const CaseReport& report);
-// 1 when the report holds a finding, else 0 (the exit codes of the command-line contract).
+// The command-line exit code of a report: 1 when it holds a finding, 2 when the case was rejected
+// as bad input and nothing was found, else 0.
 int ExitCode(const CaseReport& report);
 
 // Counts over many reports (campaigns, the false-positive test, benches).

@@ -39,7 +39,8 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
   if (auto finding = CompareRuns(c, first, parallel, "SimpleNet vs the DAG executor")) {
     return {finding, ""};
   }
-  return {};
+  // Every run failed alike: the case is bad input.
+  return {std::nullopt, "", first.error};
 }
 
 const bool kRegistered = RegisterOracle("determinism", CheckDeterminism);

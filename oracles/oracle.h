@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/proto/error.h"
 #include "core/proto/parity.pb.h"
 #include "oracles/backend.h"
 #include "oracles/tolerance.h"
@@ -32,6 +33,8 @@ struct OracleOptions {
 struct OracleResult {
   std::optional<Finding> finding;
   std::string not_applicable;
+  // Every backend the oracle ran rejected the case: bad input, not a discrepancy.
+  std::optional<Error> rejected;
 };
 
 using OracleFunction = std::function<OracleResult(const Case&, const OracleOptions&)>;

@@ -49,6 +49,11 @@ int Check(const CheckOptions& options) {
       entry["blamed_op_index"] = finding.blamed_op_index();
       entry["blamed_op_type"] = finding.blamed_op_type();
       if (!options.json) std::cout << oracles::DescribeFinding(finding);
+    } else if (verdict.status() == OracleVerdict::REJECTED) {
+      entry["status"] = "rejected";
+      entry["error_kind"] = verdict.error_kind();
+      entry["reason"] = verdict.reason();
+      if (!options.json) std::cout << "[" << oracle << "] rejected: the net cannot run\n";
     } else if (verdict.status() == OracleVerdict::NOT_APPLICABLE) {
       entry["status"] = "not applicable";
       entry["reason"] = verdict.reason();
@@ -59,8 +64,22 @@ int Check(const CheckOptions& options) {
     }
     json.push_back(entry);
   }
-  if (options.json) std::cout << json.dump(2) << "\n";
-  return oracles::ExitCode(report) == 0 ? kExitClean : kExitDiscrepancies;
+  if (options.json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << "seed " << c.seed() << " (--seed), tolerance " << report.tolerance()
+              << ", backend under test " << report.backend() << "\n";
+  }
+  const int exit_code = oracles::ExitCode(report);
+  if (exit_code == kExitBadInput) {
+    // Bad input: the one-line error of every other command, naming what is wrong.
+    for (const OracleVerdict& verdict : report.verdicts()) {
+      if (verdict.status() != OracleVerdict::REJECTED) continue;
+      std::cerr << "parity check: " << verdict.error_kind() << ": " << verdict.reason() << "\n";
+      break;
+    }
+  }
+  return exit_code;
 }
 
 PARITY_REGISTER_COMMAND(Command{
@@ -78,7 +97,9 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--tolerance", options->tolerance,
                       "Tolerance class: exact, default, transcendental, accumulation, loose");
       app->add_flag("--full", options->full, "Gradient: check every input element separately");
-      app->add_option("--seed", options->seed, "Seed of the gradient oracle's random directions");
+      app->add_option("--seed", options->seed,
+                      "Seed of the gradient oracle's random directions and of the init net's "
+                      "random fills");
       app->add_flag("--json", options->json, "Machine-readable report");
       return [options] { return Check(*options); };
     }});

@@ -48,6 +48,12 @@ class IR {
     for (const auto& [y, g] : ys) {
       if (!g.empty()) {
         input_to_grad[y] = g;
+        // A given seed is a pass-through contribution to y's gradient: when y also feeds other
+        // ops whose outputs are seeded (several losses), the gradients flowing back from them are
+        // summed with it instead of overwriting it.
+        Generator gen;
+        gen.gradient = g;
+        generators_[y][frontier_[y]].push_back(gen);
         continue;
       }
       caffe2::OperatorDef fill;

@@ -15,19 +15,17 @@
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
 #include "reference/interpreter.h"
+#include "tests/cli/cli_util.h"
 
 namespace parity {
 namespace {
 
-std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
+std::string Tmp() { return testing::TestTmp(); }
 
 int Parity(const std::string& args, std::string* output) {
-  std::string binary = std::string(std::getenv("TEST_SRCDIR")) + "/parity/tools/parity";
-  FILE* pipe = popen((binary + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output->append(buffer.data(), n);
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  testing::CliResult result = testing::RunCli("tools/parity", args);
+  *output += result.output;
+  return result.exit_code;
 }
 
 // The forward net: pred = Sigmoid(FC(x, w, b)); loss = mean(½‖pred - target‖² per row).

@@ -9,33 +9,17 @@
 #include <string>
 
 #include "core/io.h"
+#include "tests/cli/cli_util.h"
 
 namespace parity {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using Result = testing::CliResult;
 
-std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
-
-Result Parity(const std::string& args) {
-  std::string binary = std::string(std::getenv("TEST_SRCDIR")) + "/parity/tools/parity";
-  std::string command = binary + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  Result result{-1, ""};
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
+std::string Tmp() { return testing::TestTmp(); }
+Result Parity(const std::string& args) { return testing::RunCli("tools/parity", args); }
 std::string WriteNet(const std::string& name, const std::string& text) {
-  std::string path = Tmp() + "/" + name;
-  WriteFileAtomic(path, text);
-  return path;
+  return testing::WriteTestFile(name, text);
 }
 
 const char kFillCopy[] = R"(name: "demo"

@@ -202,3 +202,37 @@ TEST(Backward, GradientOpsDoNotClobberAnotherBlobsGradient) {
 
 }  // namespace
 }  // namespace parity::testing
+
+#include <cmath>
+
+#include "core/workspace.h"
+
+namespace parity::testing {
+namespace {
+
+// Several losses, one feeding the other: y = Tanh(x) and z = Mul(y, y) are both seeded. y's seed
+// and the gradient flowing back from z add up (dy_total = dy + 2·y·dz), as Caffe2 sums several
+// losses' gradients; the seed must not be overwritten by z's contribution. Values worked by hand.
+TEST(Backward, SeedOfAnOutputThatFeedsAnotherSeededOutputIsSummed) {
+  Ops forward = {MakeOp("Tanh", {"x"}, {"y"}), MakeOp("Mul", {"y", "y"}, {"z"})};
+  BackwardPass pass = GetBackwardPass(forward, {{"y", "dy"}, {"z", "dz"}});
+  caffe2::NetDef net;
+  for (const auto& op : forward) *net.add_op() = op;
+  for (const auto& op : pass.ops) *net.add_op() = op;
+  const std::vector<float> x = {0.3f, -0.8f, 1.1f}, dy = {0.5f, -1.0f, 2.0f},
+                           dz = {1.5f, 0.25f, -0.75f};
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(MakeTensor<float>({3}, x));
+  ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({3}, dy));
+  ws.CreateTensor("dz")->CopyFrom(MakeTensor<float>({3}, dz));
+  ws.RunNetOnce(net);
+  std::vector<double> expected;
+  for (int i = 0; i < 3; ++i) {
+    const double y = std::tanh(static_cast<double>(x[i]));
+    expected.push_back((dy[i] + 2 * y * dz[i]) * (1 - y * y));
+  }
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("x")), {3}, expected, 1e-5);
+}
+
+}  // namespace
+}  // namespace parity::testing

@@ -3,44 +3,24 @@
 // without any change to those commands; an unknown backend name is bad input that lists the
 // registered names.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "core/io.h"
 #include "core/tensor_proto.h"
+#include "tests/cli/cli_util.h"
 #include "tests/test_util.h"
 
 namespace parity::seam {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using testing::Contains;
+using Result = testing::CliResult;
 
-std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
-
+std::string Tmp() { return testing::TestTmp(); }
 Result Parity(const std::string& args) {
-  const std::string binary =
-      std::string(std::getenv("TEST_SRCDIR")) + "/parity/tests/seam/parity_with_test_backends";
-  FILE* pipe = popen((binary + " " + args + " 2>&1").c_str(), "r");
-  Result result{-1, ""};
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
-    result.output.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
+  return testing::RunCli("tests/seam/parity_with_test_backends", args);
 }
 
 // y = Relu(x) on inputs with negative entries: the leaky kernel differs there.
