@@ -14,16 +14,11 @@
 #include "fuzz/spec.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
+#include "oracles/seeds.h"
 
 namespace parity::fuzz {
 namespace {
 
-uint64_t Mix(uint64_t x) {  // SplitMix64: independent seeds for consecutive indices
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 std::vector<std::string> SpecTypes(const std::vector<std::string>& ops) {
   std::vector<std::string> all = SpecRegistry::Types();
@@ -58,7 +53,7 @@ std::string Sanitize(std::string s) {
 }  // namespace
 
 Case CampaignCase(const CampaignOptions& options, int64_t index) {
-  uint64_t seed = Mix(options.seed * 1000003ull + static_cast<uint64_t>(index));
+  uint64_t seed = oracles::SeedAt(options.seed, static_cast<uint64_t>(index));
   std::vector<std::string> types = SpecTypes(options.ops);
   PARITY_ENFORCE(!types.empty(), ErrorKind::kBadArgument, "no op specs to fuzz");
   bool net = options.nets && index % 2 == 1;

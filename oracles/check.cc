@@ -6,6 +6,7 @@
 #include "core/proto/error.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
+#include "oracles/seeds.h"
 #include "oracles/op_facts.h"
 #include "oracles/oracle.h"
 
@@ -25,13 +26,6 @@ std::vector<std::string> BackendsCompared(const std::string& oracle, const std::
   return {backend};
 }
 
-uint64_t Mix(uint64_t x) {  // SplitMix64: independent seeds for consecutive positions
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 }  // namespace
 
 Case FreezeInitNet(const Case& c, const std::string& backend) {
@@ -48,7 +42,7 @@ Case FreezeInitNet(const Case& c, const std::string& backend) {
       *op.mutable_device_option() = net.device_option();
     }
     op.mutable_device_option()->set_random_seed(
-        static_cast<uint32_t>(Mix(c.seed() * 1000003ull + static_cast<uint64_t>(i))));
+        static_cast<uint32_t>(SeedAt(c.seed(), static_cast<uint64_t>(i))));
   }
   BackendRun run = GetBackend(backend).Run(init);
   if (run.error) {
