@@ -1,7 +1,11 @@
 #include "core/io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
 
 #include <cerrno>
 #include <cstring>
@@ -35,14 +39,63 @@ class CollectingErrors : public google::protobuf::io::ErrorCollector {
   std::string first_;
 };
 
+// The write(2) every file goes through; tests swap it to inject faults (ENOSPC, EIO, short writes).
+WriteFunction& CurrentWrite() {
+  static WriteFunction write = [](int fd, const void* data, size_t size) {
+    return ::write(fd, data, size);
+  };
+  return write;
+}
+
 void WriteAll(int fd, const std::string& bytes, const std::string& path) {
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    ssize_t n = CurrentWrite()(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     PARITY_ENFORCE(n > 0, ErrorKind::kIo, "cannot write ", path, ": ", std::strerror(errno));
     done += static_cast<size_t>(n);
   }
+}
+
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Where an atomic write of `path` really goes: `path` itself, or — for a symlink — the file it
+// points to (the link stays a link). Anything but a regular file (or a new name) is refused: a
+// rename would replace a directory entry that is not ours to replace.
+std::string AtomicWriteTarget(const std::string& path) {
+  PARITY_ENFORCE(!path.empty(), ErrorKind::kIo, "cannot write a file with an empty name");
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return path;  // a new file
+  std::string target = path;
+  if (S_ISLNK(st.st_mode)) {
+    char* resolved = ::realpath(path.c_str(), nullptr);
+    if (resolved == nullptr) {
+      // A dangling link: its target does not exist yet; write where it points.
+      std::vector<char> link(4096);
+      ssize_t n = ::readlink(path.c_str(), link.data(), link.size() - 1);
+      PARITY_ENFORCE(n > 0, ErrorKind::kIo, "cannot read the symlink ", path, ": ",
+                     std::strerror(errno));
+      std::string to(link.data(), static_cast<size_t>(n));
+      if (to[0] != '/') {
+        size_t slash = path.rfind('/');
+        to = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + to;
+      }
+      return to;
+    }
+    target = resolved;
+    std::free(resolved);
+    PARITY_ENFORCE(::stat(target.c_str(), &st) == 0, ErrorKind::kIo, "cannot stat ", target,
+                   ": ", std::strerror(errno));
+  }
+  PARITY_ENFORCE(S_ISREG(st.st_mode), ErrorKind::kIo, "refusing to write ", path, ": it is ",
+                 FileKind(st.st_mode), ", not a regular file");
+  return target;
 }
 
 // npy dtype descriptors parity reads and writes.
@@ -87,6 +140,11 @@ std::string NpyHeaderField(const std::string& header, const std::string& key,
 }  // namespace
 
 std::string ReadFileBytes(const std::string& path) {
+  struct stat st;
+  PARITY_ENFORCE(::stat(path.c_str(), &st) == 0, ErrorKind::kIo, "cannot read ", path, ": ",
+                 std::strerror(errno));
+  PARITY_ENFORCE(!S_ISDIR(st.st_mode), ErrorKind::kIo, "cannot read ", path,
+                 ": it is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   PARITY_ENFORCE(in.good(), ErrorKind::kIo, "cannot read ", path, ": ", std::strerror(errno));
   std::ostringstream buffer;
@@ -95,9 +153,19 @@ std::string ReadFileBytes(const std::string& path) {
   return buffer.str();
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+WriteFunction SetWriteFunctionForTesting(WriteFunction write) {
+  WriteFunction previous = CurrentWrite();
+  CurrentWrite() = std::move(write);
+  return previous;
+}
+
+void WriteFileAtomic(const std::string& requested_path, const std::string& bytes) {
+  const std::string path = AtomicWriteTarget(requested_path);
+  // A temporary beside the target (same file system, so the rename is atomic), unique per process
+  // and per call: campaign threads may write at once.
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   PARITY_ENFORCE(fd >= 0, ErrorKind::kIo, "cannot create ", tmp, ": ", std::strerror(errno));
   try {
     WriteAll(fd, bytes, tmp);
@@ -148,7 +216,11 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
 }
 
 void LoadProtoFile(const std::string& path, google::protobuf::Message* message) {
-  ParseProto(ReadFileBytes(path), IsTextProtoPath(path), path, message);
+  const std::string bytes = ReadFileBytes(path);
+  // An empty file parses as an empty message; it is never what a user meant to give.
+  PARITY_ENFORCE(!bytes.empty(), ErrorKind::kInvalidNet, path, " is empty (expected a ",
+                 message->GetTypeName(), ")");
+  ParseProto(bytes, IsTextProtoPath(path), path, message);
 }
 
 void SaveProtoFile(const std::string& path, const google::protobuf::Message& message) {

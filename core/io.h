@@ -4,6 +4,9 @@
 #ifndef PARITY_CORE_IO_H_
 #define PARITY_CORE_IO_H_
 
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,10 +15,18 @@
 
 namespace parity {
 
-// Reads a whole file (kIo naming the path and the reason on failure).
+// Reads a whole file (kIo naming the path and the reason on failure; a directory is refused).
 std::string ReadFileBytes(const std::string& path);
-// Writes `bytes` to `path` atomically: `path.tmp.<pid>`, fsync, rename, fsync of the directory.
+// Writes `bytes` to `path` atomically: a temporary beside it, fsync, rename, fsync of the
+// directory. Nothing is lost: on any failure the old file is left as it was and the temporary is
+// removed. A symlink is written through (it stays a link to the new file); a directory, FIFO,
+// device or socket at `path` is refused (kIo).
 void WriteFileAtomic(const std::string& path, const std::string& bytes);
+
+// The write(2) every file write goes through, swappable by tests to inject faults; returns the
+// previous one.
+using WriteFunction = std::function<ssize_t(int fd, const void* data, size_t size)>;
+WriteFunction SetWriteFunctionForTesting(WriteFunction write);
 
 // Parses a protobuf message from `bytes`, binary or text; `what` names it in errors (kInvalidNet
 // with the parser's line and column for text).
@@ -26,6 +37,7 @@ bool IsTextProtoPath(const std::string& path);
 
 caffe2::NetDef LoadNetDef(const std::string& path);
 void SaveNetDef(const std::string& path, const caffe2::NetDef& net);
+// An empty file is kInvalidNet (it would parse as an empty message).
 void LoadProtoFile(const std::string& path, google::protobuf::Message* message);
 void SaveProtoFile(const std::string& path, const google::protobuf::Message& message);
 

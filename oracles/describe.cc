@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/proto/error.h"
 #include "oracles/tolerance.h"
 
 namespace parity::oracles {
@@ -9,14 +10,16 @@ namespace parity::oracles {
 std::string DescribeFinding(const Finding& f) {
   std::ostringstream out;
   out.precision(9);
-  out << "[" << f.oracle() << "] " << f.signature().error_class() << ": " << f.message() << "\n";
-  if (f.has_backend()) out << "  backend under test: " << f.backend() << "\n";
+  out << "[" << f.oracle() << "] " << f.signature().error_class() << ": "
+      << Printable(f.message()) << "\n";
+  if (f.has_backend()) out << "  backend under test: " << Printable(f.backend()) << "\n";
   if (f.blamed_op_index() >= 0) {
-    out << "  blamed op #" << f.blamed_op_index() << " (" << f.blamed_op_type() << ")\n";
+    out << "  blamed op #" << f.blamed_op_index() << " (" << Printable(f.blamed_op_type())
+        << ")\n";
   }
   for (const BlobComparison& c : f.comparisons()) {
     const Metrics& m = c.metrics();
-    out << "  blob '" << c.blob() << "': " << m.mismatch_count() << "/" << m.element_count()
+    out << "  blob '" << Printable(c.blob()) << "': " << m.mismatch_count() << "/" << m.element_count()
         << " out of tolerance, max abs error " << m.max_abs_error() << ", max rel error "
         << m.max_rel_error() << ", norm error " << m.norm_error() << " (allowed "
         << m.norm_tolerance() << ")\n";
@@ -28,14 +31,17 @@ std::string DescribeFinding(const Finding& f) {
           << expected[m.worst_index()] << ", got " << actual[m.worst_index()] << "\n";
     }
   }
-  out << "  repro: " << f.repro_command() << "\n";
+  out << "  repro: " << Printable(f.repro_command()) << "\n";
   return out.str();
 }
 
 std::string DescribeFindingBrief(const Finding& f) {
   std::string out = "[" + f.oracle() + "] " + f.signature().error_class();
-  if (f.blamed_op_index() >= 0) out += " in op #" + std::to_string(f.blamed_op_index()) + " (" + f.blamed_op_type() + ")";
-  std::string message = f.message();
+  if (f.blamed_op_index() >= 0) {
+    out += " in op #" + std::to_string(f.blamed_op_index()) + " (" +
+           Printable(f.blamed_op_type()) + ")";
+  }
+  std::string message = Printable(f.message());
   if (message.size() > 300) message = message.substr(0, 300) + "...";
   return out + ": " + message + "\n";
 }

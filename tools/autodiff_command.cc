@@ -35,7 +35,9 @@ int Autodiff(const AutodiffOptions& options) {
   } else {
     SaveNetDef(options.output_path, net);
   }
-  for (const auto& [blob, grad] : gradients) std::cerr << blob << " -> " << grad << "\n";
+  for (const auto& [blob, grad] : gradients) {
+    std::cerr << Printable(blob) << " -> " << Printable(grad) << "\n";
+  }
   return kExitClean;
 }
 

@@ -57,7 +57,9 @@ int Check(const CheckOptions& options) {
     } else if (verdict.status() == OracleVerdict::NOT_APPLICABLE) {
       entry["status"] = "not applicable";
       entry["reason"] = verdict.reason();
-      if (!options.json) std::cout << "[" << oracle << "] not applicable: " << verdict.reason() << "\n";
+      if (!options.json) {
+        std::cout << "[" << oracle << "] not applicable: " << Printable(verdict.reason()) << "\n";
+      }
     } else {
       entry["status"] = "ok";
       if (!options.json) std::cout << "[" << oracle << "] ok\n";
@@ -75,7 +77,8 @@ int Check(const CheckOptions& options) {
     // Bad input: the one-line error of every other command, naming what is wrong.
     for (const OracleVerdict& verdict : report.verdicts()) {
       if (verdict.status() != OracleVerdict::REJECTED) continue;
-      std::cerr << "parity check: " << verdict.error_kind() << ": " << verdict.reason() << "\n";
+      std::cerr << "parity check: " << verdict.error_kind() << ": " << Printable(verdict.reason())
+                << "\n";
       break;
     }
   }
@@ -99,7 +102,8 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_flag("--full", options->full, "Gradient: check every input element separately");
       app->add_option("--seed", options->seed,
                       "Seed of the gradient oracle's random directions and of the init net's "
-                      "random fills");
+                      "random fills")
+          ->check(CLI::NonNegativeNumber);
       app->add_flag("--json", options->json, "Machine-readable report");
       return [options] { return Check(*options); };
     }});

@@ -2,6 +2,7 @@
 // The main job: generated cases through every applicable oracle; exit 1 if anything was found.
 #include <iostream>
 
+#include "core/proto/error.h"
 #include "fuzz/campaign.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
@@ -26,7 +27,7 @@ int Fuzz(const fuzz::CampaignOptions& options) {
   std::cout << "findings: " << tally.findings << " (" << tally.by_signature.size()
             << " unique signatures)\n";
   for (const auto& [signature, n] : tally.by_signature) {
-    std::cout << "  " << signature << ": " << n << "\n";
+    std::cout << "  " << Printable(signature) << ": " << n << "\n";
   }
   if (!summary.saved.empty()) {
     std::cout << "saved " << summary.saved.size() << " finding(s) under " << options.out_dir
@@ -39,10 +40,13 @@ PARITY_REGISTER_COMMAND(Command{
     "fuzz", "Fuzz campaign: generated ops and nets through every oracle", [](CLI::App* app) {
       auto options = std::make_shared<fuzz::CampaignOptions>();
       auto group = app->add_option_group("budget");
-      group->add_option("--seconds", options->seconds, "Run for this many seconds");
-      group->add_option("--cases", options->cases, "Run this many cases");
+      group->add_option("--seconds", options->seconds, "Run for this many seconds")
+          ->check(CLI::NonNegativeNumber);
+      group->add_option("--cases", options->cases, "Run this many cases")
+          ->check(CLI::NonNegativeNumber);
       group->require_option(1);
-      app->add_option("--seed", options->seed, "Campaign seed (cases are reproducible from it)");
+      app->add_option("--seed", options->seed, "Campaign seed (cases are reproducible from it)")
+          ->check(CLI::NonNegativeNumber);
       app->add_option("--out", options->out_dir, "Save findings under OUT/findings/");
       app->add_option("--ops", options->ops, "Only these op types")->delimiter(',');
       app->add_option("--oracles", options->oracles,

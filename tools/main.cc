@@ -45,13 +45,14 @@ int Main(int argc, char** argv) {
       return action();
     } catch (const Error& e) {
       std::cerr << "parity " << sub->get_name() << ": " << ErrorKindName(e.kind()) << ": "
-                << e.what() << "\n";
+                << Printable(e.what()) << "\n";
       return ExitCodeFor(e.kind());
     } catch (const std::bad_alloc&) {
       std::cerr << "parity " << sub->get_name() << ": resource limit: out of memory\n";
       return kExitBadInput;
     } catch (const std::exception& e) {
-      std::cerr << "parity " << sub->get_name() << ": internal error: " << e.what() << "\n";
+      std::cerr << "parity " << sub->get_name() << ": internal error: " << Printable(e.what())
+                << "\n";
       return kExitInternal;
     }
   }

@@ -35,12 +35,12 @@ int Repro(const ReproOptions& options) {
   if (verdict.status() == OracleVerdict::REJECTED) {
     // The saved case cannot run at all: that is no verdict on a fix.
     std::cerr << "parity repro: " << verdict.error_kind() << ": the finding's case cannot run: "
-              << verdict.reason() << "\n";
+              << Printable(verdict.reason()) << "\n";
     return kExitBadInput;
   }
   std::cout << "[" << finding.oracle() << "] no longer reproduces on " << request.backend
             << (verdict.status() == OracleVerdict::NOT_APPLICABLE
-                    ? " (not applicable: " + verdict.reason() + ")"
+                    ? " (not applicable: " + Printable(verdict.reason()) + ")"
                     : "")
             << "\n";
   return kExitClean;

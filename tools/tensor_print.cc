@@ -1,5 +1,7 @@
 #include "tools/tensor_print.h"
 
+#include "core/proto/error.h"
+
 #include <iomanip>
 #include <sstream>
 
@@ -12,7 +14,7 @@ std::string FormatTensor(const std::string& name, const caffe2::TensorProto& pro
                          int max_values) {
   Tensor tensor = TensorFromProto(proto);
   std::ostringstream out;
-  out << name << ": " << tensor.DebugString() << " = [";
+  out << Printable(name) << ": " << tensor.DebugString() << " = [";
   out << std::setprecision(9);
   int64_t shown = std::min<int64_t>(tensor.numel(), max_values);
   for (int64_t i = 0; i < shown; ++i) {

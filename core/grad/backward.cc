@@ -42,6 +42,10 @@ class IR {
   BackwardPass Run(const GradientSeeds& ys) {
     std::map<std::string, std::string> input_to_grad;  // "" = explicitly no gradient
     for (const auto& [y, g] : ys) {
+      PARITY_ENFORCE(frontier_.count(y) > 0, ErrorKind::kMissingBlob, "cannot differentiate '",
+                     y, "': no op of the net reads or writes a blob of that name");
+    }
+    for (const auto& [y, g] : ys) {
       gradient_frontier_[y] = frontier_[y];
       input_usages_[y][frontier_[y]].push_back(static_cast<int>(ssa_.size()));
     }

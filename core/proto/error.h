@@ -88,6 +88,32 @@ Error MakeError(ErrorKind kind, const Parts&... parts) {
 }
 
 // "[2, 3, 4]": how every message prints a shape.
+// `text` safe to print on one line of a terminal or log: control characters (newline, NUL, ESC,
+// ...) become C escapes, so a blob named "a\nb" or holding ANSI codes cannot forge output lines.
+// Bytes >= 0x80 (UTF-8) are kept.
+inline std::string Printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char ch : text) {
+    switch (ch) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\0': out += "\\0"; break;
+      default:
+        if (ch < 0x20 || ch == 0x7f) {
+          static const char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[ch >> 4];
+          out += kHex[ch & 15];
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out;
+}
+
 inline std::string ShapeString(const std::vector<int64_t>& dims) {
   std::string out = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
