@@ -98,6 +98,10 @@ CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progre
   for (int64_t index = 0;; ++index) {
     if (options.cases >= 0 && index >= options.cases) break;
     if (options.seconds >= 0 && elapsed() >= options.seconds) break;
+    if (options.stop != nullptr && options.stop->load()) {
+      summary.interrupted = true;
+      break;
+    }
     Case c = CampaignCase(options, index);
     CaseReport report = oracles::CheckCase(c, request);
     tally.Add(c, report);

@@ -4,6 +4,7 @@
 #ifndef PARITY_FUZZ_CAMPAIGN_H_
 #define PARITY_FUZZ_CAMPAIGN_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,11 +26,14 @@ struct CampaignOptions {
   std::vector<std::string> oracles;  // empty: oracles::DefaultOracles()
   std::string backend = "production";  // the backend under test (oracles/backend.h)
   bool nets = true;                  // alternate single-op cases with whole nets
+  // Set (by a signal handler) to stop between cases; the summary covers the cases run so far.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct CampaignSummary {
   oracles::CheckTally tally;  // cases, findings, per oracle, per signature, per op type
   double seconds = 0;
+  bool interrupted = false;   // stopped by `stop` before its budget ran out
   std::vector<std::string> saved;                // finding files written
 };
 

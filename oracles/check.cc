@@ -88,6 +88,11 @@ CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
     OracleVerdict* verdict = report.add_verdicts();
     verdict->set_oracle(oracle);
     for (const auto& b : BackendsCompared(oracle, request.backend)) verdict->add_backends(b);
+    if (request.stop != nullptr && request.stop->load()) {
+      verdict->set_status(OracleVerdict::NOT_APPLICABLE);
+      verdict->set_reason("interrupted");
+      continue;
+    }
     const std::string skip = SkipReason(c.net(), oracle);
     if (!skip.empty()) {
       verdict->set_status(OracleVerdict::NOT_APPLICABLE);

@@ -10,6 +10,7 @@
 #ifndef PARITY_ORACLES_CHECK_H_
 #define PARITY_ORACLES_CHECK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,6 +29,8 @@ struct CheckRequest {
   std::string tolerance;  // a tolerance class; "": the loosest class of the case's ops
   bool full_jacobian = false;  // gradient: every input element on its own, too
   bool localize = true;        // blame the first diverging op
+  // Set (by a signal handler) to stop between oracles: the rest are NOT_APPLICABLE, "interrupted".
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Runs every requested oracle on `c`. An oracle that the case's op specs skip, or that does not

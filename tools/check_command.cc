@@ -8,6 +8,7 @@
 #include "oracles/check.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
+#include "tools/interrupt.h"
 #include "tools/input_specs.h"
 
 namespace parity::tools {
@@ -36,6 +37,7 @@ int Check(const CheckOptions& options) {
   request.backend = options.engine;
   request.tolerance = options.tolerance;
   request.full_jacobian = options.full;
+  request.stop = &InstallInterruptHandlers();
   const CaseReport report = oracles::CheckCase(c, request);
   nlohmann::json json = nlohmann::json::array();
   for (const OracleVerdict& verdict : report.verdicts()) {

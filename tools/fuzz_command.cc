@@ -6,18 +6,21 @@
 #include "fuzz/campaign.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
+#include "tools/interrupt.h"
 
 namespace parity::tools {
 namespace {
 
-int Fuzz(const fuzz::CampaignOptions& options) {
+int Fuzz(fuzz::CampaignOptions options) {
+  options.stop = &InstallInterruptHandlers();
   fuzz::CampaignSummary summary = fuzz::RunCampaign(options, std::cerr, [](const Finding& f) {
     std::cerr << oracles::DescribeFindingBrief(f);
   });
   const oracles::CheckTally& tally = summary.tally;
   std::cout << "cases: " << tally.cases << " in " << summary.seconds << " s ("
             << (summary.seconds > 0 ? tally.cases / summary.seconds : 0) << " cases/s) on "
-            << options.backend << ", " << tally.by_op.size() << " op types\n";
+            << options.backend << ", " << tally.by_op.size() << " op types"
+            << (summary.interrupted ? " (interrupted)" : "") << "\n";
   for (const auto& [oracle, n] : tally.checked) {
     std::cout << "  " << oracle << ": checked " << n;
     auto na = tally.not_applicable.find(oracle);
