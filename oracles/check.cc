@@ -14,7 +14,7 @@ namespace parity::oracles {
 
 const std::vector<std::string>& DefaultOracles() {
   static const auto* oracles =
-      new std::vector<std::string>{"forward", "gradient", "determinism", "roundtrip"};
+      new std::vector<std::string>{"forward", "gradient", "determinism", "roundtrip", "shape"};
   return *oracles;
 }
 
@@ -23,6 +23,7 @@ namespace {
 // The backends an oracle runs besides the one under test.
 std::vector<std::string> BackendsCompared(const std::string& oracle, const std::string& backend) {
   if (oracle == "forward" || oracle == "gradient") return {backend, kReference, kReferenceF32};
+  if (oracle == "shape") return {backend, kReferenceF32};
   return {backend};
 }
 

@@ -20,7 +20,7 @@
 
 namespace parity::oracles {
 
-// The oracles a check runs when none are named: forward, gradient, determinism, roundtrip.
+// The oracles a check runs when none are named: forward, gradient, determinism, roundtrip, shape.
 const std::vector<std::string>& DefaultOracles();
 
 struct CheckRequest {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -97,6 +99,18 @@ void ExpectError(Fn&& fn, ErrorKind kind, std::initializer_list<std::string> nee
 }
 
 // Elementwise |a - b| <= atol + rtol * |b| with matching dims.
+// A float tensor with values uniform in [lo, hi), reproducible from `seed`.
+inline Tensor RandomTensor(const std::vector<int64_t>& dims, uint32_t seed, float lo = -1.0f,
+                           float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> values(static_cast<size_t>(n));
+  for (float& v : values) v = dist(rng);
+  return MakeTensor<float>(dims, values);
+}
+
 inline void ExpectTensorNear(const Tensor& actual, const std::vector<int64_t>& dims,
                              const std::vector<double>& expected, double atol = 1e-6,
                              double rtol = 1e-6) {
