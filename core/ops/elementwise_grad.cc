@@ -233,10 +233,10 @@ class BinaryGradientOp final : public Operator {
   template <typename T>
   void Compute() {
     const Tensor& b = Input(layout_.b);
-    const T* dc = Input(layout_.dc).data<T>();
+    const T* dc = Input(layout_.dc).template data<T>();
     const T* pb = b.data<T>();
-    const T* pa = layout_.a >= 0 ? Input(layout_.a).data<T>() : nullptr;
-    const T* pc = layout_.c >= 0 ? Input(layout_.c).data<T>() : nullptr;
+    const T* pa = layout_.a >= 0 ? Input(layout_.a).template data<T>() : nullptr;
+    const T* pc = layout_.c >= 0 ? Input(layout_.c).template data<T>() : nullptr;
     const int64_t n_out = NumElements(out_dims_);
     const int64_t n_a = NumElements(a_dims_);
     const int64_t n_b = b.numel();
@@ -393,8 +393,8 @@ class PowGradientOp final : public Operator {
   template <typename T>
   void Compute() {
     const int64_t n = Input(1).numel();
-    ConstMap<T> dy(Input(0).data<T>(), n);
-    ConstMap<T> x(Input(1).data<T>(), n);
+    ConstMap<T> dy(Input(0).template data<T>(), n);
+    ConstMap<T> x(Input(1).template data<T>(), n);
     T* dx = router_.Prepare<T>(*this, 0, Input(1).dims());
     Map<T> out(dx, n);
     const T e = static_cast<T>(exponent_);

@@ -43,6 +43,17 @@ template <class Fn, class = void>
 struct HasDirect : std::false_type {};
 template <class Fn>
 struct HasDirect<Fn, std::void_t<decltype(&Fn::Direct)>> : std::true_type {};
+// Fn's own float kernel if it has one (false: use the generic path). A template of its own, so
+// the call is only instantiated for functors that have Direct (clang checks discarded branches
+// that do not depend on the enclosing lambda's parameters).
+template <class Fn>
+bool TryDirect(const float* in, float* out, int64_t n) {
+  if constexpr (HasDirect<Fn>::value) {
+    return Fn::Direct(in, out, n);
+  } else {
+    return false;
+  }
+}
 
 // X is Tensor (kernels) or TensorType (shape inference).
 template <class Fn, class X>
@@ -72,8 +83,8 @@ class UnaryOp final : public Operator {
         // A partial overlap (views of one buffer) is computed aside; exact in place is fine.
         auto compute = [&](T* dst) {
           // A functor may bring its own float kernel (Sigmoid's AVX2 path); else Eigen.
-          if constexpr (HasDirect<Fn>::value && std::is_same_v<T, float>) {
-            if (Fn::Direct(in, dst, n)) return;
+          if constexpr (std::is_same_v<T, float>) {
+            if (TryDirect<Fn>(in, dst, n)) return;
           }
           Map<T>(dst, n) = fn_.template Apply<T>(ConstMap<T>(in, n));
         };

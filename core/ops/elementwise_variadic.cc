@@ -133,14 +133,14 @@ class MinMaxOp final : public Operator {
     if (count == 1) {
       // One input: a copy broadcast to its own shape.
       plan_.Build(out_dims, Input(0).dims(), Input(0).dims());
-      elementwise::RunPlan<T, T>(plan_, Input(0).data<T>(), Input(0).data<T>(), dst, op);
+      elementwise::RunPlan<T, T>(plan_, Input(0).template data<T>(), Input(0).template data<T>(), dst, op);
     } else {
       plan_.Build(out_dims, Input(0).dims(), Input(1).dims());
-      elementwise::RunPlan<T, T>(plan_, Input(0).data<T>(), Input(1).data<T>(), dst, op);
+      elementwise::RunPlan<T, T>(plan_, Input(0).template data<T>(), Input(1).template data<T>(), dst, op);
       for (int i = 2; i < count; ++i) {
         // The running result already has the output's shape, so it is read in place.
         plan_.Build(out_dims, out_dims, Input(i).dims());
-        elementwise::RunPlan<T, T>(plan_, dst, Input(i).data<T>(), dst, op);
+        elementwise::RunPlan<T, T>(plan_, dst, Input(i).template data<T>(), dst, op);
       }
     }
     if (aside && bytes > 0) std::memcpy(o, dst, bytes);
@@ -248,12 +248,12 @@ class SumOp final : public Operator {
     }
     Map<T> y(dst, n);
     if (count == 1) {
-      y = ConstMap<T>(Input(0).data<T>(), n);
+      y = ConstMap<T>(Input(0).template data<T>(), n);
     } else {
-      y = FromWrapping<T>(AsWrapping<T>(ConstMap<T>(Input(0).data<T>(), n)) +
-                          AsWrapping<T>(ConstMap<T>(Input(1).data<T>(), n)));
+      y = FromWrapping<T>(AsWrapping<T>(ConstMap<T>(Input(0).template data<T>(), n)) +
+                          AsWrapping<T>(ConstMap<T>(Input(1).template data<T>(), n)));
       for (int i = 2; i < count; ++i) {
-        y = FromWrapping<T>(AsWrapping<T>(y) + AsWrapping<T>(ConstMap<T>(Input(i).data<T>(), n)));
+        y = FromWrapping<T>(AsWrapping<T>(y) + AsWrapping<T>(ConstMap<T>(Input(i).template data<T>(), n)));
       }
     }
     // Caffe2's MeanOp scales the sum by 1/n rather than dividing by n.

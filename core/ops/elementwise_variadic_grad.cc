@@ -88,8 +88,8 @@ class ExtremumGradientOp final : public Operator {
   void Compute() {
     const Tensor& y = Input(0);
     const int64_t n_out = y.numel();
-    const T* py = y.data<T>();
-    const T* pdy = Input(1).data<T>();
+    const T* py = y.template data<T>();
+    const T* pdy = Input(1).template data<T>();
     // taken[k] = 1 once an earlier input has claimed output position k.
     elementwise::ResizeTo(&taken_, y.dims());
     T* taken = taken_.mutable_data<T>();
@@ -103,7 +103,7 @@ class ExtremumGradientOp final : public Operator {
       const bool assign = x.numel() == n_out;
       if (!assign) std::fill(dx, dx + x.numel(), T(0));
       plan_.Build(y.dims(), y.dims(), x.dims());
-      const T* px = x.data<T>();
+      const T* px = x.template data<T>();
       const Eigen::Index n = plan_.inner();
       const bool x_vec = plan_.b_mode() == BroadcastPlan::Mode::kVector;
       auto block = [&](int64_t o, int64_t ix, const auto& xv) {
@@ -216,7 +216,7 @@ class MeanGradientOp final : public Operator {
     const T scale = static_cast<T>(1.0 / OutputSize());
     for (int i = 0; i < OutputSize(); ++i) {
       T* dx = router_.Prepare<T>(*this, i, dy.dims());
-      Map<T>(dx, n) = ConstMap<T>(dy.data<T>(), n) * scale;
+      Map<T>(dx, n) = ConstMap<T>(dy.template data<T>(), n) * scale;
     }
     router_.Finish<T>(*this);
   }
