@@ -1,5 +1,6 @@
 #include "core/argument.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -193,8 +194,8 @@ const caffe2::TensorProto& ArgumentHelper::GetTensorProto(const std::string& nam
   return arg->t();
 }
 
-#define PARITY_INSTANTIATE_SCALAR(T)                                    \
-  template T ArgumentHelper::Get<T>(const std::string&) const;          \
+#define PARITY_INSTANTIATE_SCALAR(T)                           \
+  template T ArgumentHelper::Get<T>(const std::string&) const; \
   template T ArgumentHelper::Get<T>(const std::string&, const T&) const;
 PARITY_INSTANTIATE_SCALAR(float)
 PARITY_INSTANTIATE_SCALAR(double)
@@ -209,5 +210,17 @@ template std::vector<double> ArgumentHelper::GetVector<double>(const std::string
 template std::vector<int> ArgumentHelper::GetVector<int>(const std::string&) const;
 template std::vector<int64_t> ArgumentHelper::GetVector<int64_t>(const std::string&) const;
 template std::vector<std::string> ArgumentHelper::GetVector<std::string>(const std::string&) const;
+
+int64_t DataTypeArgument(const ArgumentHelper& args, const std::string& name) {
+  const caffe2::Argument* arg = args.Find(name);
+  if (arg == nullptr || !arg->has_s()) return args.Get<int64_t>(name);
+  std::string upper = arg->s();
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  caffe2::TensorProto::DataType parsed;
+  PARITY_ENFORCE(caffe2::TensorProto::DataType_Parse(upper, &parsed), ErrorKind::kBadArgument,
+                 args.op_label(), ": argument '", name, "' = '", arg->s(),
+                 "' is not a TensorProto.DataType name");
+  return parsed;
+}
 
 }  // namespace parity

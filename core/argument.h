@@ -49,6 +49,10 @@ class ArgumentHelper {
   std::string label_;
 };
 
+// A kDataType argument (Cast's `to`) as its TensorProto.DataType number: field i as is, field s
+// parsed by name in any case ("float", "INT32"); kBadArgument for an unknown name.
+int64_t DataTypeArgument(const ArgumentHelper& args, const std::string& name);
+
 // "op Add 'sum1'" (name only when set).
 std::string OpLabel(const caffe2::OperatorDef& def);
 

@@ -104,8 +104,12 @@ DagNet::DagNet(const caffe2::NetDef& def, Workspace* ws) : NetBase(def, ws) {
     for (int i : parents_[j]) children_[i].push_back(static_cast<int>(j));
     if (parents_[j].empty()) roots_.push_back(static_cast<int>(j));
   }
-  int workers = def_.num_workers();
-  if (workers <= 0) workers = std::max(1u, std::thread::hardware_concurrency());
+  // NetDef.num_workers is a hint: more threads than ops, or far more than cores, cannot run
+  // anything sooner, and a net asking for 100000 would spend minutes creating them (the result
+  // never depends on the count). So it is capped at the op count and at 4 threads per core.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int workers = def_.num_workers() > 0 ? def_.num_workers() : cores;
+  workers = std::max(1, std::min({workers, 4 * cores, static_cast<int>(parents_.size())}));
   pool_ = std::make_unique<ThreadPool>(workers);
 }
 
@@ -164,10 +168,9 @@ namespace {
 std::unique_ptr<NetBase> MakeDagNet(const caffe2::NetDef& def, Workspace* ws) {
   return std::make_unique<DagNet>(def, ws);
 }
-const bool kDagRegistered = RegisterNetType("dag", MakeDagNet) &&
-                            RegisterNetType("async_dag", MakeDagNet) &&
-                            RegisterNetType("async_scheduling", MakeDagNet) &&
-                            RegisterNetType("async_simple", MakeDagNet);
+const bool kDagRegistered =
+    RegisterNetType("dag", MakeDagNet) && RegisterNetType("async_dag", MakeDagNet) &&
+    RegisterNetType("async_scheduling", MakeDagNet) && RegisterNetType("async_simple", MakeDagNet);
 }  // namespace
 
 }  // namespace parity

@@ -1,19 +1,20 @@
 #include "core/io.h"
 
 #include <fcntl.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/reflection.h>
+#include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/text_format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
-
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
@@ -22,7 +23,8 @@ namespace parity {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 class CollectingErrors : public google::protobuf::io::ErrorCollector {
@@ -38,6 +40,77 @@ class CollectingErrors : public google::protobuf::io::ErrorCollector {
  private:
   std::string first_;
 };
+
+// True when `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+bool IsValidUtf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    int extra = 0;
+    uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1, code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2, code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3, code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= n) return false;
+    for (int k = 1; k <= extra; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+      code = (code << 6) | (p[i + k] & 0x3F);
+    }
+    static constexpr uint32_t kMinimum[] = {0, 0x80, 0x800, 0x10000};
+    if (code < kMinimum[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+      return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+// The path of the first `string` field (not `bytes`) of `message` that is not UTF-8, or "".
+// proto2 parsers only log such fields; a binary of another message type read as this one (a
+// TensorProtos given as a NetDef) typically shows up here first.
+std::string FirstNonUtf8Field(const google::protobuf::Message& message, const std::string& path) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const std::string here = path.empty() ? field->name() : path + "." + field->name();
+    if (field->type() == FieldDescriptor::TYPE_STRING) {
+      if (field->is_repeated()) {
+        for (int k = 0; k < reflection->FieldSize(message, field); ++k) {
+          if (!IsValidUtf8(reflection->GetRepeatedString(message, field, k))) {
+            return here + "[" + std::to_string(k) + "]";
+          }
+        }
+      } else if (!IsValidUtf8(reflection->GetString(message, field))) {
+        return here;
+      }
+    } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (field->is_repeated()) {
+        for (int k = 0; k < reflection->FieldSize(message, field); ++k) {
+          std::string bad = FirstNonUtf8Field(reflection->GetRepeatedMessage(message, field, k),
+                                              here + "[" + std::to_string(k) + "]");
+          if (!bad.empty()) return bad;
+        }
+      } else {
+        std::string bad = FirstNonUtf8Field(reflection->GetMessage(message, field), here);
+        if (!bad.empty()) return bad;
+      }
+    }
+  }
+  return "";
+}
 
 // The write(2) every file goes through; tests swap it to inject faults (ENOSPC, EIO, short writes).
 WriteFunction& CurrentWrite() {
@@ -90,8 +163,8 @@ std::string AtomicWriteTarget(const std::string& path) {
     }
     target = resolved;
     std::free(resolved);
-    PARITY_ENFORCE(::stat(target.c_str(), &st) == 0, ErrorKind::kIo, "cannot stat ", target,
-                   ": ", std::strerror(errno));
+    PARITY_ENFORCE(::stat(target.c_str(), &st) == 0, ErrorKind::kIo, "cannot stat ", target, ": ",
+                   std::strerror(errno));
   }
   PARITY_ENFORCE(S_ISREG(st.st_mode), ErrorKind::kIo, "refusing to write ", path, ": it is ",
                  FileKind(st.st_mode), ", not a regular file");
@@ -116,8 +189,8 @@ constexpr NpyType kNpyTypes[] = {
 std::string NpyHeaderField(const std::string& header, const std::string& key,
                            const std::string& what) {
   size_t at = header.find("'" + key + "'");
-  PARITY_ENFORCE(at != std::string::npos, ErrorKind::kInvalidNet, what, ": npy header lacks '",
-                 key, "'");
+  PARITY_ENFORCE(at != std::string::npos, ErrorKind::kInvalidNet, what, ": npy header lacks '", key,
+                 "'");
   size_t colon = header.find(':', at);
   PARITY_ENFORCE(colon != std::string::npos, ErrorKind::kInvalidNet, what, ": bad npy header");
   size_t start = header.find_first_not_of(' ', colon + 1);
@@ -166,7 +239,8 @@ void WriteFileAtomic(const std::string& requested_path, const std::string& bytes
   static std::atomic<uint64_t> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  PARITY_ENFORCE(fd >= 0, ErrorKind::kIo, "cannot create ", tmp, ": ", std::strerror(errno));
+  PARITY_ENFORCE(fd >= 0, ErrorKind::kIo, "cannot write ", path, " (creating ", tmp, " beside it): ",
+                 std::strerror(errno));
   try {
     WriteAll(fd, bytes, tmp);
     PARITY_ENFORCE(::fsync(fd) == 0, ErrorKind::kIo, "cannot fsync ", tmp, ": ",
@@ -208,10 +282,19 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid text ",
                    message->GetTypeName(), ": ", errors.first());
   } else {
-    bool ok = message->ParseFromString(bytes);
+    bool ok;
+    {
+      // The parser logs non-UTF-8 strings to stderr; they are reported below as an error instead.
+      google::protobuf::LogSilencer quiet;
+      ok = message->ParseFromString(bytes);
+    }
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid binary ",
                    message->GetTypeName(), " (malformed protobuf bytes",
                    message->IsInitialized() ? "" : " or missing required fields", ")");
+    const std::string bad = FirstNonUtf8Field(*message, "");
+    PARITY_ENFORCE(bad.empty(), ErrorKind::kInvalidNet, what, " is not a valid binary ",
+                   message->GetTypeName(), ": string field '", bad,
+                   "' is not UTF-8 (is it another kind of file?)");
   }
 }
 
@@ -292,7 +375,8 @@ caffe2::TensorProto ParseNpy(const std::string& bytes, const std::string& what) 
     PARITY_ENFORCE(bytes.size() >= 12 && (major == 2 || major == 3), ErrorKind::kInvalidNet, what,
                    ": unsupported .npy version ", major);
     header_len = 0;
-    for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + i]);
+    for (int i = 3; i >= 0; --i)
+      header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + i]);
     header_start = 12;
   }
   PARITY_ENFORCE(header_start + header_len <= bytes.size(), ErrorKind::kInvalidNet, what,
@@ -309,8 +393,8 @@ caffe2::TensorProto ParseNpy(const std::string& bytes, const std::string& what) 
   for (const NpyType& candidate : kNpyTypes) {
     if (descr == candidate.descr) type = &candidate;
   }
-  PARITY_ENFORCE(type != nullptr, ErrorKind::kInvalidNet, what, ": unsupported .npy dtype '",
-                 descr, "' (use little-endian f4, f8, i4, i8, b1, u1, i1, i2 or u2)");
+  PARITY_ENFORCE(type != nullptr, ErrorKind::kInvalidNet, what, ": unsupported .npy dtype '", descr,
+                 "' (use little-endian f4, f8, i4, i8, b1, u1, i1, i2 or u2)");
   std::vector<int64_t> dims;
   std::stringstream shape(NpyHeaderField(header, "shape", what));
   std::string item;

@@ -49,8 +49,8 @@ Operator::Operator(const caffe2::OperatorDef& def, Workspace* ws)
   for (int i = 0; i < def_.output_size(); ++i) outputs_.push_back(ws->CreateBlob(def_.output(i)));
 }
 
-bool OperatorRegistry::Register(const std::string& type, int device_type,
-                                const std::string& engine, OperatorFactory factory) {
+bool OperatorRegistry::Register(const std::string& type, int device_type, const std::string& engine,
+                                OperatorFactory factory) {
   std::lock_guard<std::mutex> lock(FactoriesMutex());
   Factories()[Key{type, device_type, engine}] = std::move(factory);
   return true;
@@ -92,6 +92,11 @@ std::unique_ptr<Operator> CreateOperator(const caffe2::OperatorDef& def, Workspa
   const OpSchema& schema = OpSchemaRegistry::Get(def.type());
   schema.Verify(def);
   int device_type = def.has_device_option() ? def.device_option().device_type() : kCpuDeviceType;
+  // caffe2.proto's DeviceTypeProto: PROTO_CPU = 0 ... PROTO_COMPILE_TIME_MAX_DEVICE_TYPES = 11
+  // (exclusive). Any other number is not a device, whichever kernels are built.
+  PARITY_ENFORCE(device_type >= 0 && device_type < kDeviceTypeCount, ErrorKind::kBadArgument,
+                 OpLabel(def), ": device_option.device_type ", device_type,
+                 " is not a DeviceTypeProto value (0 CPU, 1 CUDA, ... 10)");
   const OperatorFactory* factory = OperatorRegistry::Find(def.type(), device_type, def.engine());
   PARITY_ENFORCE(factory != nullptr, ErrorKind::kUnknownOp, OpLabel(def),
                  ": no kernel for device type ", device_type,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -22,9 +23,12 @@ std::unordered_map<std::string, std::unique_ptr<OpSchema>>& Schemas() {
 bool MatchesType(const caffe2::Argument& arg, ArgType type) {
   bool scalar_number = arg.has_f() || arg.has_i();
   switch (type) {
-    case ArgType::kFloat: return scalar_number;
-    case ArgType::kInt: return arg.has_i();
-    case ArgType::kString: return arg.has_s();
+    case ArgType::kFloat:
+      return scalar_number;
+    case ArgType::kInt:
+      return arg.has_i();
+    case ArgType::kString:
+      return arg.has_s();
     // An empty repeated field is a valid empty list.
     case ArgType::kFloats:
       return !scalar_number && !arg.has_s() && arg.strings_size() == 0;
@@ -32,10 +36,16 @@ bool MatchesType(const caffe2::Argument& arg, ArgType type) {
       return !scalar_number && !arg.has_s() && arg.floats_size() == 0 && arg.strings_size() == 0;
     case ArgType::kStrings:
       return !scalar_number && !arg.has_s() && arg.floats_size() == 0 && arg.ints_size() == 0;
-    case ArgType::kNet: return arg.has_n() || arg.has_s();  // Caffe2 accepts a net as text too.
-    case ArgType::kNets: return !scalar_number && arg.floats_size() == 0 && arg.ints_size() == 0;
-    case ArgType::kTensor: return arg.has_t();
-    case ArgType::kTensors: return !scalar_number && arg.floats_size() == 0 && arg.ints_size() == 0;
+    case ArgType::kNet:
+      return arg.has_n() || arg.has_s();  // Caffe2 accepts a net as text too.
+    case ArgType::kNets:
+      return !scalar_number && arg.floats_size() == 0 && arg.ints_size() == 0;
+    case ArgType::kTensor:
+      return arg.has_t();
+    case ArgType::kTensors:
+      return !scalar_number && arg.floats_size() == 0 && arg.ints_size() == 0;
+    case ArgType::kDataType:
+      return arg.has_i() || arg.has_s();
   }
   return false;
 }
@@ -44,16 +54,28 @@ bool MatchesType(const caffe2::Argument& arg, ArgType type) {
 
 const char* ArgTypeName(ArgType type) {
   switch (type) {
-    case ArgType::kFloat: return "float";
-    case ArgType::kInt: return "int";
-    case ArgType::kString: return "string";
-    case ArgType::kFloats: return "floats";
-    case ArgType::kInts: return "ints";
-    case ArgType::kStrings: return "strings";
-    case ArgType::kNet: return "net";
-    case ArgType::kNets: return "nets";
-    case ArgType::kTensor: return "tensor";
-    case ArgType::kTensors: return "tensors";
+    case ArgType::kFloat:
+      return "float";
+    case ArgType::kInt:
+      return "int";
+    case ArgType::kString:
+      return "string";
+    case ArgType::kFloats:
+      return "floats";
+    case ArgType::kInts:
+      return "ints";
+    case ArgType::kStrings:
+      return "strings";
+    case ArgType::kNet:
+      return "net";
+    case ArgType::kNets:
+      return "nets";
+    case ArgType::kTensor:
+      return "tensor";
+    case ArgType::kTensors:
+      return "tensors";
+    case ArgType::kDataType:
+      return "int or dtype name";
   }
   return "unknown";
 }
@@ -98,8 +120,7 @@ OpSchema& OpSchema::NumOutputs(int min, int max) {
   return *this;
 }
 
-OpSchema& OpSchema::NumInputsOutputs(std::function<bool(int, int)> check,
-                                     std::string description) {
+OpSchema& OpSchema::NumInputsOutputs(std::function<bool(int, int)> check, std::string description) {
   arity_check_ = std::move(check);
   arity_description_ = std::move(description);
   return *this;
@@ -160,9 +181,9 @@ OpSchema& OpSchema::NonDifferentiableOutputs(std::vector<int> outputs) {
 }
 
 bool OpSchema::IsOutputDifferentiable(int output) const {
-  return differentiable_ && std::find(non_differentiable_outputs_.begin(),
-                                      non_differentiable_outputs_.end(),
-                                      output) == non_differentiable_outputs_.end();
+  return differentiable_ &&
+         std::find(non_differentiable_outputs_.begin(), non_differentiable_outputs_.end(),
+                   output) == non_differentiable_outputs_.end();
 }
 
 OpSchema& OpSchema::Doc(std::string doc) {
@@ -214,14 +235,17 @@ void OpSchema::Verify(const caffe2::OperatorDef& def) const {
   };
   PARITY_ENFORCE(inputs >= min_inputs_ && inputs <= max_inputs_, ErrorKind::kBadArgument, label,
                  ": takes ", range(min_inputs_, max_inputs_), " inputs, got ", inputs);
-  PARITY_ENFORCE(outputs >= min_outputs_ && outputs <= max_outputs_, ErrorKind::kBadArgument,
-                 label, ": produces ", range(min_outputs_, max_outputs_), " outputs, got ",
-                 outputs);
+  PARITY_ENFORCE(outputs >= min_outputs_ && outputs <= max_outputs_, ErrorKind::kBadArgument, label,
+                 ": produces ", range(min_outputs_, max_outputs_), " outputs, got ", outputs);
   PARITY_ENFORCE(!arity_check_ || arity_check_(inputs, outputs), ErrorKind::kBadArgument, label,
-                 ": ", inputs, " inputs and ", outputs, " outputs do not fit: ",
-                 arity_description_);
+                 ": ", inputs, " inputs and ", outputs,
+                 " outputs do not fit: ", arity_description_);
 
+  std::set<std::string> seen;
   for (const auto& arg : def.arg()) {
+    // Caffe2's ArgumentHelper(const OperatorDef&) enforces "Duplicated argument name [...]".
+    PARITY_ENFORCE(seen.insert(arg.name()).second, ErrorKind::kBadArgument, label, ": argument '",
+                   arg.name(), "' given twice");
     const ArgSpec* spec = FindArg(arg.name());
     // Unknown arguments are ignored, as Caffe2 does (real nets carry engine hints and the like).
     if (spec == nullptr) continue;
@@ -239,8 +263,8 @@ void OpSchema::Verify(const caffe2::OperatorDef& def) const {
   for (int in = 0; in < inputs; ++in) {
     for (int out = 0; out < outputs; ++out) {
       bool same = def.input(in) == def.output(out);
-      PARITY_ENFORCE(!same || IsInplaceAllowed(in, out), ErrorKind::kBadArgument, label,
-                     ": input ", in, " and output ", out, " are both '", def.input(in),
+      PARITY_ENFORCE(!same || IsInplaceAllowed(in, out), ErrorKind::kBadArgument, label, ": input ",
+                     in, " and output ", out, " are both '", def.input(in),
                      "', but this op cannot run in place on them");
     }
   }
@@ -254,8 +278,8 @@ void OpSchema::Verify(const caffe2::OperatorDef& def) const {
 
 std::vector<TensorType> OpSchema::InferShapes(const caffe2::OperatorDef& def,
                                               const std::vector<TensorType>& inputs) const {
-  bool all_known = std::all_of(inputs.begin(), inputs.end(),
-                               [](const TensorType& t) { return t.known; });
+  bool all_known =
+      std::all_of(inputs.begin(), inputs.end(), [](const TensorType& t) { return t.known; });
   if (!shape_fn_ || !all_known) {
     std::vector<TensorType> unknown(def.output_size());
     for (auto& t : unknown) t.known = false;

@@ -26,7 +26,21 @@ namespace parity {
 
 class ArgumentHelper;
 
-enum class ArgType { kFloat, kInt, kString, kFloats, kInts, kStrings, kNet, kNets, kTensor, kTensors };
+// kDataType: a TensorProto.DataType as its number (field i) or its name (field s, any case), as
+// Caffe2's cast::GetCastDataType reads Cast's `to`.
+enum class ArgType {
+  kFloat,
+  kInt,
+  kString,
+  kFloats,
+  kInts,
+  kStrings,
+  kNet,
+  kNets,
+  kTensor,
+  kTensors,
+  kDataType
+};
 const char* ArgTypeName(ArgType type);
 
 // A typed default: none (the argument is optional and its absence means something), a number, a
@@ -118,7 +132,9 @@ class OpSchema {
   bool IsInplaceAllowed(int input, int output) const;
   bool IsInplaceEnforced(int input, int output) const;
   const std::string& doc() const { return doc_; }
-  const std::map<int, std::pair<std::string, std::string>>& input_docs() const { return input_docs_; }
+  const std::map<int, std::pair<std::string, std::string>>& input_docs() const {
+    return input_docs_;
+  }
   const std::map<int, std::pair<std::string, std::string>>& output_docs() const {
     return output_docs_;
   }
@@ -166,7 +182,7 @@ std::vector<TensorType> IdentityShape(const caffe2::OperatorDef& def, const Argu
 
 #define PARITY_SCHEMA_CONCAT_INNER(a, b) a##b
 #define PARITY_SCHEMA_CONCAT(a, b) PARITY_SCHEMA_CONCAT_INNER(a, b)
-#define PARITY_OP_SCHEMA(type)                                                     \
+#define PARITY_OP_SCHEMA(type)                                                      \
   static ::parity::OpSchema& PARITY_SCHEMA_CONCAT(parity_schema_##type, __LINE__) = \
       ::parity::OpSchemaRegistry::NewSchema(#type, __FILE__, __LINE__)
 

@@ -22,6 +22,8 @@ struct Device {
 };
 constexpr int kCpuDeviceType = 0;
 constexpr int kCudaDeviceType = 1;
+// DeviceTypeProto values run from 0 to PROTO_COMPILE_TIME_MAX_DEVICE_TYPES - 1.
+constexpr int kDeviceTypeCount = 11;
 
 // Memory for tensor data. Allocation goes through the device's allocator and the size cap.
 class Storage {
@@ -73,7 +75,8 @@ class Tensor {
   // Whether the data of the current dims is there to read: a kernel that failed between Resize and
   // mutable_data leaves dims without a buffer behind.
   bool has_data() const {
-    return nbytes() == 0 || (storage_ != nullptr && storage_->capacity() >= offset_bytes_ + nbytes());
+    return nbytes() == 0 ||
+           (storage_ != nullptr && storage_->capacity() >= offset_bytes_ + nbytes());
   }
 
   // Sets dims (validated); memory is (re)allocated lazily by mutable_data, and an existing buffer

@@ -6,15 +6,15 @@
 #include "core/proto/error.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
-#include "oracles/seeds.h"
 #include "oracles/op_facts.h"
 #include "oracles/oracle.h"
+#include "oracles/seeds.h"
 
 namespace parity::oracles {
 
 const std::vector<std::string>& DefaultOracles() {
-  static const auto* oracles =
-      new std::vector<std::string>{"forward", "gradient", "determinism", "roundtrip", "shape"};
+  static const auto* oracles = new std::vector<std::string>{"validity",    "forward",   "gradient",
+                                                            "determinism", "roundtrip", "shape"};
   return *oracles;
 }
 
@@ -24,6 +24,7 @@ namespace {
 std::vector<std::string> BackendsCompared(const std::string& oracle, const std::string& backend) {
   if (oracle == "forward" || oracle == "gradient") return {backend, kReference, kReferenceF32};
   if (oracle == "shape") return {backend, kReferenceF32};
+  if (oracle == "validity") return {backend, kReference};
   return {backend};
 }
 

@@ -1,7 +1,5 @@
 // The forward oracle: production vs the f64 reference on the same inputs, with tolerances sized
 // by the f32 reference; on a mismatch, the first diverging op is blamed.
-#include <sstream>
-
 #include "oracles/finding.h"
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
@@ -15,9 +13,9 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
   // an f32 backend is then compared element for element with the f32 reference, not with f64.
   const ToleranceClass& tol = options.tolerance;
   const bool exact = tol.k == 0 && tol.abs_floor == 0 && tol.rel_floor == 0;
-  const Backend& truth_backend =
-      exact && options.backend->info().precision == Precision::kF32 ? GetBackend(kReferenceF32)
-                                                                     : GetBackend(kReference);
+  const Backend& truth_backend = exact && options.backend->info().precision == Precision::kF32
+                                     ? GetBackend(kReferenceF32)
+                                     : GetBackend(kReference);
   BackendRun truth = truth_backend.Run(c, traced);
   BackendRun production = options.backend->Run(c, traced);
   // Both rejecting the net is agreement: it is bad input, and both said so.
@@ -25,19 +23,13 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
   if (truth.error && truth.error->kind() == ErrorKind::kUnknownOp) {
     return {std::nullopt, std::string("the reference cannot run this net: ") + truth.error->what()};
   }
+  // One side rejecting what the other runs is the validity oracle's finding; values can only be
+  // compared where both ran.
   if (truth.error || production.error) {
-    bool production_failed = production.error.has_value();
-    std::ostringstream message;
-    message << (production_failed ? "production" : "reference") << " failed where "
-            << (production_failed ? "the reference" : "production") << " ran: "
-            << (production_failed ? production.error->what() : truth.error->what());
-    Finding finding = MakeFinding("forward", c, "error mismatch", message.str());
-    finding.set_error_kind(
-        ErrorKindName(production_failed ? production.error->kind() : truth.error->kind()));
-    // Blame the op the failing side names by running up to it: the trace stops there.
-    SetBlame(&finding, FailingOpIndex(production_failed ? *production.error : *truth.error),
-             c.net());
-    return {finding, ""};
+    const bool production_failed = production.error.has_value();
+    return {std::nullopt, std::string(production_failed ? "production" : "the reference") +
+                              " rejected the net (judged by the validity oracle): " +
+                              (production_failed ? production.error->what() : truth.error->what())};
   }
   BackendRun f32 = exact ? truth : GetBackend(kReferenceF32).Run(c, traced);
 
@@ -49,15 +41,16 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
     if (expected == truth.blobs.end() || actual == production.blobs.end()) {
       std::string side = expected == truth.blobs.end() ? "the reference" : "production";
       if (!finding) {
-        finding = MakeFinding("forward", c, "missing output", side + " did not produce '" + blob + "'");
+        finding =
+            MakeFinding("forward", c, "missing output", side + " did not produce '" + blob + "'");
       }
       continue;
     }
     auto reference_f32 = f32.blobs.find(blob);
-    Comparison comparison =
-        CompareWithTruth(expected->second,
-                         reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second,
-                         actual->second, options.tolerance);
+    Comparison comparison = CompareWithTruth(
+        expected->second,
+        reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second, actual->second,
+        options.tolerance);
     if (comparison.ok) continue;
     if (!finding) {
       finding = MakeFinding("forward", c, comparison.error_class,

@@ -1,7 +1,9 @@
 // The interpreter proper: TensorProto <-> Value conversion, the op loop, error context, trace.
 #include "reference/interpreter.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "reference/kernel.h"
@@ -238,6 +240,34 @@ void Runner<T>::RunOp(Workspace<T>* ws, const caffe2::OperatorDef& op, int index
         arity_ok(op.output_size(), schema->min_outputs, schema->max_outputs),
         ErrorKind::kBadArgument, op.output_size(), " outputs, expected ", schema->min_outputs, "..",
         schema->max_outputs < 0 ? std::string("inf") : std::to_string(schema->max_outputs));
+    // caffe2.proto's DeviceTypeProto runs from PROTO_CPU = 0 to PROTO_COMPILE_TIME_MAX_DEVICE_TYPES
+    // = 11 (exclusive). The reference computes the op's math whichever device it names.
+    const int device_type = op.has_device_option() ? op.device_option().device_type() : 0;
+    PARITY_ENFORCE(device_type >= 0 && device_type < 11, ErrorKind::kBadArgument,
+                   "device_option.device_type ", device_type,
+                   " is not a DeviceTypeProto value (0 CPU, 1 CUDA, ... 10)");
+    // In place: Caffe2's OpSchema::Verify rejects an input and an output naming the same blob
+    // unless the schema allows that pair, and requires the enforced pairs to share.
+    for (int in = 0; in < op.input_size() && !schema->any_inplace; ++in) {
+      for (int out = 0; out < op.output_size(); ++out) {
+        if (op.input(in) != op.output(out)) continue;
+        const std::pair<int, int> pair{in, out};
+        const bool allowed =
+            std::find(schema->inplace.begin(), schema->inplace.end(), pair) !=
+                schema->inplace.end() ||
+            std::find(schema->enforce_inplace.begin(), schema->enforce_inplace.end(), pair) !=
+                schema->enforce_inplace.end();
+        PARITY_ENFORCE(allowed, ErrorKind::kBadArgument, "input ", in, " and output ", out,
+                       " are both '", op.input(in), "', but ", op.type(),
+                       " cannot run in place on them");
+      }
+    }
+    for (const auto& [in, out] : schema->enforce_inplace) {
+      if (in >= op.input_size() || out >= op.output_size()) continue;
+      PARITY_ENFORCE(op.input(in) == op.output(out), ErrorKind::kBadArgument, "output ", out, " ('",
+                     op.output(out), "') must be the same blob as input ", in, " ('", op.input(in),
+                     "')");
+    }
     if (op.has_device_option() && op.device_option().has_random_seed()) {
       rng_.seed(op.device_option().random_seed());
     }
@@ -284,6 +314,16 @@ RunResult RunAll(const caffe2::NetDef* init_net, const caffe2::NetDef& net,
                  const RunOptions& options) {
   PARITY_ENFORCE(options.max_alloc_bytes > 0 && options.max_loop_iterations >= 0,
                  ErrorKind::kBadArgument, "RunOptions: caps must be positive");
+  // The executors Caffe2 registers for NetDef.type ("" is "simple"); the reference runs every one
+  // sequentially, which is what they all compute, and rejects other names as production does.
+  for (const caffe2::NetDef* def : {init_net, &net}) {
+    if (def == nullptr) continue;
+    static const char* const kNetTypes[] = {"",          "simple",           "dag",
+                                            "async_dag", "async_scheduling", "async_simple"};
+    PARITY_ENFORCE(
+        std::find(std::begin(kNetTypes), std::end(kNetTypes), def->type()) != std::end(kNetTypes),
+        ErrorKind::kInvalidNet, "net '", def->name(), "': unknown net type '", def->type(), "'");
+  }
   Runner<T> runner(options);
   Workspace<T> ws;
   for (const auto& [name, proto] : inputs) {

@@ -139,6 +139,16 @@ std::map<std::string, std::string> FiniteDifferenceOnlyOps();
 // the kernels read their defaults from, so it can be compared against production schemas.
 std::map<std::string, std::vector<std::pair<std::string, std::string>>> ArgumentTable();
 
+// Which inputs an op may write in place, by (input, output) index pairs: `allowed` may share a
+// blob, `enforced` must, `any` lets every pair share (control ops). Compared with the production
+// schemas' AllowInplace/EnforceInplace by the coverage test.
+struct InplaceRules {
+  std::vector<std::pair<int, int>> allowed;
+  std::vector<std::pair<int, int>> enforced;
+  bool any = false;
+};
+std::map<std::string, InplaceRules> InplaceTable();
+
 // Arity of an op type: {min inputs, max inputs, min outputs, max outputs} (-1 = unbounded).
 // Throws kUnknownOp for a type the reference lacks.
 std::vector<int> Arity(const std::string& op_type);

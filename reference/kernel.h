@@ -126,12 +126,21 @@ struct OpSchema {
   ArgTable args;
   void (*f64)(OpContext<double>&) = nullptr;
   void (*f32)(OpContext<float>&) = nullptr;
+  // (input, output) index pairs that may name the same blob (Caffe2's AllowInplace); any other
+  // input naming an output blob is rejected. `enforce_inplace` pairs must name the same blob
+  // when both exist (Caffe2's EnforceInplace, e.g. SpatialBN's running statistics).
+  std::vector<std::pair<int, int>> inplace;
+  std::vector<std::pair<int, int>> enforce_inplace;
+  // Every input may be written in place by any output (control ops bind blobs by name).
+  bool any_inplace = false;
 };
 
 class Registry {
  public:
   static const Registry& Get();
-  void Add(OpSchema schema);
+  // Returns the stored schema, so a registration can add its in-place pairs:
+  //   r->Add({"Relu", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Relu)}).inplace = {{0, 0}};
+  OpSchema& Add(OpSchema schema);
   const OpSchema* Find(const std::string& type) const;
   const std::map<std::string, OpSchema>& all() const { return ops_; }
 
@@ -141,20 +150,20 @@ class Registry {
 
 #define PARITY_REF_KERNEL(fn) &fn<double>, &fn<float>
 
-// One registration function per family file.
-void RegisterElementwiseOps(Registry* r);
-void RegisterUnaryOps(Registry* r);
-void RegisterLinalgOps(Registry* r);
-void RegisterShapeOps(Registry* r);
-void RegisterReduceOps(Registry* r);
-void RegisterNormOps(Registry* r);
-void RegisterLossOps(Registry* r);
-void RegisterConvOps(Registry* r);
-void RegisterFillOps(Registry* r);
-void RegisterRnnUnitOps(Registry* r);
-void RegisterControlOps(Registry* r);
-void RegisterRecurrentOps(Registry* r);
-void RegisterGradientOps(Registry* r);
+// Each family file registers its ops from a function of its own, named to the registry at
+// static-init time (so //reference is alwayslink):
+//   void RegisterUnaryOps(Registry* r) { r->Add({...}); ... }
+//   PARITY_REFERENCE_FAMILY(RegisterUnaryOps);
+// A test or an out-of-tree family adds ops the same way from its own file. The registry runs every
+// family once, when it is first used (after static initialization).
+using FamilyRegistrar = void (*)(Registry*);
+bool AddFamily(FamilyRegistrar registrar);
+
+#define PARITY_REFERENCE_CONCAT_INNER(a, b) a##b
+#define PARITY_REFERENCE_CONCAT(a, b) PARITY_REFERENCE_CONCAT_INNER(a, b)
+#define PARITY_REFERENCE_FAMILY(registrar)                                           \
+  static const bool PARITY_REFERENCE_CONCAT(parity_reference_family_, __COUNTER__) = \
+      ::parity::reference::AddFamily(registrar)
 
 // ---- Running ----
 

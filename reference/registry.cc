@@ -71,21 +71,38 @@ std::string Args::Str(const std::string& name) const {
   return def;
 }
 
+// A list argument holds only its repeated field: a scalar (i, f, s, n) or a list of another kind
+// in its place is a type error, as Caffe2's ArgumentHelper::GetRepeatedArgument reads only the
+// list field and the schema check rejects the rest (an empty list is a valid empty list).
+namespace {
+void EnforceListOnly(const caffe2::Argument& a, const char* field, bool other_lists) {
+  const bool scalar = a.has_i() || a.has_f() || a.has_s() || a.has_n() || a.has_t();
+  PARITY_ENFORCE(!scalar && !other_lists, ErrorKind::kBadArgument, "argument '", a.name(),
+                 "' must be a list (field ", field, ")");
+}
+}  // namespace
+
 std::vector<int64_t> Args::Ints(const std::string& name) const {
   const caffe2::Argument* a = Raw(name);
   if (!a) return {};
+  EnforceListOnly(*a, "ints", a->floats_size() > 0 || a->strings_size() > 0);
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
 std::vector<double> Args::Floats(const std::string& name) const {
   const caffe2::Argument* a = Raw(name);
   if (!a) return {};
-  return std::vector<double>(a->floats().begin(), a->floats().end());
+  EnforceListOnly(*a, "floats", a->strings_size() > 0);
+  // Integers written in the ints field of a float list are taken exactly, as for scalars.
+  std::vector<double> out(a->floats().begin(), a->floats().end());
+  for (int64_t i : a->ints()) out.push_back(static_cast<double>(i));
+  return out;
 }
 
 std::vector<std::string> Args::Strs(const std::string& name) const {
   const caffe2::Argument* a = Raw(name);
   if (!a) return {};
+  EnforceListOnly(*a, "strings", a->floats_size() > 0 || a->ints_size() > 0);
   return std::vector<std::string>(a->strings().begin(), a->strings().end());
 }
 
@@ -103,9 +120,13 @@ caffe2::NetDef Args::Net(const std::string& name) const {
 
 // ---- Registry ----
 
-void Registry::Add(OpSchema schema) {
+OpSchema& Registry::Add(OpSchema schema) {
   const std::string type = schema.type;
-  ops_[type] = std::move(schema);
+  PARITY_ENFORCE(ops_.count(type) == 0, ErrorKind::kInternal, "reference op '", type,
+                 "' is registered by two families");
+  OpSchema& stored = ops_[type];
+  stored = std::move(schema);
+  return stored;
 }
 
 const OpSchema* Registry::Find(const std::string& type) const {
@@ -113,22 +134,22 @@ const OpSchema* Registry::Find(const std::string& type) const {
   return it == ops_.end() ? nullptr : &it->second;
 }
 
+namespace {
+std::vector<FamilyRegistrar>& Families() {
+  static auto* families = new std::vector<FamilyRegistrar>();
+  return *families;
+}
+}  // namespace
+
+bool AddFamily(FamilyRegistrar registrar) {
+  Families().push_back(registrar);
+  return true;
+}
+
 const Registry& Registry::Get() {
   static const Registry* registry = [] {
     auto* r = new Registry();
-    RegisterElementwiseOps(r);
-    RegisterUnaryOps(r);
-    RegisterLinalgOps(r);
-    RegisterShapeOps(r);
-    RegisterReduceOps(r);
-    RegisterNormOps(r);
-    RegisterLossOps(r);
-    RegisterConvOps(r);
-    RegisterFillOps(r);
-    RegisterRnnUnitOps(r);
-    RegisterControlOps(r);
-    RegisterRecurrentOps(r);
-    RegisterGradientOps(r);
+    for (FamilyRegistrar registrar : Families()) registrar(r);
     return r;
   }();
   return *registry;
@@ -170,6 +191,14 @@ std::vector<int> Arity(const std::string& op_type) {
   const OpSchema* s = Registry::Get().Find(op_type);
   PARITY_ENFORCE(s != nullptr, ErrorKind::kUnknownOp, "reference has no op '", op_type, "'");
   return {s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs};
+}
+
+std::map<std::string, InplaceRules> InplaceTable() {
+  std::map<std::string, InplaceRules> out;
+  for (const auto& [type, schema] : Registry::Get().all()) {
+    out[type] = {schema.inplace, schema.enforce_inplace, schema.any_inplace};
+  }
+  return out;
 }
 
 }  // namespace parity::reference

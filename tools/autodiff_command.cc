@@ -1,8 +1,8 @@
 // parity autodiff NET --loss BLOB[,BLOB...] [-o OUT]: appends gradient operators (Caffe2's
 // AddGradientOperators) and writes the net; prints the gradient map.
-#include <iostream>
-
 #include <google/protobuf/text_format.h>
+
+#include <iostream>
 
 #include "core/grad/backward.h"
 #include "core/io.h"

@@ -1,15 +1,14 @@
 // parity check NET [--init NET] [--input NAME=FILE]... [--oracle LIST] [--tolerance CLASS] [--json]
 // Runs a user's net through the oracles; exit 1 and a readable summary when something differs.
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "core/io.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
-#include "tools/interrupt.h"
 #include "tools/input_specs.h"
+#include "tools/interrupt.h"
 
 namespace parity::tools {
 namespace {
@@ -105,7 +104,7 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--seed", options->seed,
                       "Seed of the gradient oracle's random directions and of the init net's "
                       "random fills")
-          ->check(CLI::NonNegativeNumber);
+          ->check(kWholeNumber);
       app->add_flag("--json", options->json, "Machine-readable report");
       return [options] { return Check(*options); };
     }});

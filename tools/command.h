@@ -4,11 +4,11 @@
 #ifndef PARITY_TOOLS_COMMAND_H_
 #define PARITY_TOOLS_COMMAND_H_
 
+#include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 namespace parity::tools {
 
@@ -27,14 +27,37 @@ struct Command {
 };
 
 std::vector<Command>& Commands();
+
+// CLI11 check for counts and seeds: a whole number >= 0 ("--cases: 'abc' is not a whole number
+// >= 0" instead of CLI::NonNegativeNumber's range print-out of DBL_MAX).
+inline const CLI::Validator kWholeNumber(
+    [](std::string& value) -> std::string {
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) {
+        return "'" + value + "' is not a whole number >= 0";
+      }
+      if (value.size() > 18) return "'" + value + "' is too large";
+      return "";
+    },
+    "N>=0");
+// A duration in seconds: a decimal number >= 0 ("1.5").
+inline const CLI::Validator kSeconds(
+    [](std::string& value) -> std::string {
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e9) {
+        return "'" + value + "' is not a number of seconds >= 0";
+      }
+      return "";
+    },
+    "SECONDS");
 bool RegisterCommand(Command command);
 
 }  // namespace parity::tools
 
 #define PARITY_COMMAND_CONCAT_INNER(a, b) a##b
 #define PARITY_COMMAND_CONCAT(a, b) PARITY_COMMAND_CONCAT_INNER(a, b)
-#define PARITY_REGISTER_COMMAND(...)                                                    \
-  static const bool PARITY_COMMAND_CONCAT(parity_registered_command_, __COUNTER__) =    \
+#define PARITY_REGISTER_COMMAND(...)                                                 \
+  static const bool PARITY_COMMAND_CONCAT(parity_registered_command_, __COUNTER__) = \
       ::parity::tools::RegisterCommand(__VA_ARGS__)
 
 #endif  // PARITY_TOOLS_COMMAND_H_

@@ -13,14 +13,17 @@ namespace {
 
 int Fuzz(fuzz::CampaignOptions options) {
   options.stop = &InstallInterruptHandlers();
-  fuzz::CampaignSummary summary = fuzz::RunCampaign(options, std::cerr, [](const Finding& f) {
-    std::cerr << oracles::DescribeFindingBrief(f);
-  });
+  fuzz::CampaignSummary summary = fuzz::RunCampaign(
+      options, std::cerr, [](const Finding& f) { std::cerr << oracles::DescribeFindingBrief(f); });
   const oracles::CheckTally& tally = summary.tally;
   std::cout << "cases: " << tally.cases << " in " << summary.seconds << " s ("
             << (summary.seconds > 0 ? tally.cases / summary.seconds : 0) << " cases/s) on "
             << options.backend << ", " << tally.by_op.size() << " op types"
             << (summary.interrupted ? " (interrupted)" : "") << "\n";
+  // Cases per op type (a case counts once for each type it holds): what the campaign covered.
+  std::cout << "  ops:";
+  for (const auto& [type, count] : tally.by_op) std::cout << " " << type << " " << count << ",";
+  std::cout << "\n";
   for (const auto& [oracle, n] : tally.checked) {
     std::cout << "  " << oracle << ": checked " << n;
     auto na = tally.not_applicable.find(oracle);
@@ -44,12 +47,11 @@ PARITY_REGISTER_COMMAND(Command{
       auto options = std::make_shared<fuzz::CampaignOptions>();
       auto group = app->add_option_group("budget");
       group->add_option("--seconds", options->seconds, "Run for this many seconds")
-          ->check(CLI::NonNegativeNumber);
-      group->add_option("--cases", options->cases, "Run this many cases")
-          ->check(CLI::NonNegativeNumber);
+          ->check(kSeconds);
+      group->add_option("--cases", options->cases, "Run this many cases")->check(kWholeNumber);
       group->require_option(1);
       app->add_option("--seed", options->seed, "Campaign seed (cases are reproducible from it)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(kWholeNumber);
       app->add_option("--out", options->out_dir, "Save findings under OUT/findings/");
       app->add_option("--ops", options->ops, "Only these op types")->delimiter(',');
       app->add_option("--oracles", options->oracles,

@@ -1,9 +1,25 @@
 #include "tools/input_specs.h"
 
+#include <set>
+
 #include "core/io.h"
 #include "core/proto/error.h"
 
 namespace parity::tools {
+
+namespace {
+
+// A blob fed twice (two --input flags, or one file and a flag) is ambiguous: refuse it instead of
+// letting the last one win silently.
+void EnforceFedOnce(const std::vector<caffe2::TensorProto>& inputs) {
+  std::set<std::string> names;
+  for (const auto& tensor : inputs) {
+    PARITY_ENFORCE(names.insert(tensor.name()).second, ErrorKind::kBadArgument, "--input: blob '",
+                   tensor.name(), "' is fed more than once");
+  }
+}
+
+}  // namespace
 
 std::vector<caffe2::TensorProto> LoadInputSpecs(const std::vector<std::string>& specs) {
   std::vector<caffe2::TensorProto> inputs;
@@ -32,6 +48,7 @@ std::vector<caffe2::TensorProto> LoadInputSpecs(const std::vector<std::string>& 
     fed.set_name(name);
     inputs.push_back(std::move(fed));
   }
+  EnforceFedOnce(inputs);
   return inputs;
 }
 

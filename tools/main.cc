@@ -29,6 +29,20 @@ int Main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     actions[sub] = command.setup(sub);
   }
+  // CLI11 would say only "A subcommand is required" for a misspelt one: name it and the choices.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const Command& command : Commands()) {
+      known |= command.name == argv[1];
+      names += (names.empty() ? "" : ", ") + command.name;
+    }
+    if (!known) {
+      std::cerr << "parity: unknown command '" << Printable(argv[1]) << "' (commands: " << names
+                << ")\n";
+      return kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,5 @@
 // parity ops [--json]: every registered op type with its schema and kernels.
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "core/operator.h"

@@ -20,6 +20,12 @@ struct ReproOptions {
 int Repro(const ReproOptions& options) {
   Finding finding;
   LoadProtoFile(options.path, &finding);
+  // A file that parses as a Finding but holds no case (a NetDef's fields can read as one) must not
+  // "no longer reproduce": there is nothing to replay.
+  PARITY_ENFORCE(!finding.oracle().empty(), ErrorKind::kInvalidNet, options.path,
+                 " names no oracle: is it a finding?");
+  PARITY_ENFORCE(finding.has_case_() && finding.case_().net().op_size() > 0, ErrorKind::kInvalidNet,
+                 options.path, " holds no case to replay: is it a finding?");
   oracles::CheckRequest request;
   request.oracles = {finding.oracle()};
   request.backend = !options.engine.empty() ? options.engine
@@ -34,8 +40,8 @@ int Repro(const ReproOptions& options) {
   }
   if (verdict.status() == OracleVerdict::REJECTED) {
     // The saved case cannot run at all: that is no verdict on a fix.
-    std::cerr << "parity repro: " << verdict.error_kind() << ": the finding's case cannot run: "
-              << Printable(verdict.reason()) << "\n";
+    std::cerr << "parity repro: " << verdict.error_kind()
+              << ": the finding's case cannot run: " << Printable(verdict.reason()) << "\n";
     return kExitBadInput;
   }
   std::cout << "[" << finding.oracle() << "] no longer reproduces on " << request.backend

@@ -64,7 +64,8 @@ int RunNetCommand(const RunOptions& options) {
   oracles::BackendRun run = backend.Run(c);
   if (run.error) throw *run.error;
   std::vector<caffe2::TensorProto> outputs;
-  for (const std::string& name : options.fetch.empty() ? DefaultFetchList(c.net()) : options.fetch) {
+  for (const std::string& name :
+       options.fetch.empty() ? DefaultFetchList(c.net()) : options.fetch) {
     auto it = run.blobs.find(name);
     PARITY_ENFORCE(it != run.blobs.end(), ErrorKind::kMissingBlob, "blob '", name,
                    "' to fetch does not exist after running net '", c.net().name(), "'");

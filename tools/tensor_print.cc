@@ -1,10 +1,9 @@
 #include "tools/tensor_print.h"
 
-#include "core/proto/error.h"
-
 #include <iomanip>
 #include <sstream>
 
+#include "core/proto/error.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
 

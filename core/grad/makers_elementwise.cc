@@ -48,18 +48,27 @@ Ops ExtremumGradient(GradientContext& g, const char* type) {
 
 }  // namespace
 
-PARITY_REGISTER_GRADIENT(Add, [](GradientContext& g) { return BinaryGradient(g, "AddGradient", false); });
-PARITY_REGISTER_GRADIENT(Sub, [](GradientContext& g) { return BinaryGradient(g, "SubGradient", false); });
-PARITY_REGISTER_GRADIENT(Mul, [](GradientContext& g) { return BinaryGradient(g, "MulGradient", false); });
-PARITY_REGISTER_GRADIENT(Div, [](GradientContext& g) { return BinaryGradient(g, "DivGradient", true); });
+PARITY_REGISTER_GRADIENT(Add, [](GradientContext& g) {
+  return BinaryGradient(g, "AddGradient", false);
+});
+PARITY_REGISTER_GRADIENT(Sub, [](GradientContext& g) {
+  return BinaryGradient(g, "SubGradient", false);
+});
+PARITY_REGISTER_GRADIENT(Mul, [](GradientContext& g) {
+  return BinaryGradient(g, "MulGradient", false);
+});
+PARITY_REGISTER_GRADIENT(Div,
+                         [](GradientContext& g) { return BinaryGradient(g, "DivGradient", true); });
 
 PARITY_REGISTER_GRADIENT(Pow, [](GradientContext& g) {
   if (g.num_inputs() == 1) return Ops{g.Op("PowGradient", {g.GO(0), g.I(0), g.O(0)}, {g.GI(0)})};
   return Ops{g.Op("PowGradient", {g.GO(0), g.I(0), g.I(1), g.O(0)}, {g.GI(0), g.GI(1)})};
 });
 
-PARITY_REGISTER_GRADIENT(Max, [](GradientContext& g) { return ExtremumGradient(g, "MaxGradient"); });
-PARITY_REGISTER_GRADIENT(Min, [](GradientContext& g) { return ExtremumGradient(g, "MinGradient"); });
+PARITY_REGISTER_GRADIENT(Max,
+                         [](GradientContext& g) { return ExtremumGradient(g, "MaxGradient"); });
+PARITY_REGISTER_GRADIENT(Min,
+                         [](GradientContext& g) { return ExtremumGradient(g, "MinGradient"); });
 
 PARITY_REGISTER_GRADIENT(Sum, [](GradientContext& g) {
   for (int i = 0; i < g.num_inputs(); ++i) g.SetGI(i, g.GO(0));
@@ -84,14 +93,23 @@ PARITY_NO_GRADIENT(Xor);
 PARITY_NO_GRADIENT(Not);
 PARITY_NO_GRADIENT(StopGradient);
 
-PARITY_REGISTER_GRADIENT(Relu, [](GradientContext& g) { return UnaryFromOutput(g, "ReluGradient"); });
-PARITY_REGISTER_GRADIENT(LeakyRelu, [](GradientContext& g) { return UnaryFromOutput(g, "LeakyReluGradient"); });
+PARITY_REGISTER_GRADIENT(Relu,
+                         [](GradientContext& g) { return UnaryFromOutput(g, "ReluGradient"); });
+PARITY_REGISTER_GRADIENT(LeakyRelu, [](GradientContext& g) {
+  return UnaryFromOutput(g, "LeakyReluGradient");
+});
 PARITY_REGISTER_GRADIENT(Elu, [](GradientContext& g) { return UnaryFromOutput(g, "EluGradient"); });
-PARITY_REGISTER_GRADIENT(Sigmoid, [](GradientContext& g) { return UnaryFromOutput(g, "SigmoidGradient"); });
-PARITY_REGISTER_GRADIENT(Tanh, [](GradientContext& g) { return UnaryFromOutput(g, "TanhGradient"); });
-PARITY_REGISTER_GRADIENT(Reciprocal, [](GradientContext& g) { return UnaryFromOutput(g, "ReciprocalGradient"); });
-PARITY_REGISTER_GRADIENT(Clip, [](GradientContext& g) { return UnaryFromOutput(g, "ClipGradient"); });
-PARITY_REGISTER_GRADIENT(Softsign, [](GradientContext& g) { return UnaryFromInput(g, "SoftsignGradient"); });
+PARITY_REGISTER_GRADIENT(Sigmoid,
+                         [](GradientContext& g) { return UnaryFromOutput(g, "SigmoidGradient"); });
+PARITY_REGISTER_GRADIENT(Tanh,
+                         [](GradientContext& g) { return UnaryFromOutput(g, "TanhGradient"); });
+PARITY_REGISTER_GRADIENT(Reciprocal, [](GradientContext& g) {
+  return UnaryFromOutput(g, "ReciprocalGradient");
+});
+PARITY_REGISTER_GRADIENT(Clip,
+                         [](GradientContext& g) { return UnaryFromOutput(g, "ClipGradient"); });
+PARITY_REGISTER_GRADIENT(Softsign,
+                         [](GradientContext& g) { return UnaryFromInput(g, "SoftsignGradient"); });
 PARITY_REGISTER_GRADIENT(Abs, [](GradientContext& g) { return UnaryFromInput(g, "AbsGradient"); });
 PARITY_REGISTER_GRADIENT(Sin, [](GradientContext& g) { return UnaryFromInput(g, "SinGradient"); });
 PARITY_REGISTER_GRADIENT(Cos, [](GradientContext& g) { return UnaryFromInput(g, "CosGradient"); });
@@ -102,9 +120,8 @@ PARITY_REGISTER_GRADIENT(Exp, [](GradientContext& g) {
 PARITY_REGISTER_GRADIENT(Log, [](GradientContext& g) {
   return Ops{g.Op("Div", {g.GO(0), g.I(0)}, {g.GI(0)})};
 });
-PARITY_REGISTER_GRADIENT(Neg, [](GradientContext& g) {
-  return Ops{g.Op("Neg", {g.GO(0)}, {g.GI(0)})};
-});
+PARITY_REGISTER_GRADIENT(Neg,
+                         [](GradientContext& g) { return Ops{g.Op("Neg", {g.GO(0)}, {g.GI(0)})}; });
 PARITY_REGISTER_GRADIENT(Scale, [](GradientContext& g) {
   return Ops{g.Op("Scale", {g.GO(0)}, {g.GI(0)})};
 });
@@ -126,8 +143,8 @@ PARITY_REGISTER_GRADIENT_OWN_ARGS(Cast, [](GradientContext& g) {
   PARITY_ENFORCE(args.Has("from_type"), ErrorKind::kBadArgument, OpLabel(g.def()),
                  ": the gradient of Cast needs the argument 'from_type' (the input's dtype)");
   return Ops{g.Op("Cast", {g.GO(0)}, {g.GI(0)},
-                  {IntArg("to", args.Get<int64_t>("from_type")),
-                   IntArg("from_type", args.Get<int64_t>("to"))})};
+                  {IntArg("to", DataTypeArgument(args, "from_type")),
+                   IntArg("from_type", DataTypeArgument(args, "to"))})};
 });
 
 }  // namespace parity

@@ -59,8 +59,8 @@ bool TryDirect(const float* in, float* out, int64_t n) {
 template <class Fn, class X>
 void CheckUnaryType(const X& x, const std::string& label) {
   PARITY_ENFORCE(elementwise::Supports<Fn>(elementwise::DtypeOf(x)), ErrorKind::kShapeMismatch,
-                 label, ": unsupported dtype of X (", elementwise::Describe(x), "); supported: ",
-                 elementwise::SupportedTypes<Fn>());
+                 label, ": unsupported dtype of X (", elementwise::Describe(x),
+                 "); supported: ", elementwise::SupportedTypes<Fn>());
 }
 
 // Y = Fn(X), same dims and dtype. Fn is built from the op's arguments once, at construction.
@@ -170,7 +170,8 @@ Packet ExpNonPositive(const Packet& a) {
   y = pmadd(y, r2, padd(r, pset1<Packet>(1.0f)));
   // 2^k for k in [-126, 0], built from its exponent bits.
   using PacketI = typename unpacket_traits<Packet>::integer_packet;
-  const PacketI bits = plogical_shift_left<23>(padd(pcast<Packet, PacketI>(k), pset1<PacketI>(127)));
+  const PacketI bits =
+      plogical_shift_left<23>(padd(pcast<Packet, PacketI>(k), pset1<PacketI>(127)));
   return pand(pmul(y, preinterpret<Packet>(bits)), pcmp_le(lo, a));
 }
 
@@ -236,8 +237,8 @@ __attribute__((target("avx2,fma"))) inline __m256 Sigmoid8(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
   p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, one));
-  const __m256i bits = _mm256_slli_epi32(
-      _mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23);
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23);
   __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
   e = _mm256_and_ps(e, _mm256_cmp_ps(neg_abs, lo, _CMP_GE_OQ));
   const __m256 inv = _mm256_div_ps(one, _mm256_add_ps(one, e));
@@ -283,20 +284,20 @@ struct SigmoidFn : FloatTypes, NoArgs {
   }
 };
 
-#define PARITY_SIMPLE_FN(Name, expr)        \
-  struct Name##Fn : FloatTypes, NoArgs {    \
-    using NoArgs::NoArgs;                   \
-    template <typename T, typename X>       \
-    auto Apply(const X& x) const {          \
-      return expr;                          \
-    }                                       \
+#define PARITY_SIMPLE_FN(Name, expr)     \
+  struct Name##Fn : FloatTypes, NoArgs { \
+    using NoArgs::NoArgs;                \
+    template <typename T, typename X>    \
+    auto Apply(const X& x) const {       \
+      return expr;                       \
+    }                                    \
   };
 PARITY_SIMPLE_FN(Tanh, x.tanh())
 PARITY_SIMPLE_FN(Softsign, x / (T(1) + x.abs()))
 PARITY_SIMPLE_FN(Exp, x.exp())
 PARITY_SIMPLE_FN(Log, x.log())
 PARITY_SIMPLE_FN(Sqrt, x.sqrt())
-PARITY_SIMPLE_FN(Sqr, x * x)
+PARITY_SIMPLE_FN(Sqr, x* x)
 PARITY_SIMPLE_FN(Abs, x.abs())
 PARITY_SIMPLE_FN(Reciprocal, x.inverse())
 PARITY_SIMPLE_FN(Sin, x.sin())
@@ -320,8 +321,8 @@ struct ClipFn : FloatTypes {
         has_max(args.Has("max")),
         min(args.Get<double>("min")),
         max(args.Get<double>("max")) {
-    PARITY_ENFORCE(!(min > max), ErrorKind::kBadArgument, args.op_label(), ": argument 'min' = ",
-                   min, " is greater than 'max' = ", max);
+    PARITY_ENFORCE(!(min > max), ErrorKind::kBadArgument, args.op_label(),
+                   ": argument 'min' = ", min, " is greater than 'max' = ", max);
   }
   // min(max(x, lo), hi); an absent bound is the dtype's lowest / largest value (Caffe2's
   // numeric_limits defaults, which the schema states for float).
@@ -356,11 +357,8 @@ OpSchema& UnaryOpSchema(OpSchema& schema) {
       .OutputDoc(0, "Y", "Output tensor, same shape and dtype as X.");
 }
 
-#define PARITY_UNARY_OP(Name, doc)                                    \
-  PARITY_OP_SCHEMA(Name)                                              \
-      .Apply(UnaryOpSchema)                                           \
-      .ShapeInference(UnaryShape<Name##Fn>)                           \
-      .Doc(doc);                                                      \
+#define PARITY_UNARY_OP(Name, doc)                                                           \
+  PARITY_OP_SCHEMA(Name).Apply(UnaryOpSchema).ShapeInference(UnaryShape<Name##Fn>).Doc(doc); \
   PARITY_REGISTER_CPU_OPERATOR(Name, UnaryOp<Name##Fn>)
 
 PARITY_UNARY_OP(Relu, "Y = max(X, 0) elementwise.");
@@ -431,7 +429,7 @@ To CastValue(From v) {
 
 // The dtype `to` names, or kBadArgument for values Cast cannot produce.
 DataType CastTarget(const ArgumentHelper& args) {
-  const int64_t to = args.Get<int64_t>("to");
+  const int64_t to = DataTypeArgument(args, "to");
   DataType dtype = DataType::kUndefined;
   const bool known = DataTypeFromProtoValue(to, &dtype);
   // BYTE is read back as uint8, as Caffe2 does.
@@ -449,7 +447,8 @@ template <class X>
 void CheckCastInput(const X& x, const std::string& label) {
   PARITY_ENFORCE(elementwise::VisitType(elementwise::DtypeOf(x), [](auto) {}),
                  ErrorKind::kShapeMismatch, label, ": cannot cast input X (",
-                 elementwise::Describe(x), "); supported: float, double, int32, int64, "
+                 elementwise::Describe(x),
+                 "); supported: float, double, int32, int64, "
                  "bool, uint8, int8, int16, uint16");
 }
 
@@ -482,8 +481,9 @@ class CastOp final : public Operator {
 PARITY_OP_SCHEMA(Cast)
     .NumInputs(1)
     .NumOutputs(1)
-    .Arg("to", ArgType::kInt, int64_t{1},
-         "Target TensorProto.DataType: FLOAT=1, INT32=2, BYTE=3 (as uint8), BOOL=5, UINT8=6, "
+    .Arg("to", ArgType::kDataType, int64_t{1},
+         "Target TensorProto.DataType, as a number or a name in any case (\"float\"): FLOAT=1, "
+         "INT32=2, BYTE=3 (as uint8), BOOL=5, UINT8=6, "
          "INT8=7, UINT16=8, INT16=9, INT64=10, DOUBLE=13.")
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
@@ -494,8 +494,9 @@ PARITY_OP_SCHEMA(Cast)
     })
     .InputDoc(0, "X", "Any numeric or bool tensor.")
     .OutputDoc(0, "Y", "X converted to dtype `to`, same shape.")
-    .Doc("Converts X to the dtype `to`. Floating point to integer saturates (NaN -> 0); to bool "
-         "is X != 0. A gradient flows back only when X and `to` are floating point.");
+    .Doc(
+        "Converts X to the dtype `to`. Floating point to integer saturates (NaN -> 0); to bool "
+        "is X != 0. A gradient flows back only when X and `to` are floating point.");
 PARITY_REGISTER_CPU_OPERATOR(Cast, CastOp);
 
 // ---------------------------------------------------------------------------------------------

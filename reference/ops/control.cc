@@ -156,9 +156,16 @@ void RegisterControlOps(Registry* r) {
            {"saved_fwd_blobs", "[]"},
            {"reuse_workspace", "0"},
            {"copy_external_blobs", "0"}},
-          PARITY_REF_KERNEL(Do)});
-  r->Add({"If", 1, -1, 0, -1, {{"then_net", ""}, {"else_net", ""}}, PARITY_REF_KERNEL(If)});
-  r->Add({"While", 1, -1, 0, -1, {{"loop_net", ""}, {"cond_net", ""}}, PARITY_REF_KERNEL(While)});
+          PARITY_REF_KERNEL(Do)})
+      .any_inplace = true;
+  // Caffe2's Do, If and While schemas allow any input in place of any output: they bind blobs
+  // by name, and Do's workspace stack is both its last input and its last output.
+  r->Add({"If", 1, -1, 0, -1, {{"then_net", ""}, {"else_net", ""}}, PARITY_REF_KERNEL(If)})
+      .any_inplace = true;
+  r->Add({"While", 1, -1, 0, -1, {{"loop_net", ""}, {"cond_net", ""}}, PARITY_REF_KERNEL(While)})
+      .any_inplace = true;
 }
+
+PARITY_REFERENCE_FAMILY(RegisterControlOps);
 
 }  // namespace parity::reference

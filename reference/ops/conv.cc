@@ -40,8 +40,8 @@ bool GetPair(const OpContext<T>& c, const char* single, const char* h, const cha
   return false;
 }
 
-// Parses the geometry; `x` is the NCHW input. For Conv (`filter` given) a missing kernel is
-// taken from the filter's spatial dims; a given one must match it.
+// Parses the geometry; `x` is the NCHW input. For Conv (`filter` given) the kernel must be given
+// and match the filter's spatial dims.
 template <typename T>
 ConvGeometry ParseGeometry(const OpContext<T>& c, const Value<T>& x, const Value<T>* filter) {
   PARITY_ENFORCE(c.args.Str("order") == "NCHW", ErrorKind::kBadArgument,
@@ -77,15 +77,15 @@ ConvGeometry ParseGeometry(const OpContext<T>& c, const Value<T>& x, const Value
     g.kh = x.dims[2];
     g.kw = x.dims[3];
   } else if (filter != nullptr) {
+    // Caffe2's ConvPoolOpBase enforces "If you are doing convolution or pooling, you will need to
+    // set explicitly the kernel size": the filter's dims are checked against it, never read as it.
+    PARITY_ENFORCE(has_kernel, ErrorKind::kBadArgument,
+                   "Conv needs a kernel size (kernel, kernel_h + kernel_w or kernels)");
     PARITY_ENFORCE(filter->dims.size() == 4, ErrorKind::kShapeMismatch, "filter ",
                    ShapeString(filter->dims), " must be 4-D");
-    if (has_kernel) {
-      PARITY_ENFORCE(g.kh == filter->dims[2] && g.kw == filter->dims[3], ErrorKind::kShapeMismatch,
-                     "kernel ", g.kh, "x", g.kw, " does not match filter ",
-                     ShapeString(filter->dims));
-    }
-    g.kh = filter->dims[2];
-    g.kw = filter->dims[3];
+    PARITY_ENFORCE(g.kh == filter->dims[2] && g.kw == filter->dims[3], ErrorKind::kShapeMismatch,
+                   "kernel ", g.kh, "x", g.kw, " does not match filter ",
+                   ShapeString(filter->dims));
   } else {
     PARITY_ENFORCE(has_kernel, ErrorKind::kBadArgument, "pooling needs a kernel size");
   }
@@ -115,26 +115,12 @@ Dims OutDims(const Dims& x, int64_t channels, const ConvGeometry& g) {
 }
 
 const ArgTable& ConvArgs() {
-  static const ArgTable args = {{"kernel", ""},
-                                {"kernel_h", ""},
-                                {"kernel_w", ""},
-                                {"kernels", "[]"},
-                                {"stride", "1"},
-                                {"stride_h", "1"},
-                                {"stride_w", "1"},
-                                {"strides", "[]"},
-                                {"pad", "0"},
-                                {"pad_t", "0"},
-                                {"pad_l", "0"},
-                                {"pad_b", "0"},
-                                {"pad_r", "0"},
-                                {"pads", "[]"},
-                                {"dilation", "1"},
-                                {"dilation_h", "1"},
-                                {"dilation_w", "1"},
-                                {"dilations", "[]"},
-                                {"order", "NCHW"},
-                                {"legacy_pad", "0"}};
+  static const ArgTable args = {
+      {"kernel", ""},      {"kernel_h", ""},    {"kernel_w", ""},  {"kernels", "[]"},
+      {"stride", "1"},     {"stride_h", "1"},   {"stride_w", "1"}, {"strides", "[]"},
+      {"pad", "0"},        {"pad_t", "0"},      {"pad_l", "0"},    {"pad_b", "0"},
+      {"pad_r", "0"},      {"pads", "[]"},      {"dilation", "1"}, {"dilation_h", "1"},
+      {"dilation_w", "1"}, {"dilations", "[]"}, {"order", "NCHW"}, {"legacy_pad", "0"}};
   return args;
 }
 
@@ -339,8 +325,9 @@ void RegisterConvOps(Registry* r) {
   r->Add({"MaxPool", 1, 1, 1, 1, max_pool, PARITY_REF_KERNEL(MaxPool)});
   r->Add({"AveragePool", 1, 1, 1, 1, average_pool, PARITY_REF_KERNEL(AveragePool)});
   r->Add({"MaxPoolGradient", 3, 3, 1, 1, max_pool, PARITY_REF_KERNEL(MaxPoolGradient)});
-  r->Add({"AveragePoolGradient", 3, 3, 1, 1, average_pool,
-          PARITY_REF_KERNEL(AveragePoolGradient)});
+  r->Add({"AveragePoolGradient", 3, 3, 1, 1, average_pool, PARITY_REF_KERNEL(AveragePoolGradient)});
 }
+
+PARITY_REFERENCE_FAMILY(RegisterConvOps);
 
 }  // namespace parity::reference

@@ -276,27 +276,29 @@ void Min(OpContext<T>& c) {
 }  // namespace
 
 void RegisterElementwiseOps(Registry* r) {
-  r->Add({"Add", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Add)});
-  r->Add({"Sub", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Sub)});
-  r->Add({"Mul", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Mul)});
-  r->Add({"Div", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Div)});
+  r->Add({"Add", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Add)}).inplace = {{0, 0}, {1, 0}};
+  r->Add({"Sub", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Sub)}).inplace = {{0, 0}, {1, 0}};
+  r->Add({"Mul", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Mul)}).inplace = {{0, 0}, {1, 0}};
+  r->Add({"Div", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Div)}).inplace = {{0, 0}};
   ArgTable pow_args = BinaryArgs();
   pow_args.push_back({"exponent", ""});
-  r->Add({"Pow", 1, 2, 1, 1, pow_args, PARITY_REF_KERNEL(Pow)});
+  r->Add({"Pow", 1, 2, 1, 1, pow_args, PARITY_REF_KERNEL(Pow)}).inplace = {{0, 0}, {1, 0}};
   r->Add({"LT", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(LT)});
   r->Add({"LE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(LE)});
   r->Add({"GT", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(GT)});
   r->Add({"GE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(GE)});
   r->Add({"EQ", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(EQ)});
   r->Add({"NE", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(NE)});
-  r->Add({"And", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(And)});
-  r->Add({"Or", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Or)});
-  r->Add({"Xor", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Xor)});
+  r->Add({"And", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(And)}).inplace = {{0, 0}};
+  r->Add({"Or", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Or)}).inplace = {{0, 0}};
+  r->Add({"Xor", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Xor)}).inplace = {{0, 0}};
   r->Add({"Not", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Not)});
-  r->Add({"Sum", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Sum)});
-  r->Add({"Mean", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Mean)});
-  r->Add({"Max", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Max)});
-  r->Add({"Min", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Min)});
+  r->Add({"Sum", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Sum)}).inplace = {{0, 0}};
+  r->Add({"Mean", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Mean)}).inplace = {{0, 0}};
+  r->Add({"Max", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Max)}).inplace = {{0, 0}};
+  r->Add({"Min", 1, -1, 1, 1, {}, PARITY_REF_KERNEL(Min)}).inplace = {{0, 0}};
 }
+
+PARITY_REFERENCE_FAMILY(RegisterElementwiseOps);
 
 }  // namespace parity::reference

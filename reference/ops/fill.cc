@@ -198,8 +198,10 @@ void RegisterFillOps(Registry* r) {
   gaussian.insert(gaussian.end(), {{"mean", "0.0"}, {"std", "1.0"}});
   r->Add({"GaussianFill", 0, 1, 1, 1, gaussian, PARITY_REF_KERNEL(GaussianFill)});
   r->Add({"XavierFill", 0, 1, 1, 1, shape_args, PARITY_REF_KERNEL(XavierFill)});
-  r->Add({"Copy", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)});
+  r->Add({"Copy", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)}).inplace = {{0, 0}};
   r->Add({"Alias", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Alias)});
 }
+
+PARITY_REFERENCE_FAMILY(RegisterFillOps);
 
 }  // namespace parity::reference

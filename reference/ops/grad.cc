@@ -64,6 +64,9 @@ template <typename T>
 void ClipGradient(OpContext<T>& c) {
   const T lo = static_cast<T>(c.args.Float("min"));
   const T hi = static_cast<T>(c.args.Float("max"));
+  PARITY_ENFORCE(!(c.args.Float("min") > c.args.Float("max")), ErrorKind::kBadArgument,
+                 "argument 'min' = ", c.args.Float("min"),
+                 " is greater than 'max' = ", c.args.Float("max"));
   UnaryGradient(c, [lo, hi](T y, T dy) { return (y > lo && y < hi) ? dy : T(0); });
 }
 
@@ -266,32 +269,42 @@ void TileGradient(OpContext<T>& c) {
 }  // namespace
 
 void RegisterGradientOps(Registry* r) {
-  r->Add({"ReluGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReluGradient)});
+  r->Add({"ReluGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReluGradient)}).inplace = {{1, 0}};
   r->Add(
-      {"LeakyReluGradient", 2, 2, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyReluGradient)});
-  r->Add({"EluGradient", 2, 2, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(EluGradient)});
-  r->Add({"SigmoidGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SigmoidGradient)});
-  r->Add({"TanhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(TanhGradient)});
-  r->Add({"SoftsignGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SoftsignGradient)});
-  r->Add({"AbsGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AbsGradient)});
-  r->Add({"ReciprocalGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReciprocalGradient)});
-  r->Add({"SinGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SinGradient)});
-  r->Add({"CosGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(CosGradient)});
+       {"LeakyReluGradient", 2, 2, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyReluGradient)})
+      .inplace = {{1, 0}};
+  r->Add({"EluGradient", 2, 2, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(EluGradient)})
+      .inplace = {{1, 0}};
+  r->Add({"SigmoidGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SigmoidGradient)}).inplace = {
+      {1, 0}};
+  r->Add({"TanhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(TanhGradient)}).inplace = {{1, 0}};
+  r->Add({"SoftsignGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SoftsignGradient)}).inplace = {
+      {1, 0}};
+  r->Add({"AbsGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AbsGradient)}).inplace = {{1, 0}};
+  r->Add({"ReciprocalGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ReciprocalGradient)}).inplace = {
+      {1, 0}};
+  r->Add({"SinGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SinGradient)}).inplace = {{1, 0}};
+  r->Add({"CosGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(CosGradient)}).inplace = {{1, 0}};
   r->Add({"ClipGradient",
           2,
           2,
           1,
           1,
           {{"min", "-3.4028234663852886e+38"}, {"max", "3.4028234663852886e+38"}},
-          PARITY_REF_KERNEL(ClipGradient)});
+          PARITY_REF_KERNEL(ClipGradient)})
+      .inplace = {{1, 0}};
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   r->Add({"MinGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}};
   r->Add({"FCGradient", 3, 3, 2, 3, fc_args, PARITY_REF_KERNEL(FCGradient)});
-  r->Add({"AddGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(AddGradient)});
-  r->Add({"SubGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(SubGradient)});
-  r->Add({"MulGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(MulGradient)});
-  r->Add({"DivGradient", 3, 4, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(DivGradient)});
+  r->Add({"AddGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(AddGradient)}).inplace = {
+      {0, 0}, {0, 1}};
+  r->Add({"SubGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(SubGradient)}).inplace = {
+      {0, 0}, {0, 1}};
+  r->Add({"MulGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(MulGradient)}).inplace = {
+      {0, 0}, {0, 1}};
+  r->Add({"DivGradient", 3, 4, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(DivGradient)}).inplace = {
+      {0, 0}};
   const ArgTable red = {{"axes", "[]"}, {"keepdims", "1"}};
   r->Add({"ReduceSumGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceSumGradient)});
   r->Add({"ReduceMeanGradient", 3, 3, 1, 1, red, PARITY_REF_KERNEL(ReduceMeanGradient)});
@@ -306,5 +319,7 @@ void RegisterGradientOps(Registry* r) {
           PARITY_REF_KERNEL(TileGradient)});
   r->Add({"FCTransposedGradient", 3, 3, 2, 3, fc_args, PARITY_REF_KERNEL(FCTransposedGradient)});
 }
+
+PARITY_REFERENCE_FAMILY(RegisterGradientOps);
 
 }  // namespace parity::reference

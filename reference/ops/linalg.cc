@@ -146,4 +146,6 @@ void RegisterLinalgOps(Registry* r) {
           PARITY_REF_KERNEL(BatchMatMul)});
 }
 
+PARITY_REFERENCE_FAMILY(RegisterLinalgOps);
+
 }  // namespace parity::reference

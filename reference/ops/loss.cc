@@ -306,4 +306,6 @@ void RegisterLossOps(Registry* r) {
           PARITY_REF_KERNEL(SigmoidCrossEntropyWithLogitsGradient)});
 }
 
+PARITY_REFERENCE_FAMILY(RegisterLossOps);
+
 }  // namespace parity::reference

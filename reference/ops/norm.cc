@@ -252,17 +252,24 @@ void LayerNormGradient(OpContext<T>& c) {
 
 void RegisterNormOps(Registry* r) {
   r->Add({"Softmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Softmax)});
-  r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)});
+  r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)})
+      .inplace = {{1, 0}};
   const ArgTable bn_args = {{"is_test", "0"},
                             {"epsilon", "1e-5"},
                             {"momentum", "0.9"},
                             {"order", "NCHW"},
                             {"num_batches", "1"}};
-  r->Add({"SpatialBN", 5, 5, 1, 5, bn_args, PARITY_REF_KERNEL(SpatialBN)});
+  // Caffe2: AllowInplace({{0, 0}, {5, 3}, {6, 4}}), EnforceInplace({{3, 1}, {4, 2}}): training
+  // updates the running mean and variance in their own blobs.
+  OpSchema& bn = r->Add({"SpatialBN", 5, 5, 1, 5, bn_args, PARITY_REF_KERNEL(SpatialBN)});
+  bn.inplace = {{0, 0}, {5, 3}, {6, 4}};
+  bn.enforce_inplace = {{3, 1}, {4, 2}};
   r->Add({"SpatialBNGradient", 5, 5, 3, 3, bn_args, PARITY_REF_KERNEL(SpatialBNGradient)});
   const ArgTable ln_args = {{"axis", "1"}, {"epsilon", "1e-5"}, {"elementwise_affine", "0"}};
   r->Add({"LayerNorm", 1, 3, 3, 3, ln_args, PARITY_REF_KERNEL(LayerNorm)});
   r->Add({"LayerNormGradient", 5, 5, 1, 1, ln_args, PARITY_REF_KERNEL(LayerNormGradient)});
 }
+
+PARITY_REFERENCE_FAMILY(RegisterNormOps);
 
 }  // namespace parity::reference

@@ -178,4 +178,6 @@ void RegisterRecurrentOps(Registry* r) {
   r->Add({"RecurrentNetwork", 1, -1, 1, -1, args, PARITY_REF_KERNEL(RecurrentNetwork)});
 }
 
+PARITY_REFERENCE_FAMILY(RegisterRecurrentOps);
+
 }  // namespace parity::reference

@@ -136,4 +136,6 @@ void RegisterReduceOps(Registry* r) {
           PARITY_REF_KERNEL(SumElementsGradient)});
 }
 
+PARITY_REFERENCE_FAMILY(RegisterReduceOps);
+
 }  // namespace parity::reference

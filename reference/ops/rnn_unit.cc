@@ -227,4 +227,6 @@ void RegisterRnnUnitOps(Registry* r) {
   r->Add({"GRUUnitGradient", 5, 6, 2, 2, gru, PARITY_REF_KERNEL(GRUUnitGradient)});
 }
 
+PARITY_REFERENCE_FAMILY(RegisterRnnUnitOps);
+
 }  // namespace parity::reference

@@ -1,6 +1,6 @@
-// Shape ops: Reshape Transpose Concat Split Flatten FlattenToVec ResizeLike ExpandDims Squeeze Slice Shape
-// Gather Tile. Every one is written as "for each output multi-index, which input element?", so
-// the same code moves floating, integer and bool elements exactly.
+// Shape ops: Reshape Transpose Concat Split Flatten FlattenToVec ResizeLike ExpandDims Squeeze
+// Slice Shape Gather Tile. Every one is written as "for each output multi-index, which input
+// element?", so the same code moves floating, integer and bool elements exactly.
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -436,7 +436,7 @@ void Tile(OpContext<T>& c) {
 }  // namespace
 
 void RegisterShapeOps(Registry* r) {
-  r->Add({"Reshape", 1, 2, 2, 2, {{"shape", "[]"}}, PARITY_REF_KERNEL(Reshape)});
+  r->Add({"Reshape", 1, 2, 2, 2, {{"shape", "[]"}}, PARITY_REF_KERNEL(Reshape)}).inplace = {{0, 0}};
   r->Add({"Transpose", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Transpose)});
   r->Add({"Concat",
           1,
@@ -454,9 +454,10 @@ void RegisterShapeOps(Registry* r) {
           PARITY_REF_KERNEL(Split)});
   r->Add({"Flatten", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Flatten)});
   r->Add({"FlattenToVec", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(FlattenToVec)});
-  r->Add({"ResizeLike", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ResizeLike)});
-  r->Add({"ExpandDims", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(ExpandDims)});
-  r->Add({"Squeeze", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(Squeeze)});
+  r->Add({"ResizeLike", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ResizeLike)}).inplace = {{0, 0}};
+  r->Add({"ExpandDims", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(ExpandDims)}).inplace = {
+      {0, 0}};
+  r->Add({"Squeeze", 1, 1, 1, 1, {{"dims", "[]"}}, PARITY_REF_KERNEL(Squeeze)}).inplace = {{0, 0}};
   r->Add({"Slice", 1, 3, 1, 1, {{"starts", "[]"}, {"ends", "[]"}}, PARITY_REF_KERNEL(Slice)});
   r->Add({"SliceGradient",
           2,
@@ -469,5 +470,7 @@ void RegisterShapeOps(Registry* r) {
   r->Add({"Gather", 2, 2, 1, 1, {{"axis", "0"}, {"wrap_indices", ""}}, PARITY_REF_KERNEL(Gather)});
   r->Add({"Tile", 1, 3, 1, 1, {{"tiles", "1"}, {"axis", "0"}}, PARITY_REF_KERNEL(Tile)});
 }
+
+PARITY_REFERENCE_FAMILY(RegisterShapeOps);
 
 }  // namespace parity::reference

@@ -108,6 +108,11 @@ template <typename T>
 void Clip(OpContext<T>& c) {
   const T lo = static_cast<T>(c.args.Float("min"));
   const T hi = static_cast<T>(c.args.Float("max"));
+  // Caffe2's ClipOp computes min(max(x, min), max) without a check, which for min > max is `max`
+  // everywhere: never what a net means, so both halves reject it as a bad argument instead.
+  PARITY_ENFORCE(!(c.args.Float("min") > c.args.Float("max")), ErrorKind::kBadArgument,
+                 "argument 'min' = ", c.args.Float("min"),
+                 " is greater than 'max' = ", c.args.Float("max"));
   UnaryReal(c, [lo, hi](T x) { return std::isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x)); });
 }
 
@@ -194,21 +199,22 @@ void Cast(OpContext<T>& c) {
 }  // namespace
 
 void RegisterUnaryOps(Registry* r) {
-  r->Add({"Relu", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Relu)});
-  r->Add({"LeakyRelu", 1, 1, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyRelu)});
-  r->Add({"Elu", 1, 1, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(Elu)});
-  r->Add({"Sigmoid", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(SigmoidOp)});
-  r->Add({"Tanh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Tanh)});
-  r->Add({"Softsign", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Softsign)});
-  r->Add({"Exp", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Exp)});
-  r->Add({"Log", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Log)});
-  r->Add({"Sqrt", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sqrt)});
-  r->Add({"Sqr", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sqr)});
-  r->Add({"Abs", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Abs)});
-  r->Add({"Neg", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Neg)});
-  r->Add({"Reciprocal", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Reciprocal)});
-  r->Add({"Sin", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sin)});
-  r->Add({"Cos", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Cos)});
+  r->Add({"Relu", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Relu)}).inplace = {{0, 0}};
+  r->Add({"LeakyRelu", 1, 1, 1, 1, {{"alpha", "0.01"}}, PARITY_REF_KERNEL(LeakyRelu)}).inplace = {
+      {0, 0}};
+  r->Add({"Elu", 1, 1, 1, 1, {{"alpha", "1.0"}}, PARITY_REF_KERNEL(Elu)}).inplace = {{0, 0}};
+  r->Add({"Sigmoid", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(SigmoidOp)}).inplace = {{0, 0}};
+  r->Add({"Tanh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Tanh)}).inplace = {{0, 0}};
+  r->Add({"Softsign", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Softsign)}).inplace = {{0, 0}};
+  r->Add({"Exp", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Exp)}).inplace = {{0, 0}};
+  r->Add({"Log", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Log)}).inplace = {{0, 0}};
+  r->Add({"Sqrt", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sqrt)}).inplace = {{0, 0}};
+  r->Add({"Sqr", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sqr)}).inplace = {{0, 0}};
+  r->Add({"Abs", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Abs)}).inplace = {{0, 0}};
+  r->Add({"Neg", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Neg)}).inplace = {{0, 0}};
+  r->Add({"Reciprocal", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Reciprocal)}).inplace = {{0, 0}};
+  r->Add({"Sin", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sin)}).inplace = {{0, 0}};
+  r->Add({"Cos", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Cos)}).inplace = {{0, 0}};
   // Caffe2's defaults are float's lowest() and max().
   r->Add({"Clip",
           1,
@@ -216,10 +222,13 @@ void RegisterUnaryOps(Registry* r) {
           1,
           1,
           {{"min", "-3.4028234663852886e+38"}, {"max", "3.4028234663852886e+38"}},
-          PARITY_REF_KERNEL(Clip)});
-  r->Add({"Scale", 1, 1, 1, 1, {{"scale", "1.0"}}, PARITY_REF_KERNEL(Scale)});
+          PARITY_REF_KERNEL(Clip)})
+      .inplace = {{0, 0}};
+  r->Add({"Scale", 1, 1, 1, 1, {{"scale", "1.0"}}, PARITY_REF_KERNEL(Scale)}).inplace = {{0, 0}};
   r->Add({"Cast", 1, 1, 1, 1, {{"to", ""}}, PARITY_REF_KERNEL(Cast)});
-  r->Add({"StopGradient", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(StopGradient)});
+  r->Add({"StopGradient", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(StopGradient)}).inplace = {{0, 0}};
 }
+
+PARITY_REFERENCE_FAMILY(RegisterUnaryOps);
 
 }  // namespace parity::reference

@@ -17,9 +17,11 @@ TEST(Conv, Basic) {
   auto y = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2), in, "y");
   EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 1, 2, 2}));
   EXPECT_VALUES_NEAR(y, (std::vector<double>{6, 8, 12, 14}), 0);
-  // Kernel size taken from the filter; bias added per output channel.
-  EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w", "b"}, {"y"}), in, "y"),
+  // Bias added per output channel.
+  EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w", "b"}, {"y"}).I("kernel", 2), in, "y"),
                      (std::vector<double>{16, 18, 22, 24}), 0);
+  // The kernel size is never taken from the filter (Caffe2's ConvPoolOpBase requires it).
+  ExpectError([&] { RunOps({Op("Conv", {"x", "w", "b"}, {"y"})}, in); }, ErrorKind::kBadArgument);
   ExpectError(
       [&] {
         RunOps({Op("Conv", {"x", "w"}, {"y"}).I("kernel", 3)}, in);
@@ -29,39 +31,40 @@ TEST(Conv, Basic) {
 
 TEST(Conv, Padding) {
   // pad 1 all round: y(i,j) = x(i-1,j-1) + x(i,j) with zeros outside.
-  auto y = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("pad", 1),
+  auto y = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2).I("pad", 1),
                  {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 0, 0, 1})}}, "y");
   EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 1, 4, 4}));
   EXPECT_VALUES_NEAR(y, (std::vector<double>{1, 2, 3, 0, 4, 6, 8, 3, 7, 12, 14, 6, 0, 7, 8, 9}), 0);
   // Asymmetric pads (t, l, b, r) = (1, 0, 0, 0) on [[1,2],[3,4]] with an all-ones 2x2 filter:
   // windows rows {-1,0} and {0,1}: 1+2 = 3 and 1+2+3+4 = 10.
-  auto a = RunOp(Op("Conv", {"x", "w"}, {"y"}).Ints("pads", {1, 0, 0, 0}),
+  auto a = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2).Ints("pads", {1, 0, 0, 0}),
                  {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}}, "y");
   EXPECT_EQ(Dims(a), (std::vector<int64_t>{1, 1, 2, 1}));
   EXPECT_VALUES_NEAR(a, (std::vector<double>{3, 10}), 0);
   // The same with pad_t.
-  auto t = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("pad_t", 1),
+  auto t = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2).I("pad_t", 1),
                  {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}}, "y");
   EXPECT_VALUES_NEAR(t, (std::vector<double>{3, 10}), 0);
 }
 
 TEST(Conv, DilationStrideGroup) {
   // Dilation 2 turns a 2x2 filter of ones into the four corners: 1 + 3 + 7 + 9 = 20.
-  auto d = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("dilation", 2),
+  auto d = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 2).I("dilation", 2),
                  {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}}, "y");
   EXPECT_EQ(Dims(d), (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_VALUES_NEAR(d, (std::vector<double>{20}), 0);
   // Stride 2 with a 1x1 filter of 2 picks the corners, doubled.
-  auto s = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("stride", 2),
+  auto s = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 1).I("stride", 2),
                  {{"x", F({1, 1, 3, 3}, Iota(9))}, {"w", F({1, 1, 1, 1}, {2})}}, "y");
   EXPECT_VALUES_NEAR(s, (std::vector<double>{2, 6, 14, 18}), 0);
   // Two groups: each output channel sees only its own input channel.
   const Tensors g = {{"x", F({1, 2, 1, 1}, {3, 5})}, {"w", F({2, 1, 1, 1}, {10, 100})}};
-  EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w"}, {"y"}).I("group", 2), g, "y"),
+  EXPECT_VALUES_NEAR(RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 1).I("group", 2), g, "y"),
                      (std::vector<double>{30, 500}), 0);
-  ExpectError([&] { RunOps({Op("Conv", {"x", "w"}, {"y"})}, g); }, ErrorKind::kShapeMismatch);
+  ExpectError([&] { RunOps({Op("Conv", {"x", "w"}, {"y"}).I("kernel", 1)}, g); },
+              ErrorKind::kShapeMismatch);
   // Two batch items, two input channels, one output channel: sums the channels.
-  auto b = RunOp(Op("Conv", {"x", "w"}, {"y"}),
+  auto b = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 1),
                  {{"x", F({2, 2, 1, 1}, {1, 2, 3, 4})}, {"w", F({1, 2, 1, 1}, {1, 10})}}, "y");
   EXPECT_VALUES_NEAR(b, (std::vector<double>{21, 43}), 0);
 }

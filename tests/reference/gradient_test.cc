@@ -45,14 +45,14 @@ TEST(Gradient, HandComputed) {
   EXPECT_VALUES_NEAR(mx.blobs.at("da"), (std::vector<double>{1, 2}), 0);
   EXPECT_VALUES_NEAR(mx.blobs.at("db"), (std::vector<double>{1, 0}), 0);
   // 1x1 conv with w = 3 over [[1,2],[3,4]], dY all ones: dW = 10, db = 4, dX = 3.
-  RunResult cv = RunOps({Op("ConvGradient", {"x", "w", "dy"}, {"dw", "db", "dx"})},
+  RunResult cv = RunOps({Op("ConvGradient", {"x", "w", "dy"}, {"dw", "db", "dx"}).I("kernel", 1)},
                         {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})},
                          {"w", F({1, 1, 1, 1}, {3})},
                          {"dy", F({1, 1, 2, 2}, {1, 1, 1, 1})}});
   EXPECT_VALUES_NEAR(cv.blobs.at("dw"), (std::vector<double>{10}), 0);
   EXPECT_VALUES_NEAR(cv.blobs.at("db"), (std::vector<double>{4}), 0);
   EXPECT_VALUES_NEAR(cv.blobs.at("dx"), (std::vector<double>{3, 3, 3, 3}), 0);
-  RunResult nb = RunOps({Op("ConvGradient", {"x", "w", "dy"}, {"dw", "dx"}).I("no_bias", 1)},
+  RunResult nb = RunOps({Op("ConvGradient", {"x", "w", "dy"}, {"dw", "dx"}).I("kernel", 1).I("no_bias", 1)},
                         {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})},
                          {"w", F({1, 1, 1, 1}, {3})},
                          {"dy", F({1, 1, 2, 2}, {1, 1, 1, 1})}});
@@ -260,6 +260,7 @@ TEST(Gradient, ConvPoolAndRnnUnitKernelsMatchFiniteDifferences) {
   auto conv = [](const std::string& type, std::vector<std::string> in,
                  std::vector<std::string> out) {
     return Op(type, in, out)
+        .I("kernel", 2)
         .I("group", 2)
         .I("stride", 2)
         .Ints("pads", {1, 0, 0, 1})

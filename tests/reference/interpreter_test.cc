@@ -98,7 +98,8 @@ TEST(Interpreter, AliasSharesStorageUntilReallocated) {
   EXPECT_VALUES_NEAR(c.blobs.at("x"), (std::vector<double>{-1, 2, -3}), 0);
   // A write of a different size gives y fresh storage; x keeps its values.
   RunResult d = RunNet(
-      MakeNet({Op("Alias", {"x"}, {"y"}), Op("Concat", {"y", "y"}, {"y", "info"}).I("axis", 0)}),
+      MakeNet({Op("Alias", {"x"}, {"y"}), Op("Concat", {"y", "y"}, {"z", "info"}).I("axis", 0),
+               Op("Copy", {"z"}, {"y"})}),
       {{"x", F({3}, {-1, 2, -3})}});
   EXPECT_VALUES_NEAR(d.blobs.at("x"), (std::vector<double>{-1, 2, -3}), 0);
   EXPECT_EQ(Dims(d.blobs.at("y")), (std::vector<int64_t>{6}));
