@@ -57,6 +57,7 @@ void ArithKernel(OpContext<T>& c) {
                  ErrorKind::kShapeMismatch, "arithmetic needs float, int32 or int64 inputs, got ",
                  Describe(c, 0));
   const Broadcast m = BinaryMap(c, a, b);
+  RequireInPlaceKeepsShape(c, m.dims);
   Value<T> y = c.NewTensor(a.dtype, m.dims);
   for (size_t k = 0; k < m.a.size(); ++k) {
     if (a.is_real()) {
@@ -103,6 +104,7 @@ void Pow(OpContext<T>& c) {
                  "Pow takes the exponent from input 1 or the 'exponent' argument, not both");
   const Value<T>& e = c.RealInput(1);
   const Broadcast m = BinaryMap(c, x, e);
+  RequireInPlaceKeepsShape(c, m.dims);
   Value<T> y = c.NewReal(m.dims);
   for (size_t k = 0; k < m.a.size(); ++k) y.r()[k] = std::pow(x.r()[m.a[k]], e.r()[m.b[k]]);
   c.SetOutput(0, std::move(y));
@@ -139,6 +141,7 @@ void CompareKernel(OpContext<T>& c) {
                  ErrorKind::kShapeMismatch, "comparison needs bool, int32, int64 or float, got ",
                  Describe(c, 0));
   const Broadcast m = BinaryMap(c, a, b);
+  RequireInPlaceKeepsShape(c, m.dims);
   Value<T> y = c.NewTensor(DType::kBool, m.dims);
   for (size_t k = 0; k < m.a.size(); ++k) {
     y.i()[k] = a.is_real() ? Compare(kOp, a.r()[m.a[k]], b.r()[m.b[k]])
@@ -181,6 +184,7 @@ void LogicKernel(OpContext<T>& c) {
   PARITY_ENFORCE(a.dtype == DType::kBool && b.dtype == DType::kBool, ErrorKind::kShapeMismatch,
                  "logical ops need bool inputs: ", Describe(c, 0), ", ", Describe(c, 1));
   const Broadcast m = BinaryMap(c, a, b);
+  RequireInPlaceKeepsShape(c, m.dims);
   Value<T> y = c.NewTensor(DType::kBool, m.dims);
   for (size_t k = 0; k < m.a.size(); ++k) {
     const bool x = a.i()[m.a[k]] != 0, z = b.i()[m.b[k]] != 0;

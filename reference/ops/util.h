@@ -64,6 +64,20 @@ inline const ArgTable& BinaryArgs() {
 
 // Numpy broadcasting, or Caffe2's legacy form when broadcast=1 (B matched against A's dims from
 // `axis`, or from the position of `axis_str` in `order`).
+// An elementwise output written in place of an input must keep that input's dims: Caffe2 resizes
+// the output before reading the inputs, so a broadcast that grows A in place would read freed
+// memory (production rejects it too).
+template <typename T>
+void RequireInPlaceKeepsShape(const OpContext<T>& c, const Dims& out) {
+  for (int i = 0; i < c.InputSize(); ++i) {
+    if (c.InputName(i) != c.OutputName(0)) continue;
+    const Value<T>* v = c.ws->Find(c.InputName(i));
+    PARITY_ENFORCE(v == nullptr || v->dims == out, ErrorKind::kShapeMismatch, "the output ",
+                   ShapeString(out), " cannot be written in place of ", Describe(c, i),
+                   ": in place needs the output to keep the input's shape");
+  }
+}
+
 template <typename T>
 Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b) {
   if (!c.args.Bool("broadcast")) {
