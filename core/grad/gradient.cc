@@ -166,4 +166,8 @@ GradientOpsMeta GetGradientForOp(const caffe2::OperatorDef& def,
   return meta;
 }
 
+int64_t GradientArgOr(const caffe2::OperatorDef& def, const char* name, int64_t fallback) {
+  return ArgumentHelper(def, nullptr).Get<int64_t>(name, fallback);
+}
+
 }  // namespace parity

@@ -7,9 +7,9 @@
 //   PARITY_NO_GRADIENT(Shape);                 // flow stops here (StopGradient, comparisons)
 //   PARITY_SHOULD_NOT_DO_GRADIENT(CreateScope); // asking is an error
 //
-// Names follow Caffe2: GI(i) = input i + "_grad" (and marks input i as having a gradient), GO(i) the
-// given gradient of output i. GetGradientForOp copies the forward op's device option, engine and
-// arguments into every gradient op (unless the maker opts out) and marks them is_gradient_op.
+// Names follow Caffe2: GI(i) = input i + "_grad" (and marks input i as having a gradient), GO(i)
+// the given gradient of output i. GetGradientForOp copies the forward op's device option, engine
+// and arguments into every gradient op (unless the maker opts out) and marks them is_gradient_op.
 // Dense gradients only: Caffe2's sparse GradientSlice is out of scope.
 #ifndef PARITY_CORE_GRAD_GRADIENT_H_
 #define PARITY_CORE_GRAD_GRADIENT_H_
@@ -61,10 +61,10 @@ caffe2::Argument IntsArg(const std::string& name, const std::vector<int64_t>& va
 using GradientMaker = std::function<Ops(GradientContext&)>;
 
 enum class GradientKind {
-  kMaker,            // a maker builds gradient ops
-  kNoGradient,       // no ops, no input gradients: the backward flow stops (NO_GRADIENT)
-  kShouldNotDo,      // asking for it is an error (SHOULD_NOT_DO_GRADIENT)
-  kNotImplemented,   // differentiable, but parity has no gradient yet (an error naming the op)
+  kMaker,           // a maker builds gradient ops
+  kNoGradient,      // no ops, no input gradients: the backward flow stops (NO_GRADIENT)
+  kShouldNotDo,     // asking for it is an error (SHOULD_NOT_DO_GRADIENT)
+  kNotImplemented,  // differentiable, but parity has no gradient yet (an error naming the op)
 };
 
 struct GradientOptions {
@@ -100,20 +100,24 @@ struct GradientOpsMeta {
 GradientOpsMeta GetGradientForOp(const caffe2::OperatorDef& def,
                                  const std::vector<std::string>& g_output);
 
+// The op's integer argument `name`, or `fallback` when absent (makers read the forward op's
+// arguments without its schema's defaults, as Caffe2's makers do).
+int64_t GradientArgOr(const caffe2::OperatorDef& def, const char* name, int64_t fallback);
+
 }  // namespace parity
 
 #define PARITY_GRADIENT_CONCAT_INNER(a, b) a##b
 #define PARITY_GRADIENT_CONCAT(a, b) PARITY_GRADIENT_CONCAT_INNER(a, b)
 // The maker is the variadic tail so that commas inside the lambda need no parentheses.
-#define PARITY_REGISTER_GRADIENT_ENTRY(type, kind, options, ...)                             \
-  static const bool PARITY_GRADIENT_CONCAT(parity_gradient_, __COUNTER__) =                 \
-      ::parity::GradientRegistry::Register(                                                 \
+#define PARITY_REGISTER_GRADIENT_ENTRY(type, kind, options, ...)            \
+  static const bool PARITY_GRADIENT_CONCAT(parity_gradient_, __COUNTER__) = \
+      ::parity::GradientRegistry::Register(                                 \
           #type, ::parity::GradientEntry{kind, __VA_ARGS__, options, __FILE__, __LINE__})
 #define PARITY_REGISTER_GRADIENT(type, ...) \
   PARITY_REGISTER_GRADIENT_ENTRY(type, ::parity::GradientKind::kMaker, {}, __VA_ARGS__)
 // For makers that set their own arguments (Caffe2's CopyArguments() == false).
-#define PARITY_REGISTER_GRADIENT_OWN_ARGS(type, ...)                                 \
-  PARITY_REGISTER_GRADIENT_ENTRY(type, ::parity::GradientKind::kMaker,               \
+#define PARITY_REGISTER_GRADIENT_OWN_ARGS(type, ...)                   \
+  PARITY_REGISTER_GRADIENT_ENTRY(type, ::parity::GradientKind::kMaker, \
                                  (::parity::GradientOptions{false, true, true}), __VA_ARGS__)
 #define PARITY_NO_GRADIENT(type) \
   PARITY_REGISTER_GRADIENT_ENTRY(type, ::parity::GradientKind::kNoGradient, {}, nullptr)

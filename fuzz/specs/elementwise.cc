@@ -1,6 +1,6 @@
 // Test specs of the binary and variadic elementwise ops: Add Sub Mul Div Pow, Max Min Sum Mean,
 // the comparisons LT LE GT GE EQ NE and the logical ops And Or Xor Not. The unary ops are in
-// elementwise_unary.cc.
+// unary.cc.
 //
 // Binary ops draw one of four broadcast forms: same shapes; numpy (B a suffix of A's dims with
 // some dims 1, sometimes A with 1s too, or the operands swapped); a one-element B; and Caffe2's

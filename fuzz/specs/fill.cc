@@ -8,55 +8,49 @@ namespace {
 
 std::vector<int64_t> ShapeArg() { return AnyDims(1, 3, 4); }
 
-PARITY_OP_SPEC(ConstantFill)
-    .Tolerance("exact")
-    .Make([](const Primary*) {
-      OpInstance op("ConstantFill");
-      op.Arg("shape", ShapeArg());
-      op.Arg("value", static_cast<float>(*rc::gen::inRange(-8, 9)) / 4.0f);
-      return std::optional<OpInstance>(op);
-    });
+PARITY_OP_SPEC(ConstantFill).Tolerance("exact").Make([](const Primary*) {
+  OpInstance op("ConstantFill");
+  op.Arg("shape", ShapeArg());
+  op.Arg("value", static_cast<float>(*rc::gen::inRange(-8, 9)) / 4.0f);
+  return std::optional<OpInstance>(op);
+});
 
-PARITY_OP_SPEC(GivenTensorFill)
-    .Tolerance("exact")
-    .Make([](const Primary*) {
-      std::vector<int64_t> shape = ShapeArg();
-      int64_t n = 1;
-      for (int64_t d : shape) n *= d;
-      auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(-100, 101));
-      OpInstance op("GivenTensorFill");
-      op.Arg("shape", shape);
-      // Quarter steps are exact in f32 and f64.
-      caffe2::Argument values;
-      values.set_name("values");
-      for (int g : grid) values.add_floats(static_cast<float>(g) / 4.0f);
-      op.RawArg(values);
-      return std::optional<OpInstance>(op);
-    });
+PARITY_OP_SPEC(GivenTensorFill).Tolerance("exact").Make([](const Primary*) {
+  std::vector<int64_t> shape = ShapeArg();
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(-100, 101));
+  OpInstance op("GivenTensorFill");
+  op.Arg("shape", shape);
+  // Quarter steps are exact in f32 and f64.
+  caffe2::Argument values;
+  values.set_name("values");
+  for (int g : grid) values.add_floats(static_cast<float>(g) / 4.0f);
+  op.RawArg(values);
+  return std::optional<OpInstance>(op);
+});
 
 // The typed GivenTensor fills: values from `floats` (double) or `ints` (integers, bools).
-#define PARITY_GIVEN_FILL_SPEC(Type, use_ints, lo, hi)                                    \
-  PARITY_OP_SPEC(Type)                                                                    \
-      .Tolerance("exact")                                                                 \
-      .Make([](const Primary*) {                                                          \
-        std::vector<int64_t> shape = ShapeArg();                                          \
-        int64_t n = 1;                                                                    \
-        for (int64_t d : shape) n *= d;                                                   \
-        auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(lo, hi));   \
-        OpInstance op(#Type);                                                             \
-        op.Arg("shape", shape);                                                           \
-        caffe2::Argument values;                                                          \
-        values.set_name("values");                                                        \
-        for (int g : grid) {                                                              \
-          if (use_ints) {                                                                 \
-            values.add_ints(g);                                                           \
-          } else {                                                                        \
-            values.add_floats(static_cast<float>(g) / 8.0f);                              \
-          }                                                                               \
-        }                                                                                 \
-        op.RawArg(values);                                                                \
-        return std::optional<OpInstance>(op);                                             \
-      })
+#define PARITY_GIVEN_FILL_SPEC(Type, use_ints, lo, hi)                              \
+  PARITY_OP_SPEC(Type).Tolerance("exact").Make([](const Primary*) {                 \
+    std::vector<int64_t> shape = ShapeArg();                                        \
+    int64_t n = 1;                                                                  \
+    for (int64_t d : shape) n *= d;                                                 \
+    auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(lo, hi)); \
+    OpInstance op(#Type);                                                           \
+    op.Arg("shape", shape);                                                         \
+    caffe2::Argument values;                                                        \
+    values.set_name("values");                                                      \
+    for (int g : grid) {                                                            \
+      if (use_ints) {                                                               \
+        values.add_ints(g);                                                         \
+      } else {                                                                      \
+        values.add_floats(static_cast<float>(g) / 8.0f);                            \
+      }                                                                             \
+    }                                                                               \
+    op.RawArg(values);                                                              \
+    return std::optional<OpInstance>(op);                                           \
+  })
 PARITY_GIVEN_FILL_SPEC(GivenTensorDoubleFill, false, -100, 101);
 PARITY_GIVEN_FILL_SPEC(GivenTensorIntFill, true, -1000, 1001);
 PARITY_GIVEN_FILL_SPEC(GivenTensorInt64Fill, true, -1000, 1001);
@@ -67,50 +61,26 @@ PARITY_GIVEN_FILL_SPEC(GivenTensorBoolFill, true, 0, 2);
 // single op only: in a net, an in-place write through either name changes the other behind the
 // backward pass's blob versions (Caffe2 warns against exactly that), so gradients of such nets are
 // not defined by autodiff.
-PARITY_OP_SPEC(Alias)
-    .Tolerance("exact")
-    .Make([](const Primary* p) {
-      OpInstance op("Alias");
-      op.Input(p ? *p : AnyDims());
-      return std::optional<OpInstance>(op);
-    });
+PARITY_OP_SPEC(Alias).Tolerance("exact").Make([](const Primary* p) {
+  OpInstance op("Alias");
+  op.Input(p ? *p : AnyDims());
+  return std::optional<OpInstance>(op);
+});
 
-// ResizeLike: the data's values with a shape source's dims (same element count).
-PARITY_OP_SPEC(ResizeLike)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
-      std::vector<int64_t> x = p ? *p : AnyDims();
-      int64_t n = 1;
-      for (int64_t d : x) n *= d;
-      // A shape source with the same count: [n] or [a, n / a] for a divisor a.
-      std::vector<int64_t> like = {n};
-      int64_t a = *rc::gen::inRange<int64_t>(1, 5);
-      if (n % a == 0 && *rc::gen::arbitrary<bool>()) like = {a, n / a};
-      OpInstance op("ResizeLike");
-      op.Input(x);
-      int source = op.Input(like);
-      op.NotDifferentiable(source);
-      return std::optional<OpInstance>(op);
-    });
-
-PARITY_OP_SPEC(Copy)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) {
-      OpInstance op("Copy");
-      op.Input(p ? *p : AnyDims());
-      return std::optional<OpInstance>(op);
-    });
+PARITY_OP_SPEC(Copy).Tolerance("exact").ConsumesIntermediates(true).Make([](const Primary* p) {
+  OpInstance op("Copy");
+  op.Input(p ? *p : AnyDims());
+  return std::optional<OpInstance>(op);
+});
 
 // Random fills draw from production's generator; the reference cannot match values.
-#define PARITY_RANDOM_FILL_SPEC(Type)                                                     \
-  PARITY_OP_SPEC(Type)                                                                    \
-      .Skip("forward", "random values: production's generator, checked statistically")  \
-      .Make([](const Primary*) {                                                          \
-        OpInstance op(#Type);                                                             \
-        op.Arg("shape", ShapeArg());                                                      \
-        return std::optional<OpInstance>(op);                                             \
+#define PARITY_RANDOM_FILL_SPEC(Type)                                                  \
+  PARITY_OP_SPEC(Type)                                                                 \
+      .Skip("forward", "random values: production's generator, checked statistically") \
+      .Make([](const Primary*) {                                                       \
+        OpInstance op(#Type);                                                          \
+        op.Arg("shape", ShapeArg());                                                   \
+        return std::optional<OpInstance>(op);                                          \
       })
 PARITY_RANDOM_FILL_SPEC(UniformFill);
 PARITY_RANDOM_FILL_SPEC(GaussianFill);

@@ -1,6 +1,6 @@
 // Test specs of the shape family: Reshape, Transpose, Concat, Split, Flatten, FlattenToVec,
-// ExpandDims, Squeeze, Slice, Shape, Gather, Tile. They move values without arithmetic, so the
-// tolerance is exact and any float blob may feed them.
+// ExpandDims, Squeeze, Slice, Shape, Gather, Tile, ResizeLike. They move values without arithmetic,
+// so the tolerance is exact and any float blob may feed them.
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -33,19 +33,23 @@ int64_t SomeAxis(int64_t rank) {
   return *rc::gen::arbitrary<bool>() ? axis - rank : axis;
 }
 
-PARITY_OP_SPEC(Reshape)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Reshape).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       OpInstance op("Reshape", 2);  // (reshaped, old_shape)
       op.Input(x);
       std::vector<int64_t> shape;
       switch (*rc::gen::inRange(0, 4)) {
-        case 0: shape = {Numel(x)}; break;                       // flat
-        case 1: shape = {-1}; break;                             // inferred
-        case 2: shape = std::vector<int64_t>(x.rbegin(), x.rend()); break;
-        default:                                                  // 0 copies a dim, -1 the rest
+        case 0:
+          shape = {Numel(x)};
+          break;  // flat
+        case 1:
+          shape = {-1};
+          break;  // inferred
+        case 2:
+          shape = std::vector<int64_t>(x.rbegin(), x.rend());
+          break;
+        default:  // 0 copies a dim, -1 the rest
           shape = {0, -1};
           if (x.size() < 2) shape = {0};
       }
@@ -53,10 +57,8 @@ PARITY_OP_SPEC(Reshape)
       return op;
     });
 
-PARITY_OP_SPEC(Transpose)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Transpose).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       OpInstance op("Transpose");
       op.Input(x);
@@ -66,10 +68,8 @@ PARITY_OP_SPEC(Transpose)
       return op;
     });
 
-PARITY_OP_SPEC(Concat)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Concat).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       const int64_t rank = static_cast<int64_t>(x.size());
       const bool add_axis = *rc::gen::inRange(0, 4) == 0;
@@ -87,10 +87,8 @@ PARITY_OP_SPEC(Concat)
       return op;
     });
 
-PARITY_OP_SPEC(Split)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Split).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       const int64_t rank = static_cast<int64_t>(x.size());
       const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
@@ -110,10 +108,8 @@ PARITY_OP_SPEC(Split)
       return op;
     });
 
-PARITY_OP_SPEC(Flatten)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Flatten).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       OpInstance op("Flatten");
       op.Input(x);
@@ -146,10 +142,8 @@ PARITY_OP_SPEC(ExpandDims)
       return op;
     });
 
-PARITY_OP_SPEC(Squeeze)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Squeeze).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x;
       if (p) {
         x = *p;
@@ -169,10 +163,8 @@ PARITY_OP_SPEC(Squeeze)
     });
 
 // Slice cuts one axis (Caffe2's restriction, which the reference keeps); the others are whole.
-PARITY_OP_SPEC(Slice)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Slice).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       const int64_t rank = static_cast<int64_t>(x.size());
       const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
@@ -206,10 +198,8 @@ PARITY_OP_SPEC(Shape)
       return op;
     });
 
-PARITY_OP_SPEC(Gather)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Gather).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
       const int64_t rank = static_cast<int64_t>(x.size());
       if (rank == 0 || Numel(x) == 0) return std::nullopt;
@@ -219,15 +209,14 @@ PARITY_OP_SPEC(Gather)
       OpInstance op("Gather");
       op.Input(x);
       // Indices in [0, dim): repeated ones exercise the gradient's accumulation.
-      op.IndexInput(idx, x[axis], *rc::gen::arbitrary<bool>() ? DataType::kInt32 : DataType::kInt64);
+      op.IndexInput(idx, x[axis],
+                    *rc::gen::arbitrary<bool>() ? DataType::kInt32 : DataType::kInt64);
       if (axis != 0) op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
       return op;
     });
 
-PARITY_OP_SPEC(Tile)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Tile).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
       const int64_t axis = SomeAxis(x.size());
       const int64_t tiles = *rc::gen::inRange<int64_t>(1, 4);
@@ -242,6 +231,25 @@ PARITY_OP_SPEC(Tile)
         op.ShapeInput({axis}, DataType::kInt32);
       }
       return op;
+    });
+
+// ResizeLike: the data's values with a shape source's dims (same element count).
+PARITY_OP_SPEC(ResizeLike)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims();
+      int64_t n = 1;
+      for (int64_t d : x) n *= d;
+      // A shape source with the same count: [n] or [a, n / a] for a divisor a.
+      std::vector<int64_t> like = {n};
+      int64_t a = *rc::gen::inRange<int64_t>(1, 5);
+      if (n % a == 0 && *rc::gen::arbitrary<bool>()) like = {a, n / a};
+      OpInstance op("ResizeLike");
+      op.Input(x);
+      int source = op.Input(like);
+      op.NotDifferentiable(source);
+      return std::optional<OpInstance>(op);
     });
 
 }  // namespace

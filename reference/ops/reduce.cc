@@ -1,5 +1,6 @@
 // Reductions: ReduceSum ReduceMean ReduceMax ReduceMin (axes, keepdims), SumElements, and
-// SumElementsGradient. Sums accumulate in the scalar type, in row-major order.
+// SumElementsGradient; Softmax (a normalized reduction over the trailing axes) and its gradient.
+// Sums accumulate in the scalar type, in row-major order.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -118,9 +119,52 @@ void SumElementsGradient(OpContext<T>& c) {
   c.SetOutput(0, std::move(dx));
 }
 
+// Softmax over the 2-D view [prod(dims[:axis]), prod(dims[axis:])] (Caffe2 coerces to 2-D),
+// shifted by the row max so exp never overflows.
+template <typename T>
+void SoftmaxRows(const std::vector<T>& x, int64_t rows, int64_t cols, std::vector<T>* y) {
+  for (int64_t n = 0; n < rows; ++n) {
+    T mx = -std::numeric_limits<T>::infinity();
+    for (int64_t d = 0; d < cols; ++d) mx = std::max(mx, x[n * cols + d]);
+    T sum = 0;
+    for (int64_t d = 0; d < cols; ++d) sum += ((*y)[n * cols + d] = std::exp(x[n * cols + d] - mx));
+    for (int64_t d = 0; d < cols; ++d) (*y)[n * cols + d] /= sum;
+  }
+}
+
+template <typename T>
+void Softmax(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  Value<T> y = c.NewReal(x.dims);
+  SoftmaxRows(x.r(), SizeToDim(x.dims, axis), SizeFromDim(x.dims, axis), &y.r());
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void SoftmaxGradient(OpContext<T>& c) {
+  const Value<T>& y = c.RealInput(0);
+  const Value<T>& dy = c.RealInput(1);
+  RequireSameShape(c, y, dy, 1);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), y.dims.size());
+  const int64_t rows = SizeToDim(y.dims, axis), cols = SizeFromDim(y.dims, axis);
+  Value<T> dx = c.NewReal(y.dims);
+  for (int64_t n = 0; n < rows; ++n) {
+    T dot = 0;
+    for (int64_t d = 0; d < cols; ++d) dot += y.r()[n * cols + d] * dy.r()[n * cols + d];
+    for (int64_t d = 0; d < cols; ++d) {
+      dx.r()[n * cols + d] = y.r()[n * cols + d] * (dy.r()[n * cols + d] - dot);
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
 }  // namespace
 
 void RegisterReduceOps(Registry* r) {
+  r->Add({"Softmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Softmax)});
+  r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)})
+      .inplace = {{1, 0}};
   const ArgTable args = {{"axes", "[]"}, {"keepdims", "1"}};
   r->Add({"ReduceSum", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceSum)});
   r->Add({"ReduceMean", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMean)});

@@ -6,31 +6,11 @@
 
 #include "core/schema.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/grad_kernels/grad_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
-
-Tensor Random(const Ints& dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  Tensor t;
-  t.Resize(dims);
-  float* data = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) data[i] = uniform(rng);
-  return t;
-}
-
-std::vector<TensorType> Infer(const caffe2::OperatorDef& def, const std::vector<TensorType>& in) {
-  return OpSchemaRegistry::Get(def.type()).InferShapes(def, in);
-}
-
-TensorType Type(const Ints& dims, DataType dtype = DataType::kFloat) {
-  TensorType t;
-  t.dtype = dtype;
-  t.dims = dims;
-  return t;
-}
 
 // X [1, 1, 3, 3] = [[1, 2, 3], [4, 5, 6], [7, 8, 9]], W [1, 1, 2, 2] = [[1, 2], [3, 4]], stride 1,
 // no padding: Y is [1, 1, 2, 2]; dY = [[1, 2], [3, 4]].

@@ -10,22 +10,13 @@
 
 #include "core/schema.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/grad_kernels/grad_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
 
 // Deterministic values in [lo, hi].
-Tensor Random(const Ints& dims, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(lo, hi);
-  Tensor t;
-  t.Resize(dims);
-  float* data = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) data[i] = uniform(rng);
-  return t;
-}
-
 // Distinct values `step` apart starting at `offset` (shuffled): with different offsets, tensors
 // never tie, and no two values come within the finite-difference steps of each other.
 Tensor Distinct(const Ints& dims, uint32_t seed, float offset, float step = 0.07f) {
@@ -37,17 +28,6 @@ Tensor Distinct(const Ints& dims, uint32_t seed, float offset, float step = 0.07
   std::shuffle(order.begin(), order.end(), rng);
   float* data = t.mutable_data<float>();
   for (int64_t i = 0; i < t.numel(); ++i) data[i] = offset + step * static_cast<float>(order[i]);
-  return t;
-}
-
-std::vector<TensorType> Infer(const caffe2::OperatorDef& def, const std::vector<TensorType>& in) {
-  return OpSchemaRegistry::Get(def.type()).InferShapes(def, in);
-}
-
-TensorType Type(const Ints& dims, DataType dtype = DataType::kFloat) {
-  TensorType t;
-  t.dtype = dtype;
-  t.dims = dims;
   return t;
 }
 
@@ -114,11 +94,11 @@ TEST(MulGradient, LegacyAxis0) {
   // broadcast=1, axis=0: A [2, 3], B [2] matches A's dim 0, so C[i][j] = A[i][j] * B[i].
   // A = [[1, 2, 3], [4, 5, 6]], B = [2, 3], dC = ones.
   //   dA[i][j] = B[i] = [[2, 2, 2], [3, 3, 3]];  dB[i] = sum_j A[i][j] = [6, 15]
-  auto ws = RunOp(
-      MakeOp("MulGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 0}}),
-      {{"dc", MakeTensor<float>({2, 3}, {1, 1, 1, 1, 1, 1})},
-       {"a", MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
-       {"b", MakeTensor<float>({2}, {2, 3})}});
+  auto ws =
+      RunOp(MakeOp("MulGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 0}}),
+            {{"dc", MakeTensor<float>({2, 3}, {1, 1, 1, 1, 1, 1})},
+             {"a", MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
+             {"b", MakeTensor<float>({2}, {2, 3})}});
   ExpectTensorNear(ws->GetTensor("da"), {2, 3}, {2, 2, 2, 3, 3, 3});
   ExpectTensorNear(ws->GetTensor("db"), {2}, {6, 15});
 }
@@ -126,29 +106,30 @@ TEST(MulGradient, LegacyAxis0) {
 TEST(AddGradient, LegacyAxis1OfRank3) {
   // broadcast=1, axis=1: A [2, 3, 2], B [3] on A's dim 1. dC[n][c][w] = 1 + n: each B[c] is
   // repeated over n (2 values) and w (2 values): dB[c] = 2 * 1 + 2 * 2 = 6.
-  auto ws = RunOp(
-      MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 1}}),
-      {{"dc", MakeTensor<float>({2, 3, 2}, {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2})},
-       {"a", MakeTensor<float>({2, 3, 2}, std::vector<float>(12, 0))},
-       {"b", MakeTensor<float>({3}, {0, 0, 0})}});
+  auto ws =
+      RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 1}}),
+            {{"dc", MakeTensor<float>({2, 3, 2}, {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2})},
+             {"a", MakeTensor<float>({2, 3, 2}, std::vector<float>(12, 0))},
+             {"b", MakeTensor<float>({3}, {0, 0, 0})}});
   ExpectTensorNear(ws->GetTensor("db"), {3}, {6, 6, 6});
   ExpectTensorNear(ws->GetTensor("da"), {2, 3, 2}, {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2});
 }
 
 TEST(SubGradient, LegacyAxisMinus1) {
   // broadcast=1 with axis -1 is suffix matching: A [2, 3] - B [3]: dB = -(column sums).
-  auto ws = RunOp(
-      MakeOp("SubGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", -1}}),
-      {{"dc", MakeTensor<float>({2, 3}, kDc)},
-       {"a", MakeTensor<float>({2, 3}, std::vector<float>(6, 0))},
-       {"b", MakeTensor<float>({3}, {0, 0, 0})}});
+  auto ws =
+      RunOp(MakeOp("SubGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", -1}}),
+            {{"dc", MakeTensor<float>({2, 3}, kDc)},
+             {"a", MakeTensor<float>({2, 3}, std::vector<float>(6, 0))},
+             {"b", MakeTensor<float>({3}, {0, 0, 0})}});
   ExpectTensorNear(ws->GetTensor("da"), {2, 3}, {1, 2, 3, 4, 5, 6});
   ExpectTensorNear(ws->GetTensor("db"), {3}, {-5, -7, -9});
 }
 
 // A [2, 2] = [[1, 2], [3, 4]], B [2] = [2, 4]: C = A / B = [[0.5, 0.5], [1.5, 1]], dC = ones.
 //   dA = dC / B = [[0.5, 0.25], [0.5, 0.25]]
-//   dB[j] = -sum_i dC * C[i][j] / B[j]: j = 0: -(0.5 + 1.5) / 2 = -1;  j = 1: -(0.5 + 1) / 4 = -0.375
+//   dB[j] = -sum_i dC * C[i][j] / B[j]: j = 0: -(0.5 + 1.5) / 2 = -1;  j = 1: -(0.5 + 1) / 4 =
+//   -0.375
 TEST(DivGradient, NumpySuffix) {
   auto ws = RunOp(MakeOp("DivGradient", {"dc", "a", "b", "c"}, {"da", "db"}),
                   {{"dc", MakeTensor<float>({2, 2}, {1, 1, 1, 1})},
@@ -353,9 +334,10 @@ TEST(BinaryGradients, ShapeInference) {
   ASSERT_EQ(add.size(), 2u);
   EXPECT_EQ(add[0].dims, (Ints{4, 1}));
   EXPECT_EQ(add[1].dims, (Ints{5}));
-  auto legacy = Infer(MakeOp("DivGradient", {"b", "c", "dc"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 0}}),
-                      {Type({2}, DataType::kDouble), Type({2, 3}, DataType::kDouble),
-                       Type({2, 3}, DataType::kDouble)});
+  auto legacy =
+      Infer(MakeOp("DivGradient", {"b", "c", "dc"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 0}}),
+            {Type({2}, DataType::kDouble), Type({2, 3}, DataType::kDouble),
+             Type({2, 3}, DataType::kDouble)});
   EXPECT_EQ(legacy[0].dims, (Ints{2, 3}));
   EXPECT_EQ(legacy[0].dtype, DataType::kDouble);
   EXPECT_EQ(legacy[1].dims, (Ints{2}));
@@ -384,10 +366,16 @@ std::map<std::string, Tensor> AddInputs() {
 }
 
 TEST(BinaryGradientErrors, Arity) {
-  ExpectError([] { RunOp(MakeOp("AddGradient", {"dc", "a"}, {"da", "db"}), AddInputs()); },
-              ErrorKind::kBadArgument, {"AddGradient", "takes 3 inputs"});
-  ExpectError([] { RunOp(MakeOp("MulGradient", {"dc", "a", "b"}, {"da"}), AddInputs()); },
-              ErrorKind::kBadArgument, {"MulGradient", "2 outputs"});
+  ExpectError(
+      [] {
+        RunOp(MakeOp("AddGradient", {"dc", "a"}, {"da", "db"}), AddInputs());
+      },
+      ErrorKind::kBadArgument, {"AddGradient", "takes 3 inputs"});
+  ExpectError(
+      [] {
+        RunOp(MakeOp("MulGradient", {"dc", "a", "b"}, {"da"}), AddInputs());
+      },
+      ErrorKind::kBadArgument, {"MulGradient", "2 outputs"});
 }
 
 TEST(BinaryGradientErrors, CopiedArgumentType) {
@@ -402,42 +390,59 @@ TEST(BinaryGradientErrors, CopiedArgumentType) {
 TEST(BinaryGradientErrors, InPlaceNotAllowed) {
   // Div: only dA may replace dC; Add: no gradient may replace A.
   ExpectError(
-      [] { RunOp(MakeOp("DivGradient", {"dc", "a", "b", "c"}, {"da", "dc"}), AddInputs()); },
+      [] {
+        RunOp(MakeOp("DivGradient", {"dc", "a", "b", "c"}, {"da", "dc"}), AddInputs());
+      },
       ErrorKind::kBadArgument, {"DivGradient", "in place"});
-  ExpectError([] { RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"a", "db"}), AddInputs()); },
-              ErrorKind::kBadArgument, {"AddGradient", "in place"});
+  ExpectError(
+      [] {
+        RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"a", "db"}), AddInputs());
+      },
+      ErrorKind::kBadArgument, {"AddGradient", "in place"});
 }
 
 TEST(BinaryGradientErrors, OutputsMustDiffer) {
-  ExpectError([] { RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"g", "g"}), AddInputs()); },
-              ErrorKind::kBadArgument, {"AddGradient", "outputs 0 and 1 are both 'g'"});
+  ExpectError(
+      [] {
+        RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"g", "g"}), AddInputs());
+      },
+      ErrorKind::kBadArgument, {"AddGradient", "outputs 0 and 1 are both 'g'"});
 }
 
 TEST(BinaryGradientErrors, Dtypes) {
   auto inputs = AddInputs();
   inputs["b"] = MakeTensor<double>({3}, {1, 2, 3});
   ExpectError(
-      [&] { RunOp(MakeOp("MulGradient", {"dc", "a", "b"}, {"da", "db"}), inputs); },
+      [&] {
+        RunOp(MakeOp("MulGradient", {"dc", "a", "b"}, {"da", "db"}), inputs);
+      },
       ErrorKind::kShapeMismatch, {"MulGradient", "B (double [3])", "dtype of dC"});
   std::map<std::string, Tensor> ints = {{"dc", MakeTensor<int32_t>({2}, {1, 2})},
                                         {"a", MakeTensor<int32_t>({2}, {1, 2})},
                                         {"b", MakeTensor<int32_t>({2}, {1, 2})}};
-  ExpectError([&] { RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}), ints); },
-              ErrorKind::kShapeMismatch, {"AddGradient", "dC (int32 [2])", "float, double"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}), ints);
+      },
+      ErrorKind::kShapeMismatch, {"AddGradient", "dC (int32 [2])", "float, double"});
 }
 
 TEST(BinaryGradientErrors, OperandsDoNotBroadcast) {
   auto inputs = AddInputs();
   inputs["b"] = MakeTensor<float>({2}, {1, 2});
-  ExpectError([&] { RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}), inputs); },
-              ErrorKind::kShapeMismatch, {"AddGradient", "[2, 3]", "[2]"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}), inputs);
+      },
+      ErrorKind::kShapeMismatch, {"AddGradient", "[2, 3]", "[2]"});
 }
 
 TEST(BinaryGradientErrors, LegacyAxisOutOfRange) {
   ExpectError(
       [] {
-        RunOp(MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 2}}),
-              AddInputs());
+        RunOp(
+            MakeOp("AddGradient", {"dc", "a", "b"}, {"da", "db"}, {{"broadcast", 1}, {"axis", 2}}),
+            AddInputs());
       },
       ErrorKind::kBadArgument, {"AddGradient", "axis"});
 }
@@ -445,15 +450,20 @@ TEST(BinaryGradientErrors, LegacyAxisOutOfRange) {
 TEST(BinaryGradientErrors, DcDims) {
   auto inputs = AddInputs();
   inputs["dc"] = MakeTensor<float>({3, 2}, kDc);
-  ExpectError([&] { RunOp(MakeOp("SubGradient", {"dc", "a", "b"}, {"da", "db"}), inputs); },
-              ErrorKind::kShapeMismatch, {"SubGradient", "dC [3, 2]", "[2, 3]"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SubGradient", {"dc", "a", "b"}, {"da", "db"}), inputs);
+      },
+      ErrorKind::kShapeMismatch, {"SubGradient", "dC [3, 2]", "[2, 3]"});
 }
 
 TEST(BinaryGradientErrors, OutputCDims) {
   auto inputs = AddInputs();
   inputs["c"] = MakeTensor<float>({6}, kDc);
   ExpectError(
-      [&] { RunOp(MakeOp("DivGradient", {"dc", "a", "b", "c"}, {"da", "db"}), inputs); },
+      [&] {
+        RunOp(MakeOp("DivGradient", {"dc", "a", "b", "c"}, {"da", "db"}), inputs);
+      },
       ErrorKind::kShapeMismatch, {"DivGradient", "forward output C [6]"});
 }
 
@@ -462,18 +472,26 @@ TEST(PowGradientErrors, ExponentArgument) {
                                       {"x", MakeTensor<float>({2}, {1, 2})},
                                       {"e", MakeTensor<float>({2}, {1, 2})},
                                       {"y", MakeTensor<float>({2}, {1, 2})}};
-  ExpectError([&] { RunOp(MakeOp("PowGradient", {"dy", "x", "y"}, {"dx"}), in); },
-              ErrorKind::kBadArgument, {"PowGradient", "'exponent' is required"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("PowGradient", {"dy", "x", "y"}, {"dx"}), in);
+      },
+      ErrorKind::kBadArgument, {"PowGradient", "'exponent' is required"});
   ExpectError(
       [&] {
         RunOp(MakeOp("PowGradient", {"dy", "x", "e", "y"}, {"dx", "de"}, {{"exponent", 2.0f}}), in);
       },
       ErrorKind::kBadArgument, {"PowGradient", "not both"});
-  ExpectError([&] { RunOp(MakeOp("PowGradient", {"dy", "x", "e", "y"}, {"dx"}), in); },
-              ErrorKind::kBadArgument, {"PowGradient", "(dY, X, E, Y) -> (dX, dE)"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("PowGradient", {"dy", "x", "e", "y"}, {"dx"}), in);
+      },
+      ErrorKind::kBadArgument, {"PowGradient", "(dY, X, E, Y) -> (dX, dE)"});
   in["y"] = MakeTensor<float>({1}, {1});
   ExpectError(
-      [&] { RunOp(MakeOp("PowGradient", {"dy", "x", "y"}, {"dx"}, {{"exponent", 2.0f}}), in); },
+      [&] {
+        RunOp(MakeOp("PowGradient", {"dy", "x", "y"}, {"dx"}, {{"exponent", 2.0f}}), in);
+      },
       ErrorKind::kShapeMismatch, {"PowGradient", "Y [1]", "one shape"});
 }
 
@@ -485,26 +503,35 @@ std::map<std::string, Tensor> MaxInputs() {
 }
 
 TEST(ExtremumGradientErrors, OneOutputPerInput) {
-  ExpectError([] { RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0"}), MaxInputs()); },
-              ErrorKind::kBadArgument, {"MaxGradient", "one output dXi per forward input"});
+  ExpectError(
+      [] {
+        RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0"}), MaxInputs());
+      },
+      ErrorKind::kBadArgument, {"MaxGradient", "one output dXi per forward input"});
 }
 
 TEST(ExtremumGradientErrors, Dims) {
   auto inputs = MaxInputs();
   inputs["dy"] = MakeTensor<float>({1}, {1});
   ExpectError(
-      [&] { RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs); },
+      [&] {
+        RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs);
+      },
       ErrorKind::kShapeMismatch, {"MaxGradient", "dY (float [1])", "dims of Y"});
   inputs = MaxInputs();
   inputs["x1"] = MakeTensor<float>({3}, {0, 5, 1});
   ExpectError(
-      [&] { RunOp(MakeOp("MinGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs); },
+      [&] {
+        RunOp(MakeOp("MinGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs);
+      },
       ErrorKind::kShapeMismatch, {"MinGradient", "[2]", "[3]"});
   inputs = MaxInputs();
   inputs["y"] = MakeTensor<float>({1, 2}, {4, 5});
   inputs["dy"] = MakeTensor<float>({1, 2}, {1, 1});
   ExpectError(
-      [&] { RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs); },
+      [&] {
+        RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs);
+      },
       ErrorKind::kShapeMismatch, {"MaxGradient", "broadcast dims of the inputs X, [2]"});
 }
 
@@ -512,7 +539,9 @@ TEST(ExtremumGradientErrors, Dtypes) {
   auto inputs = MaxInputs();
   inputs["x1"] = MakeTensor<double>({2}, {0, 5});
   ExpectError(
-      [&] { RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs); },
+      [&] {
+        RunOp(MakeOp("MaxGradient", {"y", "dy", "x0", "x1"}, {"dx0", "dx1"}), inputs);
+      },
       ErrorKind::kShapeMismatch, {"MaxGradient", "X1 (double [2])"});
 }
 
@@ -546,8 +575,8 @@ void CheckBinary(const std::string& type, const Tensor& a, const Tensor& b,
   const auto op = MakeOp(type, {"a", "b"}, {"c"}, args);
   const oracles::NamedTensors inputs = {{"a", a}, {"b", b}};
   for (int i = 0; i < 2; ++i) {
-    EXPECT_GRADIENT_CHECKS(op, inputs, i) << type << " input " << i << " A "
-                                          << a.DebugString() << " B " << b.DebugString();
+    EXPECT_GRADIENT_CHECKS(op, inputs, i)
+        << type << " input " << i << " A " << a.DebugString() << " B " << b.DebugString();
   }
 }
 

@@ -6,12 +6,31 @@
 #include <string>
 #include <vector>
 
-#include "oracles/describe.h"
+#include "core/schema.h"
 #include "oracles/check.h"
+#include "oracles/describe.h"
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
+
+// Uniform float values in [lo, hi), reproducible from `seed`.
+inline Tensor Random(const Ints& dims, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  return RandomTensor(dims, seed, lo, hi);
+}
+
+// The schema's inferred output types for `in` (what the executor and generators rely on).
+inline std::vector<TensorType> Infer(const caffe2::OperatorDef& def,
+                                     const std::vector<TensorType>& in) {
+  return OpSchemaRegistry::Get(def.type()).InferShapes(def, in);
+}
+
+inline TensorType Type(const Ints& dims, DataType dtype = DataType::kFloat) {
+  TensorType t;
+  t.dtype = dtype;
+  t.dims = dims;
+  return t;
+}
 
 // Pairwise-distinct values in (-1, 1): a permutation of a uniform grid, so no ties and no zeros.
 inline Tensor Distinct(const std::vector<int64_t>& dims, int64_t seed = 1) {

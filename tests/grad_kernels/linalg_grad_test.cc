@@ -7,32 +7,11 @@
 #include "core/schema.h"
 #include "oracles/backend.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/grad_kernels/grad_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
-
-// Deterministic values in [-1, 1].
-Tensor Random(const Ints& dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  Tensor t;
-  t.Resize(dims);
-  float* data = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) data[i] = uniform(rng);
-  return t;
-}
-
-std::vector<TensorType> Infer(const caffe2::OperatorDef& def, const std::vector<TensorType>& in) {
-  return OpSchemaRegistry::Get(def.type()).InferShapes(def, in);
-}
-
-TensorType Type(const Ints& dims, DataType dtype = DataType::kFloat) {
-  TensorType t;
-  t.dtype = dtype;
-  t.dims = dims;
-  return t;
-}
 
 // X [2, 3] = [[1, 2, 3], [4, 5, 6]], W (FC, [N, K] = [2, 3]) = [[1, 0, -1], [2, 1, 0]],
 // dY [2, 2] = [[1, 2], [3, 4]].
@@ -299,8 +278,9 @@ class FcGradientDoubledBiasMutant final : public Operator {
 PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FCGradient, "MUTANT_TEST_DOUBLED_DB",
                                          FcGradientDoubledBiasMutant);
 // The backend under test: production with this one kernel swapped.
-PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("MUTANT_TEST_DOUBLED_DB", "MUTANT_TEST_DOUBLED_DB",
-                                                      "production with a wrong kernel"));
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("MUTANT_TEST_DOUBLED_DB",
+                                                       "MUTANT_TEST_DOUBLED_DB",
+                                                       "production with a wrong kernel"));
 
 TEST(LinalgGradientOracle, CatchesAMutantGradientKernel) {
   const auto op = MakeOp("FC", {"x", "w", "b"}, {"y"});

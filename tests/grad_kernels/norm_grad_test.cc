@@ -5,8 +5,8 @@
 
 #include "oracles/describe.h"
 #include "oracles/testing/op_checks.h"
-#include "tests/test_util.h"
 #include "tests/grad_kernels/grad_test_util.h"
+#include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
@@ -91,14 +91,15 @@ TEST(NormGradientChecks, SpatialBNTraining) {
                                       {"b", Distinct({2}, 3)},
                                       {"rm", Distinct({2}, 4)},
                                       {"rv", Positive({2}, 5)}};
-    for (int i = 0; i < 3; ++i) EXPECT_TRUE(GradientChecksOn(op, in, i, {"y"})) << order << " input " << i;
+    for (int i = 0; i < 3; ++i)
+      EXPECT_TRUE(GradientChecksOn(op, in, i, {"y"})) << order << " input " << i;
   }
 }
 
 TEST(NormGradientChecks, SpatialBNTest) {
   for (const char* order : {"NCHW", "NHWC"}) {
-    const auto op = MakeOp("SpatialBN", {"x", "s", "b", "m", "v"}, {"y"},
-                           {{"order", order}, {"is_test", 1}});
+    const auto op =
+        MakeOp("SpatialBN", {"x", "s", "b", "m", "v"}, {"y"}, {{"order", order}, {"is_test", 1}});
     const oracles::NamedTensors in = {{"x", Distinct({2, 3, 2})},
                                       {"s", Positive({order[1] == 'C' ? 3 : 2})},
                                       {"b", Distinct({order[1] == 'C' ? 3 : 2}, 3)},
@@ -111,13 +112,13 @@ TEST(NormGradientChecks, SpatialBNTest) {
 TEST(NormGradientChecks, LayerNorm) {
   EXPECT_TRUE(GradientChecksOn(MakeOp("LayerNorm", {"x"}, {"y", "m", "s"}),
                                {{"x", Distinct({3, 4})}}, 0, {"y"}));
-  EXPECT_TRUE(GradientChecksOn(MakeOp("LayerNorm", {"x"}, {"y", "m", "s"}, {{"axis", -2}, {"epsilon", 1e-3f}}),
-                               {{"x", Distinct({2, 3, 2})}}, 0, {"y"}));
+  EXPECT_TRUE(GradientChecksOn(
+      MakeOp("LayerNorm", {"x"}, {"y", "m", "s"}, {{"axis", -2}, {"epsilon", 1e-3f}}),
+      {{"x", Distinct({2, 3, 2})}}, 0, {"y"}));
   const auto affine = MakeOp("LayerNorm", {"x", "g", "b"}, {"y", "m", "s"},
                              {{"axis", 1}, {"elementwise_affine", 1}});
-  const oracles::NamedTensors in = {{"x", Distinct({2, 2, 3})},
-                                    {"g", Positive({2, 3})},
-                                    {"b", Distinct({2, 3}, 3)}};
+  const oracles::NamedTensors in = {
+      {"x", Distinct({2, 2, 3})}, {"g", Positive({2, 3})}, {"b", Distinct({2, 3}, 3)}};
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(GradientChecksOn(affine, in, i, {"y"})) << "input " << i;
 }
 
@@ -125,8 +126,11 @@ TEST(NormGradientChecks, LayerNorm) {
 // Errors
 
 oracles::NamedTensors BNGradInputs() {
-  return {{"x", Distinct({2, 2})}, {"s", Positive({2})}, {"dy", Distinct({2, 2})},
-          {"m", Distinct({2})}, {"v", Positive({2})}};
+  return {{"x", Distinct({2, 2})},
+          {"s", Positive({2})},
+          {"dy", Distinct({2, 2})},
+          {"m", Distinct({2})},
+          {"v", Positive({2})}};
 }
 
 std::map<std::string, Tensor> AsMap(const oracles::NamedTensors& in) {
@@ -137,14 +141,26 @@ TEST(SpatialBNGradient, Errors) {
   const std::vector<std::string> ins = {"x", "s", "dy", "m", "v"};
   const std::vector<std::string> outs = {"dx", "ds", "db"};
   auto in = AsMap(BNGradInputs());
-  ExpectError([&] { RunOp(MakeOp("SpatialBNGradient", {"x", "s", "dy", "m"}, outs), in); },
-              ErrorKind::kBadArgument, {"SpatialBNGradient"});
-  ExpectError([&] { RunOp(MakeOp("SpatialBNGradient", ins, outs, {{"num_batches", 2}}), in); },
-              ErrorKind::kBadArgument, {"num_batches 2"});
-  ExpectError([&] { RunOp(MakeOp("SpatialBNGradient", ins, outs, {{"order", "CHW"}}), in); },
-              ErrorKind::kBadArgument, {"'order'"});
-  ExpectError([&] { RunOp(MakeOp("SpatialBNGradient", ins, outs, {{"epsilon", 0.0f}}), in); },
-              ErrorKind::kBadArgument, {"epsilon"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SpatialBNGradient", {"x", "s", "dy", "m"}, outs), in);
+      },
+      ErrorKind::kBadArgument, {"SpatialBNGradient"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SpatialBNGradient", ins, outs, {{"num_batches", 2}}), in);
+      },
+      ErrorKind::kBadArgument, {"num_batches 2"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SpatialBNGradient", ins, outs, {{"order", "CHW"}}), in);
+      },
+      ErrorKind::kBadArgument, {"'order'"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SpatialBNGradient", ins, outs, {{"epsilon", 0.0f}}), in);
+      },
+      ErrorKind::kBadArgument, {"epsilon"});
   auto bad = in;
   bad["dy"] = Distinct({2, 3});
   ExpectError([&] { RunOp(MakeOp("SpatialBNGradient", ins, outs), bad); },
@@ -166,18 +182,26 @@ TEST(SpatialBNGradient, Errors) {
 
 TEST(LayerNormGradient, Errors) {
   std::map<std::string, Tensor> in = {{"dy", Distinct({2, 3})}, {"y", Distinct({2, 3})},
-                                      {"m", Distinct({2, 1})}, {"s", Positive({2, 1})},
-                                      {"x", Distinct({2, 3})}, {"g", Positive({3})}};
+                                      {"m", Distinct({2, 1})},  {"s", Positive({2, 1})},
+                                      {"x", Distinct({2, 3})},  {"g", Positive({3})}};
   const std::vector<std::string> ins = {"dy", "y", "m", "s", "x"};
   // elementwise_affine=1 needs gamma and the dgamma / dbeta outputs (Caffe2's 6-input form).
-  ExpectError([&] { RunOp(MakeOp("LayerNormGradient", ins, {"dx"}, {{"elementwise_affine", 1}}), in); },
-              ErrorKind::kBadArgument, {"elementwise_affine=1", "gamma"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LayerNormGradient", ins, {"dx"}, {{"elementwise_affine", 1}}), in);
+      },
+      ErrorKind::kBadArgument, {"elementwise_affine=1", "gamma"});
   // Arity: 6 inputs come with 3 outputs.
-  ExpectError([&] {
-    RunOp(MakeOp("LayerNormGradient", {"dy", "y", "m", "s", "x", "g"}, {"dx"}), in);
-  }, ErrorKind::kBadArgument, {"LayerNormGradient"});
-  ExpectError([&] { RunOp(MakeOp("LayerNormGradient", ins, {"dx"}, {{"axis", 2}}), in); },
-              ErrorKind::kBadArgument, {"axis 2"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LayerNormGradient", {"dy", "y", "m", "s", "x", "g"}, {"dx"}), in);
+      },
+      ErrorKind::kBadArgument, {"LayerNormGradient"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LayerNormGradient", ins, {"dx"}, {{"axis", 2}}), in);
+      },
+      ErrorKind::kBadArgument, {"axis 2"});
   auto bad = in;
   bad["dy"] = Distinct({3, 2});
   ExpectError([&] { RunOp(MakeOp("LayerNormGradient", ins, {"dx"}), bad); },
@@ -188,11 +212,13 @@ TEST(LayerNormGradient, Errors) {
               ErrorKind::kShapeMismatch, {"mean 'm'", "[2, 1]"});
   bad = in;
   bad["g"] = Positive({2});
-  ExpectError([&] {
-    RunOp(MakeOp("LayerNormGradient", {"dy", "y", "m", "s", "x", "g"}, {"dx", "dg", "db"},
-                 {{"elementwise_affine", 1}}),
-          bad);
-  }, ErrorKind::kShapeMismatch, {"gamma 'g'", "3 elements"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LayerNormGradient", {"dy", "y", "m", "s", "x", "g"}, {"dx", "dg", "db"},
+                     {{"elementwise_affine", 1}}),
+              bad);
+      },
+      ErrorKind::kShapeMismatch, {"gamma 'g'", "3 elements"});
 }
 
 }  // namespace

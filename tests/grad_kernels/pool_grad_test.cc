@@ -7,20 +7,11 @@
 
 #include "core/schema.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/grad_kernels/grad_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
-
-Tensor Random(const Ints& dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  Tensor t;
-  t.Resize(dims);
-  float* data = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) data[i] = uniform(rng);
-  return t;
-}
 
 // Distinct values 0.05 apart (a shuffled arithmetic sequence around 0): no ties, and no two
 // elements within the finite-difference steps (1e-3) of each other, so no window's maximum can
@@ -36,17 +27,6 @@ Tensor NoTies(const Ints& dims, uint32_t seed) {
   for (int64_t i = 0; i < t.numel(); ++i) {
     data[i] = 0.05f * static_cast<float>(order[i] - t.numel() / 2);
   }
-  return t;
-}
-
-std::vector<TensorType> Infer(const caffe2::OperatorDef& def, const std::vector<TensorType>& in) {
-  return OpSchemaRegistry::Get(def.type()).InferShapes(def, in);
-}
-
-TensorType Type(const Ints& dims, DataType dtype = DataType::kFloat) {
-  TensorType t;
-  t.dtype = dtype;
-  t.dims = dims;
   return t;
 }
 

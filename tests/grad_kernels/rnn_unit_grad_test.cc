@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "oracles/testing/op_checks.h"
-#include "tests/test_util.h"
 #include "tests/grad_kernels/grad_test_util.h"
+#include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
@@ -41,9 +41,9 @@ TEST(LSTMUnitGradient, CellGradient) {
 TEST(LSTMUnitGradient, HiddenGradientAndDropStates) {
   // Row 0 with dh = 1, dc = 0, tanh(c) = tanh(1) = 0.7615941559557649:
   // dct = dh o (1 - tanh^2 c) = 0.5 * 0.41997434161402614 = 0.20998717080701307;
-  // dc_prev = dct / 2 = 0.10499358540350653; di = 0 (g = 0); df = dct * 2 / 4 = 0.10499358540350653;
-  // do = tanh(1) / 4 = 0.19039853898894122; dg = dct / 2 = 0.10499358540350653.
-  // drop_states=1: row 1 gets zero state gradients.
+  // dc_prev = dct / 2 = 0.10499358540350653; di = 0 (g = 0); df = dct * 2 / 4 =
+  // 0.10499358540350653; do = tanh(1) / 4 = 0.19039853898894122; dg = dct / 2 =
+  // 0.10499358540350653. drop_states=1: row 1 gets zero state gradients.
   auto ws = RunOp(MakeOp("LSTMUnitGradient", kLstmGradIn, kLstmGradOut, {{"drop_states", 1}}),
                   LstmGradInputs(1, 0));
   const double half_dct = 0.10499358540350653;
@@ -75,7 +75,8 @@ TEST(GRUUnitGradient, Values) {
   ws = RunOp(MakeOp("GRUUnitGradient", {"hp", "g", "t", "h", "dh"}, {"dhp", "dg"},
                     {{"sequence_lengths", 0}}),
              in);
-  ExpectTensorNear(ws->GetTensor("dhp"), {1, 2, 1}, {0.5, 3 * (1 / (1 + std::exp(-0.2)))}, 1e-6, 1e-5);
+  ExpectTensorNear(ws->GetTensor("dhp"), {1, 2, 1}, {0.5, 3 * (1 / (1 + std::exp(-0.2)))}, 1e-6,
+                   1e-5);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -91,9 +92,11 @@ TEST(RnnUnitGradientChecks, LSTMUnit) {
   for (int drop : {0, 1}) {
     const auto op = MakeOp("LSTMUnit", {"hp", "cp", "g", "len", "t"}, {"h", "c"},
                            {{"forget_bias", 0.5f}, {"drop_states", drop}});
-    for (int i = 0; i < 3; ++i) EXPECT_GRADIENT_CHECKS(op, in, i) << "drop " << drop << " input " << i;
+    for (int i = 0; i < 3; ++i)
+      EXPECT_GRADIENT_CHECKS(op, in, i) << "drop " << drop << " input " << i;
   }
-  const auto no_lengths = MakeOp("LSTMUnit", {"hp", "cp", "g", "t"}, {"h", "c"}, {{"sequence_lengths", 0}});
+  const auto no_lengths =
+      MakeOp("LSTMUnit", {"hp", "cp", "g", "t"}, {"h", "c"}, {{"sequence_lengths", 0}});
   const oracles::NamedTensors in2 = {{"hp", Distinct({1, 2, 2})},
                                      {"cp", Distinct({1, 2, 2}, 3)},
                                      {"g", Distinct({1, 2, 8}, 2)},
@@ -108,7 +111,8 @@ TEST(RnnUnitGradientChecks, GRUUnit) {
                                     {"t", MakeTensor<int32_t>({1}, {1})}};
   for (int drop : {0, 1}) {
     const auto op = MakeOp("GRUUnit", {"hp", "g", "len", "t"}, {"h"}, {{"drop_states", drop}});
-    for (int i = 0; i < 2; ++i) EXPECT_GRADIENT_CHECKS(op, in, i) << "drop " << drop << " input " << i;
+    for (int i = 0; i < 2; ++i)
+      EXPECT_GRADIENT_CHECKS(op, in, i) << "drop " << drop << " input " << i;
   }
 }
 
@@ -118,13 +122,17 @@ TEST(RnnUnitGradientChecks, GRUUnit) {
 TEST(RnnUnitGradients, Errors) {
   auto in = LstmGradInputs(1, 1);
   // sequence_lengths=0 expects 8 inputs.
-  ExpectError([&] {
-    RunOp(MakeOp("LSTMUnitGradient", kLstmGradIn, kLstmGradOut, {{"sequence_lengths", 0}}), in);
-  }, ErrorKind::kBadArgument, {"sequence_lengths=0", "takes 8 inputs"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LSTMUnitGradient", kLstmGradIn, kLstmGradOut, {{"sequence_lengths", 0}}), in);
+      },
+      ErrorKind::kBadArgument, {"sequence_lengths=0", "takes 8 inputs"});
   // Schema arity.
-  ExpectError([&] {
-    RunOp(MakeOp("LSTMUnitGradient", {"hp", "cp", "g", "t", "h", "c", "dh"}, kLstmGradOut), in);
-  }, ErrorKind::kBadArgument, {"LSTMUnitGradient"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LSTMUnitGradient", {"hp", "cp", "g", "t", "h", "c", "dh"}, kLstmGradOut), in);
+      },
+      ErrorKind::kBadArgument, {"LSTMUnitGradient"});
   auto bad = in;
   bad["g"] = Distinct({1, 2, 3});
   ExpectError([&] { RunOp(MakeOp("LSTMUnitGradient", kLstmGradIn, kLstmGradOut), bad); },
@@ -149,11 +157,17 @@ TEST(RnnUnitGradients, Errors) {
   bad["len"] = MakeTensor<float>({2}, {1, 1});
   ExpectError([&] { RunOp(MakeOp("LSTMUnitGradient", kLstmGradIn, kLstmGradOut), bad); },
               ErrorKind::kShapeMismatch, {"'len'", "int32 or int64"});
-  ExpectError([&] {
-    RunOp(MakeOp("GRUUnitGradient", {"hp", "g", "len", "t", "h", "dh"}, {"dhp", "dg"}),
-          {{"hp", Distinct({1, 2, 1})}, {"g", Distinct({1, 2, 4})}, {"len", MakeTensor<int32_t>({2}, {1, 1})},
-           {"t", MakeTensor<int32_t>({1}, {0})}, {"h", Distinct({1, 2, 1})}, {"dh", Distinct({1, 2, 1})}});
-  }, ErrorKind::kShapeMismatch, {"'g'", "[1, 2, 3]"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("GRUUnitGradient", {"hp", "g", "len", "t", "h", "dh"}, {"dhp", "dg"}),
+              {{"hp", Distinct({1, 2, 1})},
+               {"g", Distinct({1, 2, 4})},
+               {"len", MakeTensor<int32_t>({2}, {1, 1})},
+               {"t", MakeTensor<int32_t>({1}, {0})},
+               {"h", Distinct({1, 2, 1})},
+               {"dh", Distinct({1, 2, 1})}});
+      },
+      ErrorKind::kShapeMismatch, {"'g'", "[1, 2, 3]"});
 }
 
 }  // namespace

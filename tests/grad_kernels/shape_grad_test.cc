@@ -1,7 +1,8 @@
-// Gradient kernels of the shape ops: SliceGradient, GatherGradient, TileGradient against hand-derived
-// values; every differentiable input of every shape op (including those whose gradients are made of
-// forward ops: Reshape, Transpose, Concat, Split, Flatten, ExpandDims, Squeeze) against central
-// finite differences of the reference; one error per schema / kernel check.
+// Gradient kernels of the shape ops: SliceGradient, GatherGradient, TileGradient against
+// hand-derived values; every differentiable input of every shape op (including those whose
+// gradients are made of forward ops: Reshape, Transpose, Concat, Split, Flatten, ExpandDims,
+// Squeeze) against central finite differences of the reference; one error per schema / kernel
+// check.
 #include "oracles/testing/op_checks.h"
 #include "tests/test_util.h"
 
@@ -30,9 +31,9 @@ Tensor Floats(const std::vector<int64_t>& dims, int64_t seed = 1) {
 
 TEST(SliceGradient, ArgumentForm) {
   // X [2, 3], box rows [0, 2), cols [1, 3): dY [[1, 2], [3, 4]] lands in columns 1, 2.
-  auto ws = RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"},
-                         {{"starts", Ints{0, 1}}, {"ends", Ints{2, 3}}}),
-                  {{"x", Floats({2, 3})}, {"dy", MakeTensor<float>({2, 2}, {1, 2, 3, 4})}});
+  auto ws = RunOp(
+      MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{0, 1}}, {"ends", Ints{2, 3}}}),
+      {{"x", Floats({2, 3})}, {"dy", MakeTensor<float>({2, 2}, {1, 2, 3, 4})}});
   ExpectTensorNear(ws->GetTensor("dx"), {2, 3}, {0, 1, 2, 0, 3, 4});
 }
 
@@ -91,8 +92,9 @@ TEST(TileGradient, SumsTheCopies) {
 // The reference follows Caffe2 in cutting one axis per Slice (production allows several), so
 // the checks cut one axis each.
 TEST(ShapeGradientChecks, Slice) {
-  EXPECT_GRADIENT_CHECKS(MakeOp("Slice", {"x"}, {"y"}, {{"starts", Ints{1, 0}}, {"ends", Ints{3, -1}}}),
-                         {{"x", Floats({4, 3})}}, 0);
+  EXPECT_GRADIENT_CHECKS(
+      MakeOp("Slice", {"x"}, {"y"}, {{"starts", Ints{1, 0}}, {"ends", Ints{3, -1}}}),
+      {{"x", Floats({4, 3})}}, 0);
   EXPECT_GRADIENT_CHECKS(MakeOp("Slice", {"x", "s", "e"}, {"y"}),
                          {{"x", Floats({2, 3, 4})},
                           {"s", MakeTensor<int32_t>({3}, {0, 0, 1})},
@@ -102,7 +104,8 @@ TEST(ShapeGradientChecks, Slice) {
 
 TEST(ShapeGradientChecks, Gather) {
   EXPECT_GRADIENT_CHECKS(MakeOp("Gather", {"d", "i"}, {"y"}),
-                         {{"d", Floats({4, 3})}, {"i", MakeTensor<int32_t>({2, 2}, {3, 0, 3, 1})}}, 0);
+                         {{"d", Floats({4, 3})}, {"i", MakeTensor<int32_t>({2, 2}, {3, 0, 3, 1})}},
+                         0);
   EXPECT_GRADIENT_CHECKS(MakeOp("Gather", {"d", "i"}, {"y"}, {{"axis", -1}}),
                          {{"d", Floats({2, 3, 4})}, {"i", MakeTensor<int64_t>({3}, {2, 2, 0})}}, 0);
 }
@@ -129,7 +132,8 @@ TEST(ShapeGradientChecks, ForwardOpGradients) {
   EXPECT_GRADIENT_CHECKS(concat, concat_in, 1);
   EXPECT_GRADIENT_CHECKS(MakeOp("Split", {"x"}, {"p", "q"}, {{"axis", 0}, {"split", Ints{1, 2}}}),
                          {{"x", Floats({3, 2})}}, 0);
-  EXPECT_GRADIENT_CHECKS(MakeOp("Flatten", {"x"}, {"y"}, {{"axis", 2}}), {{"x", Floats({2, 3, 2})}}, 0);
+  EXPECT_GRADIENT_CHECKS(MakeOp("Flatten", {"x"}, {"y"}, {{"axis", 2}}), {{"x", Floats({2, 3, 2})}},
+                         0);
   EXPECT_GRADIENT_CHECKS(MakeOp("ExpandDims", {"x"}, {"y"}, {{"dims", Ints{0, 2}}}),
                          {{"x", Floats({2, 3})}}, 0);
   EXPECT_GRADIENT_CHECKS(MakeOp("Squeeze", {"x"}, {"y"}, {{"dims", Ints{1}}}),
@@ -142,81 +146,123 @@ TEST(ShapeGradientChecks, ForwardOpGradients) {
 TEST(SliceGradient, Errors) {
   const auto x = Floats({2, 3});
   // Arity: starts and ends come together.
-  ExpectError([&] {
-    RunOp(MakeOp("SliceGradient", {"x", "s", "dy"}, {"dx"}),
-          {{"x", x}, {"s", MakeTensor<int32_t>({1}, {0})}, {"dy", x}});
-  }, ErrorKind::kBadArgument, {"SliceGradient"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SliceGradient", {"x", "s", "dy"}, {"dx"}),
+              {{"x", x}, {"s", MakeTensor<int32_t>({1}, {0})}, {"dy", x}});
+      },
+      ErrorKind::kBadArgument, {"SliceGradient"});
   // Neither arguments nor inputs.
-  ExpectError([&] { RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"}), {{"x", x}, {"dy", x}}); },
-              ErrorKind::kBadArgument, {"starts", "ends"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"}), {{"x", x}, {"dy", x}});
+      },
+      ErrorKind::kBadArgument, {"starts", "ends"});
   // dY not shaped like the slice.
-  ExpectError([&] {
-    RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{0}}, {"ends", Ints{1}}}),
-          {{"x", x}, {"dy", x}});
-  }, ErrorKind::kShapeMismatch, {"'dy'", "[1, 3]"});
+  ExpectError(
+      [&] {
+        RunOp(
+            MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{0}}, {"ends", Ints{1}}}),
+            {{"x", x}, {"dy", x}});
+      },
+      ErrorKind::kShapeMismatch, {"'dy'", "[1, 3]"});
   // dY of an integer dtype.
-  ExpectError([&] {
-    RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{0}}, {"ends", Ints{1}}}),
-          {{"x", x}, {"dy", MakeTensor<int32_t>({1, 3}, {1, 2, 3})}});
-  }, ErrorKind::kShapeMismatch, {"'dy'", "float or double"});
+  ExpectError(
+      [&] {
+        RunOp(
+            MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{0}}, {"ends", Ints{1}}}),
+            {{"x", x}, {"dy", MakeTensor<int32_t>({1, 3}, {1, 2, 3})}});
+      },
+      ErrorKind::kShapeMismatch, {"'dy'", "float or double"});
   // starts input not 1-D.
-  ExpectError([&] {
-    RunOp(MakeOp("SliceGradient", {"x", "s", "e", "dy"}, {"dx"}),
-          {{"x", x}, {"s", MakeTensor<int32_t>({1, 1}, {0})}, {"e", MakeTensor<int32_t>({1}, {1})},
-           {"dy", MakeTensor<float>({1, 3}, {1, 2, 3})}});
-  }, ErrorKind::kShapeMismatch, {"'s'", "1-D"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("SliceGradient", {"x", "s", "e", "dy"}, {"dx"}),
+              {{"x", x},
+               {"s", MakeTensor<int32_t>({1, 1}, {0})},
+               {"e", MakeTensor<int32_t>({1}, {1})},
+               {"dy", MakeTensor<float>({1, 3}, {1, 2, 3})}});
+      },
+      ErrorKind::kShapeMismatch, {"'s'", "1-D"});
   // A reversed range, as in Slice.
-  ExpectError([&] {
-    RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{2}}, {"ends", Ints{1}}}),
-          {{"x", x}, {"dy", x}});
-  }, ErrorKind::kBadArgument, {"reversed"});
+  ExpectError(
+      [&] {
+        RunOp(
+            MakeOp("SliceGradient", {"x", "dy"}, {"dx"}, {{"starts", Ints{2}}, {"ends", Ints{1}}}),
+            {{"x", x}, {"dy", x}});
+      },
+      ErrorKind::kBadArgument, {"reversed"});
 }
 
 TEST(GatherGradient, Errors) {
   const auto d = Floats({3, 2});
-  ExpectError([&] {
-    RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}),
-          {{"d", d}, {"i", MakeTensor<int32_t>({1}, {3})}, {"dy", Floats({1, 2})}});
-  }, ErrorKind::kBadArgument, {"index 3", "out of range"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}),
+              {{"d", d}, {"i", MakeTensor<int32_t>({1}, {3})}, {"dy", Floats({1, 2})}});
+      },
+      ErrorKind::kBadArgument, {"index 3", "out of range"});
   // No wrapping off axis 0 unless asked.
-  ExpectError([&] {
-    RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}, {{"axis", 1}}),
-          {{"d", d}, {"i", MakeTensor<int32_t>({1}, {-1})}, {"dy", Floats({3, 1})}});
-  }, ErrorKind::kBadArgument, {"index -1"});
-  ExpectError([&] {
-    RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}),
-          {{"d", d}, {"i", MakeTensor<int32_t>({2}, {0, 1})}, {"dy", Floats({3, 2})}});
-  }, ErrorKind::kShapeMismatch, {"'dy'", "[2, 2]"});
-  ExpectError([&] {
-    RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}),
-          {{"d", d}, {"i", MakeTensor<float>({1}, {0})}, {"dy", Floats({1, 2})}});
-  }, ErrorKind::kShapeMismatch, {"INDICES", "int32 or int64"});
-  ExpectError([&] {
-    RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}, {{"axis", 2}}),
-          {{"d", d}, {"i", MakeTensor<int32_t>({1}, {0})}, {"dy", Floats({1, 2})}});
-  }, ErrorKind::kBadArgument, {"axis 2"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}, {{"axis", 1}}),
+              {{"d", d}, {"i", MakeTensor<int32_t>({1}, {-1})}, {"dy", Floats({3, 1})}});
+      },
+      ErrorKind::kBadArgument, {"index -1"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}),
+              {{"d", d}, {"i", MakeTensor<int32_t>({2}, {0, 1})}, {"dy", Floats({3, 2})}});
+      },
+      ErrorKind::kShapeMismatch, {"'dy'", "[2, 2]"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}),
+              {{"d", d}, {"i", MakeTensor<float>({1}, {0})}, {"dy", Floats({1, 2})}});
+      },
+      ErrorKind::kShapeMismatch, {"INDICES", "int32 or int64"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"}, {{"axis", 2}}),
+              {{"d", d}, {"i", MakeTensor<int32_t>({1}, {0})}, {"dy", Floats({1, 2})}});
+      },
+      ErrorKind::kBadArgument, {"axis 2"});
 }
 
 TEST(TileGradient, Errors) {
   const auto dy = Floats({2, 4});
-  ExpectError([&] { RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"axis", 1}}), {{"dy", dy}}); },
-              ErrorKind::kBadArgument, {"tiles"});
-  ExpectError([&] { RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 2}}), {{"dy", dy}}); },
-              ErrorKind::kBadArgument, {"axis"});
-  ExpectError([&] {
-    RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 0}, {"axis", 1}}), {{"dy", dy}});
-  }, ErrorKind::kBadArgument, {"tiles 0", "positive"});
-  ExpectError([&] {
-    RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 3}, {"axis", 1}}), {{"dy", dy}});
-  }, ErrorKind::kShapeMismatch, {"multiple of tiles 3"});
-  ExpectError([&] {
-    RunOp(MakeOp("TileGradient", {"dy", "t"}, {"dx"}, {{"axis", 1}}),
-          {{"dy", dy}, {"t", MakeTensor<int32_t>({2}, {1, 2})}});
-  }, ErrorKind::kShapeMismatch, {"'t'", "one element"});
-  ExpectError([&] {
-    RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 2}, {"axis", 1}}),
-          {{"dy", MakeTensor<int32_t>({1, 2}, {1, 2})}});
-  }, ErrorKind::kShapeMismatch, {"float or double"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"axis", 1}}), {{"dy", dy}});
+      },
+      ErrorKind::kBadArgument, {"tiles"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 2}}), {{"dy", dy}});
+      },
+      ErrorKind::kBadArgument, {"axis"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 0}, {"axis", 1}}), {{"dy", dy}});
+      },
+      ErrorKind::kBadArgument, {"tiles 0", "positive"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 3}, {"axis", 1}}), {{"dy", dy}});
+      },
+      ErrorKind::kShapeMismatch, {"multiple of tiles 3"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("TileGradient", {"dy", "t"}, {"dx"}, {{"axis", 1}}),
+              {{"dy", dy}, {"t", MakeTensor<int32_t>({2}, {1, 2})}});
+      },
+      ErrorKind::kShapeMismatch, {"'t'", "one element"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 2}, {"axis", 1}}),
+              {{"dy", MakeTensor<int32_t>({1, 2}, {1, 2})}});
+      },
+      ErrorKind::kShapeMismatch, {"float or double"});
 }
 
 TEST(ShapeGradients, SchemasInferShapes) {

@@ -1,0 +1,173 @@
+// Shared machinery of the elementwise families (elementwise_binary.cc, elementwise_variadic.cc,
+// unary/unary.cc): dtype visiting, Eigen maps, and the broadcast kernel runner.
+//
+// Kernels are Eigen array expressions over Maps of the tensors' buffers, so the contiguous case
+// vectorizes and no per-element virtual call or index arithmetic happens.
+#ifndef PARITY_CORE_OPS_COMMON_ELEMENTWISE_H_
+#define PARITY_CORE_OPS_COMMON_ELEMENTWISE_H_
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/ops/common/broadcast.h"
+#include "core/proto/error.h"
+#include "core/schema.h"
+#include "core/tensor.h"
+#include "core/types.h"
+
+namespace parity {
+namespace elementwise {
+
+template <typename T, typename... Ts>
+constexpr bool kIsOneOf = (std::is_same_v<T, Ts> || ...);
+
+// Calls fn(T{}) for the C++ type of `dtype` among the types a tensor holds as numbers (float16
+// excluded); returns false for any other dtype. Unlike DispatchNumeric it does not throw, so callers
+// word their own messages.
+template <typename Fn>
+bool VisitType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DataType::kFloat: fn(float{}); return true;
+    case DataType::kDouble: fn(double{}); return true;
+    case DataType::kInt32: fn(int32_t{}); return true;
+    case DataType::kInt64: fn(int64_t{}); return true;
+    case DataType::kBool: fn(bool{}); return true;
+    case DataType::kUint8: fn(uint8_t{}); return true;
+    case DataType::kInt8: fn(int8_t{}); return true;
+    case DataType::kInt16: fn(int16_t{}); return true;
+    case DataType::kUint16: fn(uint16_t{}); return true;
+    default: return false;
+  }
+}
+
+// Whether `Fn::kSupports<T>` holds for the type of `dtype`.
+template <class Fn>
+bool Supports(DataType dtype) {
+  bool ok = false;
+  VisitType(dtype, [&](auto zero) { ok = Fn::template kSupports<decltype(zero)>; });
+  return ok;
+}
+
+// "float, double" — the dtypes Fn supports, for messages.
+template <class Fn>
+std::string SupportedTypes() {
+  std::string out;
+  for (DataType dtype : {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64,
+                         DataType::kBool, DataType::kUint8, DataType::kInt8, DataType::kInt16,
+                         DataType::kUint16}) {
+    if (Supports<Fn>(dtype)) out += (out.empty() ? "" : ", ") + std::string(DataTypeName(dtype));
+  }
+  return out;
+}
+
+// The output dtype of Fn for input dtype `dtype` (Fn::Out<T>).
+template <class Fn>
+DataType OutputType(DataType dtype) {
+  DataType out = dtype;
+  VisitType(dtype, [&](auto zero) {
+    out = DataTypeOf<typename Fn::template Out<decltype(zero)>>::value;
+  });
+  return out;
+}
+
+// Kernels (Tensor) and shape inference (TensorType) check the same things with the same words;
+// descriptions are built only when a check fails, keeping them off the per-run path.
+inline DataType DtypeOf(const Tensor& t) { return t.dtype(); }
+inline DataType DtypeOf(const TensorType& t) { return t.dtype; }
+inline std::string Describe(const Tensor& t) { return t.DebugString(); }
+inline std::string Describe(const TensorType& t) { return TensorTypeString(t); }
+
+template <typename T>
+using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+template <typename T>
+using ConstMap = Eigen::Map<const Array<T>>;
+template <typename T>
+using Map = Eigen::Map<Array<T>>;
+
+// dims == dims without a libc memcmp call: ranks are small and this runs per op per run.
+inline bool SameDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// Resizes unless the dims are already right (saves the validation on the per-run path).
+inline void ResizeTo(Tensor* t, const std::vector<int64_t>& dims) {
+  if (!SameDims(t->dims(), dims)) t->Resize(dims);
+}
+
+// Whether reading `in` while writing `out` elementwise could read values already overwritten:
+// the byte ranges overlap, unless both start at the same address and are read in the same order
+// (`same_layout`), which coefficient-wise Eigen assignment handles.
+inline bool UnsafeOverlap(const void* out, size_t out_bytes, const void* in, size_t in_bytes,
+                          bool same_layout) {
+  if (out_bytes == 0 || in_bytes == 0) return false;
+  auto o = reinterpret_cast<uintptr_t>(out);
+  auto i = reinterpret_cast<uintptr_t>(in);
+  bool overlap = o < i + in_bytes && i < o + out_bytes;
+  return overlap && !(o == i && same_layout);
+}
+
+// out = op(a, b) over `plan`; op maps two Eigen array expressions of T to one of TOut. A repeated
+// operand is passed as a constant expression, so op sees the same kinds of arguments either way.
+template <typename T, typename TOut, typename Op>
+void RunPlan(const BroadcastPlan& plan, const T* a, const T* b, TOut* out, const Op& op) {
+  const Eigen::Index n = plan.inner();
+  const bool a_vec = plan.a_mode() == BroadcastPlan::Mode::kVector;
+  const bool b_vec = plan.b_mode() == BroadcastPlan::Mode::kVector;
+  if (a_vec && b_vec) {
+    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
+      Map<TOut>(out + o, n) = op(ConstMap<T>(a + ia, n), ConstMap<T>(b + ib, n));
+    });
+  } else if (a_vec) {
+    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
+      Map<TOut>(out + o, n) = op(ConstMap<T>(a + ia, n), Array<T>::Constant(n, b[ib]));
+    });
+  } else if (b_vec) {
+    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
+      Map<TOut>(out + o, n) = op(Array<T>::Constant(n, a[ia]), ConstMap<T>(b + ib, n));
+    });
+  } else {
+    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
+      Map<TOut>(out + o, n) = op(Array<T>::Constant(n, a[ia]), Array<T>::Constant(n, b[ib]));
+    });
+  }
+}
+
+// Vectorized max / min that return NaN when either operand is NaN (numpy's maximum / minimum), so
+// NaNs reach the output at the same positions as in a naive reference.
+template <typename T>
+using MaxNaN = Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>;
+template <typename T>
+using MinNaN = Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>;
+
+// Integer arithmetic in the unsigned type, so overflow wraps (two's complement) instead of being
+// undefined behaviour; floating point is left alone.
+template <typename T, typename X>
+auto AsWrapping(const X& x) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return x.template cast<std::make_unsigned_t<T>>();
+  } else {
+    return x;
+  }
+}
+template <typename T, typename X>
+auto FromWrapping(const X& x) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return x.template cast<T>();
+  } else {
+    return x;
+  }
+}
+
+}  // namespace elementwise
+}  // namespace parity
+
+#endif  // PARITY_CORE_OPS_COMMON_ELEMENTWISE_H_

@@ -1,0 +1,41 @@
+// Gradient makers of fills (none) and plumbing (Copy, Alias): which gradient ops the backward pass
+// emits for each op of this family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op
+// input/output conventions are tabulated in core/ops/GRADIENTS.md.
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/argument.h"
+#include "core/grad/gradient.h"
+#include "core/proto/error.h"
+
+namespace parity {
+
+PARITY_REGISTER_GRADIENT(Copy, [](GradientContext& g) {
+  return Ops{g.Op("Copy", {g.GO(0)}, {g.GI(0)})};
+});
+
+PARITY_REGISTER_GRADIENT(Alias, [](GradientContext& g) {
+  g.SetGI(0, g.GO(0));
+  return Ops{};
+});
+
+PARITY_NO_GRADIENT(ConstantFill);
+
+PARITY_NO_GRADIENT(GivenTensorFill);
+
+PARITY_NO_GRADIENT(GivenTensorDoubleFill);
+
+PARITY_NO_GRADIENT(GivenTensorIntFill);
+
+PARITY_NO_GRADIENT(GivenTensorInt64Fill);
+
+PARITY_NO_GRADIENT(GivenTensorBoolFill);
+
+PARITY_NO_GRADIENT(UniformFill);
+
+PARITY_NO_GRADIENT(GaussianFill);
+
+PARITY_NO_GRADIENT(XavierFill);
+
+}  // namespace parity

@@ -1,0 +1,151 @@
+// MaxPool and AveragePool: 2-D pooling, NCHW, float and double, after Caffe2's pool_op.h / .cc
+// (the newer version with count_include_pad). Geometry arguments and output size:
+// conv_geometry.h; pools take no dilation, and each pad must be smaller than the kernel, so every
+// window covers at least one input element. With global_pooling the window is the whole H x W image
+// and the output is [N, C, 1, 1].
+//
+// Window of output (oh, ow): rows [oh * stride_h - pad_t, + kernel_h) and columns
+// [ow * stride_w - pad_l, + kernel_w), clipped to the image; padding never contributes a value.
+//   - MaxPool: the largest element of the window. Ties: the value is the same whichever wins, but
+//     the winner is defined for the gradient: the FIRST maximal element in scan order (row by row,
+//     left to right), since the scan replaces the running maximum only on a strictly greater value.
+//     NaN: comparisons with NaN are false, so a NaN is the result only when it is the window's
+//     first element (Caffe2 starts from the lowest float instead and never returns a NaN).
+//   - AveragePool: the window's sum times 1 / count, count being the clipped window's size
+//     (count_include_pad = false, Caffe2's default) or kernel_h * kernel_w (true: the padding
+//     counts as zeros). Caffe2 scales by the reciprocal too, so results match it to the last bit
+//     save for summation order.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/ops/common/conv_geometry.h"
+#include "core/ops/common/gemm.h"
+#include "core/ops/pool/pool.h"
+#include "core/operator.h"
+#include "core/schema.h"
+
+namespace parity {
+namespace {
+
+// Visits every window of every [H, W] plane of x: fn(plane, window) returns the output.
+template <typename T, typename Fn>
+void ForEachWindow(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
+                   int64_t out_h, int64_t out_w, T* y, Fn&& fn) {
+  for (int64_t p = 0; p < planes; ++p, x += H * W, y += out_h * out_w) {
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        y[oh * out_w + ow] = fn(x, WindowAt(g, H, W, oh, ow));
+      }
+    }
+  }
+}
+
+template <typename T>
+void MaxPool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
+             int64_t out_h, int64_t out_w, T* y) {
+  // The first maximum in scan order (WindowArgMax, pool.h): the element MaxPoolGradient credits.
+  ForEachWindow(x, planes, H, W, g, out_h, out_w, y, [W](const T* plane, const PoolWindow& win) {
+    return plane[WindowArgMax(plane, W, win)];
+  });
+}
+
+template <typename T>
+void AveragePool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
+                 int64_t out_h, int64_t out_w, bool count_include_pad, T* y) {
+  ForEachWindow(x, planes, H, W, g, out_h, out_w, y,
+                [&g, W, count_include_pad](const T* plane, const PoolWindow& win) {
+                  T sum = 0;
+                  for (int64_t h = win.h_begin; h < win.h_end; ++h) {
+                    const T* row = plane + h * W;
+                    for (int64_t w = win.w_begin; w < win.w_end; ++w) sum += row[w];
+                  }
+                  return sum * (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
+                });
+}
+
+template <bool kAverage>
+class PoolOp final : public Operator {
+ public:
+  PoolOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws),
+        geometry_(ParseConvGeometry(args(), ConvKind::kPool)),
+        count_include_pad_(kAverage && Arg<bool>("count_include_pad")) {}
+
+  void Run() override {
+    const Tensor& X = Input(0);
+    ConvGeometry g = geometry_;  // global pooling sets the kernel from X
+    ConvOutputDims(label(), X.dims(), X.ndim() > 1 ? X.dim(1) : 0, &g, &y_dims_);
+    Tensor* Y = Output(0);
+    Y->Resize(y_dims_);
+    DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = X.data<T>();
+      T* y = Y->mutable_data<T>();
+      const int64_t planes = X.dim(0) * X.dim(1);
+      if constexpr (kAverage) {
+        AveragePool(x, planes, X.dim(2), X.dim(3), g, Y->dim(2), Y->dim(3), count_include_pad_, y);
+      } else {
+        MaxPool(x, planes, X.dim(2), X.dim(3), g, Y->dim(2), Y->dim(3), y);
+      }
+    });
+  }
+
+ private:
+  const ConvGeometry geometry_;
+  const bool count_include_pad_;
+  std::vector<int64_t> y_dims_;
+};
+
+std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const ArgumentHelper& args,
+                                      const std::vector<TensorType>& in) {
+  ConvGeometry g = ParseConvGeometry(args, ConvKind::kPool);
+  TensorType y;
+  y.dtype = in[0].dtype;
+  ConvOutputDims(args.op_label(), in[0].dims, in[0].dims.size() > 1 ? in[0].dims[1] : 0, &g,
+                 &y.dims);
+  DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
+  return {y};
+}
+
+}  // namespace
+
+OpSchema& PoolArgs(OpSchema& schema) {
+  return schema.Apply(ConvGeometryArgs)
+      .Arg("global_pooling", ArgType::kInt, int64_t{0},
+           "1: pool over the whole H x W image (output [N, C, 1, 1]); kernel is ignored and "
+           "pads/stride must not be set.");
+}
+
+OpSchema& CountIncludePadArg(OpSchema& schema) {
+  return schema.Arg("count_include_pad", ArgType::kInt, int64_t{0},
+                    "0 (Caffe2's default): divide by the number of input elements in the window; "
+                    "1: by kernel_h * kernel_w, counting the padding as zeros.");
+}
+
+namespace {
+
+OpSchema& PoolSchema(OpSchema& schema) {
+  return schema.NumInputs(1)
+      .NumOutputs(1)
+      .Apply(PoolArgs)
+      .DifferentiableInputs({0})
+      .ShapeInference(PoolInference)
+      .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
+      .OutputDoc(0, "Y", "Output [N, C, out_h, out_w].");
+}
+
+PARITY_OP_SCHEMA(MaxPool)
+    .Apply(PoolSchema)
+    .Doc("2-D max pooling (NCHW). Padding never wins; among equal maxima the first in scan "
+         "order (row-major within the window) is the one selected (for the gradient).");
+PARITY_REGISTER_CPU_OPERATOR(MaxPool, PoolOp<false>);
+
+PARITY_OP_SCHEMA(AveragePool)
+    .Apply(PoolSchema)
+    .Apply(CountIncludePadArg)
+    .Doc("2-D average pooling (NCHW) over each window clipped to the image.");
+PARITY_REGISTER_CPU_OPERATOR(AveragePool, PoolOp<true>);
+
+}  // namespace
+}  // namespace parity

@@ -1,0 +1,335 @@
+// Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, SumElements, Softmax. Caffe2 semantics
+// (caffe2/operators/reduce_ops.h, utility_ops.h, softmax_op.cc), newer pytorch tree.
+//
+// Reduce*: `axes` (default: all) are canonicalized (negative allowed) and deduplicated; keepdims=1
+// keeps reduced axes as size 1. Sum/Max/Min take float, double, int32, int64; Mean float/double.
+// An empty reduction gives 0 for Sum and NaN (0/0) for Mean; Max/Min over an empty axis have no
+// value and fail (Caffe2 returned the dtype's lowest/highest value there).
+//
+// The kernel merges adjacent reduced (or kept) axes and reduces one merged axis at a time as an
+// [outer, r, inner] pass with Eigen over contiguous rows: a plain row reduction when inner == 1,
+// otherwise an accumulation of whole rows of length inner.
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/ops/reduce/reduce.h"
+
+#include "core/operator.h"
+#include "core/ops/common/shape_util.h"
+#include "core/schema.h"
+
+namespace parity {
+namespace reduce_util {
+
+ReducePlan PlanReduce(const std::vector<int64_t>& dims, const std::vector<int64_t>& axes,
+                      bool keepdims, const std::string& label) {
+  const int rank = static_cast<int>(dims.size());
+  ReducePlan plan;
+  plan.reduced.assign(rank, axes.empty());
+  for (int64_t axis : axes) {
+    plan.reduced[shape_util::CanonicalAxis(axis, rank, label, "'axes' entry", dims)] = true;
+  }
+  for (int i = 0; i < rank; ++i) {
+    if (plan.reduced[i]) {
+      plan.count *= dims[i];
+      if (keepdims) plan.out_dims.push_back(1);
+    } else {
+      plan.out_dims.push_back(dims[i]);
+    }
+  }
+  return plan;
+}
+
+OpSchema& ReduceArgs(OpSchema& schema) {
+  return schema
+      .Arg("axes", ArgType::kInts, std::vector<int64_t>{},
+           "Axes to reduce (negative counts from the end); default all.")
+      .Arg("keepdims", ArgType::kInt, int64_t{1}, "If 1, reduced axes stay as size-1 dims.");
+}
+
+int SoftmaxAxis(int64_t axis, const std::vector<int64_t>& dims, const std::string& label) {
+  return shape_util::CanonicalAxis(axis, static_cast<int>(dims.size()), label, "axis", dims);
+}
+
+}  // namespace reduce_util
+
+namespace {
+
+using reduce_util::PlanReduce;
+using reduce_util::ReducePlan;
+
+using shape_util::CanonicalAxis;
+using shape_util::SizeFromDim;
+using shape_util::SizeToDim;
+
+template <typename T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+enum class Reduction { kSum, kMean, kMax, kMin };
+
+// One pass: x is [outer, r, inner], y is [outer, inner].
+template <typename T>
+void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* xo = x + o * r * inner;
+    if (inner == 1) {
+      ConstArrayMap<T> row(xo, r);
+      switch (kind) {
+        case Reduction::kSum:
+        case Reduction::kMean: y[o] = r == 0 ? T(0) : row.sum(); break;
+        case Reduction::kMax: y[o] = row.maxCoeff(); break;
+        case Reduction::kMin: y[o] = row.minCoeff(); break;
+      }
+      continue;
+    }
+    ArrayMap<T> acc(y + o * inner, inner);
+    if (r == 0) {
+      acc.setZero();
+      continue;
+    }
+    acc = ConstArrayMap<T>(xo, inner);
+    for (int64_t j = 1; j < r; ++j) {
+      ConstArrayMap<T> row(xo + j * inner, inner);
+      switch (kind) {
+        case Reduction::kSum:
+        case Reduction::kMean: acc += row; break;
+        case Reduction::kMax: acc = acc.max(row); break;
+        case Reduction::kMin: acc = acc.min(row); break;
+      }
+    }
+  }
+}
+
+template <Reduction kKind>
+class ReduceOp final : public Operator {
+ public:
+  ReduceOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), axes_(Args<int64_t>("axes")), keepdims_(Arg<bool>("keepdims")) {}
+
+  void Run() override {
+    const Tensor& in = Input(0);
+    const ReducePlan plan = PlanReduce(in.dims(), axes_, keepdims_, label());
+    const int64_t out_numel = SizeFromDim(plan.out_dims, 0);
+    PARITY_ENFORCE(plan.count > 0 || out_numel == 0 ||
+                       (kKind != Reduction::kMax && kKind != Reduction::kMin),
+                   ErrorKind::kShapeMismatch, label(), ": cannot take the ",
+                   kKind == Reduction::kMax ? "max" : "min", " over an empty axis of input ",
+                   in.DebugString());
+    auto body = [&](auto zero) {
+      using T = decltype(zero);
+      Tensor* out = Output(0);
+      out->Resize(plan.out_dims);
+      T* y = out->template mutable_data<T>();
+      if (out_numel == 0) return;
+      Compute<T>(in.data<T>(), y, in.dims(), plan);
+      if (kKind == Reduction::kMean) {
+        ArrayMap<T>(y, out_numel) /= static_cast<T>(plan.count);
+      }
+    };
+    if (kKind == Reduction::kMean) {
+      shape_util::DispatchFloating(in, label(), InputName(0), body);
+    } else {
+      switch (in.dtype()) {
+        case DataType::kFloat: body(float{}); break;
+        case DataType::kDouble: body(double{}); break;
+        case DataType::kInt32: body(int32_t{}); break;
+        case DataType::kInt64: body(int64_t{}); break;
+        default:
+          throw MakeError(ErrorKind::kShapeMismatch, label(), ": input '", InputName(0),
+                          "' must be float, double, int32 or int64, got ", in.DebugString());
+      }
+    }
+  }
+
+ private:
+  // Merges runs of reduced / kept axes, then reduces the merged reduced axes last to first,
+  // ping-ponging between two scratch buffers and writing the last pass into y.
+  template <typename T>
+  void Compute(const T* x, T* y, const std::vector<int64_t>& dims, const ReducePlan& plan) {
+    std::vector<int64_t> sizes;
+    std::vector<bool> kinds;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (!sizes.empty() && kinds.back() == plan.reduced[i]) {
+        sizes.back() *= dims[i];
+      } else {
+        sizes.push_back(dims[i]);
+        kinds.push_back(plan.reduced[i]);
+      }
+    }
+    int passes = static_cast<int>(std::count(kinds.begin(), kinds.end(), true));
+    if (passes == 0) {  // Nothing reduced (e.g. a scalar input): a copy.
+      std::copy(x, x + SizeFromDim(dims, 0), y);
+      return;
+    }
+    const T* src = x;
+    for (int g = static_cast<int>(sizes.size()) - 1; g >= 0; --g) {
+      if (!kinds[g]) continue;
+      const int64_t outer = SizeToDim(sizes, g);
+      const int64_t inner = SizeFromDim(sizes, g + 1);
+      T* dst = y;
+      if (--passes > 0) {
+        std::vector<char>& buf = (src == reinterpret_cast<const T*>(scratch_[0].data()))
+                                     ? scratch_[1]
+                                     : scratch_[0];
+        buf.resize(static_cast<size_t>(outer * inner) * sizeof(T));
+        dst = reinterpret_cast<T*>(buf.data());
+      }
+      ReducePass<T>(kKind, src, dst, outer, sizes[g], inner);
+      sizes[g] = 1;
+      src = dst;
+    }
+  }
+
+  std::vector<int64_t> axes_;
+  bool keepdims_;
+  std::vector<char> scratch_[2];  // Kept across runs so repeated runs do not allocate.
+};
+
+OpSchema& ReduceSchema(OpSchema& schema) {
+  return schema.NumInputs(1)
+      .NumOutputs(1)
+      .Apply(reduce_util::ReduceArgs)
+      .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
+                         const std::vector<TensorType>& in) {
+        TensorType out = in[0];
+        out.dims = PlanReduce(in[0].dims, args.GetVector<int64_t>("axes"),
+                              args.Get<bool>("keepdims"), args.op_label())
+                       .out_dims;
+        return std::vector<TensorType>{out};
+      })
+      .InputDoc(0, "data", "The tensor to reduce.")
+      .OutputDoc(0, "reduced", "The reduction over `axes`.");
+}
+
+PARITY_OP_SCHEMA(ReduceSum)
+    .Apply(ReduceSchema)
+    .Doc("Sum over `axes` (float, double, int32, int64); 0 over an empty axis.");
+PARITY_REGISTER_CPU_OPERATOR(ReduceSum, ReduceOp<Reduction::kSum>);
+PARITY_OP_SCHEMA(ReduceMean)
+    .Apply(ReduceSchema)
+    .Doc("Mean over `axes` (float, double); NaN over an empty axis.");
+PARITY_REGISTER_CPU_OPERATOR(ReduceMean, ReduceOp<Reduction::kMean>);
+PARITY_OP_SCHEMA(ReduceMax)
+    .Apply(ReduceSchema)
+    .Doc("Maximum over `axes` (float, double, int32, int64); an empty axis is an error.");
+PARITY_REGISTER_CPU_OPERATOR(ReduceMax, ReduceOp<Reduction::kMax>);
+PARITY_OP_SCHEMA(ReduceMin)
+    .Apply(ReduceSchema)
+    .Doc("Minimum over `axes` (float, double, int32, int64); an empty axis is an error.");
+PARITY_REGISTER_CPU_OPERATOR(ReduceMin, ReduceOp<Reduction::kMin>);
+
+// ---------------------------------------------------------------------------------------------
+// SumElements: a scalar (dims []) of the input's dtype.
+
+class SumElementsOp final : public Operator {
+ public:
+  SumElementsOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), average_(Arg<bool>("average")) {}
+
+  void Run() override {
+    const Tensor& in = Input(0);
+    auto body = [&](auto zero) {
+      using T = decltype(zero);
+      T sum = in.numel() == 0 ? T(0) : ConstArrayMap<T>(in.data<T>(), in.numel()).sum();
+      Tensor* out = Output(0);
+      out->Resize({});
+      if (average_) sum /= static_cast<T>(in.numel());  // 0/0 = NaN for an empty input.
+      out->template mutable_data<T>()[0] = sum;
+    };
+    switch (in.dtype()) {
+      case DataType::kFloat: body(float{}); return;
+      case DataType::kDouble: body(double{}); return;
+      case DataType::kInt32:
+      case DataType::kInt64:
+        PARITY_ENFORCE(!average_, ErrorKind::kShapeMismatch, label(),
+                       ": average=1 needs a float or double input, got ", in.DebugString());
+        if (in.dtype() == DataType::kInt32) {
+          body(int32_t{});
+        } else {
+          body(int64_t{});
+        }
+        return;
+      default:
+        throw MakeError(ErrorKind::kShapeMismatch, label(), ": input '", InputName(0),
+                        "' must be float, double, int32 or int64, got ", in.DebugString());
+    }
+  }
+
+ private:
+  bool average_;
+};
+
+PARITY_OP_SCHEMA(SumElements)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .Arg("average", ArgType::kInt, int64_t{0}, "If 1, divide the sum by the element count.")
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper&,
+                       const std::vector<TensorType>& in) {
+      TensorType out;
+      out.dtype = in[0].dtype;
+      return std::vector<TensorType>{out};
+    })
+    .InputDoc(0, "X", "Any float/double (or int32/int64 without average) tensor.")
+    .OutputDoc(0, "sum", "Scalar (dims []): the sum, or the mean with average=1.")
+    .Doc("Sums all elements into a scalar (the mean with average=1).");
+PARITY_REGISTER_CPU_OPERATOR(SumElements, SumElementsOp);
+
+// ---------------------------------------------------------------------------------------------
+// Softmax: the input is seen as [N, D] with N = prod(dims[:axis]); each row gets
+// exp(x - max(x)) / sum(exp(x - max(x))), the max subtracted for stability.
+
+template <typename T>
+void SoftmaxRows(const T* x, T* y, int64_t n, int64_t d) {
+  if (d == 0) return;
+  for (int64_t i = 0; i < n; ++i) {
+    ConstArrayMap<T> xr(x + i * d, d);
+    ArrayMap<T> yr(y + i * d, d);
+    const T m = xr.maxCoeff();
+    yr = (xr - m).exp();
+    yr /= yr.sum();
+  }
+}
+
+class SoftmaxOp final : public Operator {
+ public:
+  SoftmaxOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), axis_(Arg<int64_t>("axis")) {}
+
+  void Run() override {
+    const Tensor& in = Input(0);
+    const int axis = CanonicalAxis(axis_, in.ndim(), label(), "axis", in.dims());
+    shape_util::DispatchFloating(in, label(), InputName(0), [&](auto zero) {
+      using T = decltype(zero);
+      Tensor* out = Output(0);
+      out->Resize(in.dims());
+      T* y = out->template mutable_data<T>();
+      SoftmaxRows<T>(in.data<T>(), y, SizeToDim(in.dims(), axis), SizeFromDim(in.dims(), axis));
+    });
+  }
+
+ private:
+  int64_t axis_;
+};
+
+PARITY_OP_SCHEMA(Softmax)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .Arg("axis", ArgType::kInt, int64_t{1},
+         "The input is coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])]; negative allowed.")
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
+                       const std::vector<TensorType>& in) {
+      CanonicalAxis(args.Get<int64_t>("axis"), static_cast<int>(in[0].dims.size()),
+                    args.op_label(), "axis", in[0].dims);
+      return std::vector<TensorType>{in[0]};
+    })
+    .InputDoc(0, "input", "float/double tensor.")
+    .OutputDoc(0, "output", "Softmax over each row of the 2-D view; same dims as the input.")
+    .Doc("Softmax of the input coerced to 2-D at `axis` (Caffe2), numerically stable.");
+PARITY_REGISTER_CPU_OPERATOR(Softmax, SoftmaxOp);
+
+}  // namespace
+}  // namespace parity

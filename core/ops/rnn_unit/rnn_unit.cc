@@ -1,0 +1,233 @@
+// RNN cells: LSTMUnit and GRUUnit, one time step of Caffe2's recurrent nets
+// (caffe2/operators/rnn/lstm_unit_op.h, gru_unit_op.h). float and double.
+//
+// LSTMUnit: gates [1, N, 4D] in order [i, f, o, g] (pre-activations):
+//   i = s(x_i), f = s(x_f + forget_bias), o = s(x_o), g = tanh(x_g);
+//   c = f * c_prev + i * g;  h = o * tanh(c).
+// GRUUnit: gates [1, N, 3D] in order [r, u, o]; the reset gate r is applied inside the step net
+// (to the hidden-to-output FC), so the unit uses only u and o:
+//   h = h_prev * s(u) + tanh(o) * (1 - s(u)).
+// Rows n with timestep >= seq_lengths[n] are past their sequence: the previous state is copied
+// (zeros with drop_states=1). seq_lengths is an input only with sequence_lengths=1 (the default);
+// timestep is the last input, a one-element int tensor.
+#include <cmath>
+
+#include "core/ops/rnn_unit/rnn_unit.h"
+
+#include "core/operator.h"
+#include "core/ops/common/shape_util.h"
+#include "core/schema.h"
+
+namespace parity {
+namespace rnn_unit_util {
+
+OpSchema& RnnUnitArgs(OpSchema& schema) {
+  return schema
+      .Arg("drop_states", ArgType::kInt, int64_t{0},
+           "If 1, rows past their sequence get zero states instead of the previous ones.")
+      .Arg("sequence_lengths", ArgType::kInt, int64_t{1},
+           "If 1, the input before the timestep is seq_lengths (int32/int64 [N]).");
+}
+
+OpSchema& LSTMUnitArgs(OpSchema& schema) {
+  return RnnUnitArgs(schema).Arg("forget_bias", ArgType::kFloat, 0.0,
+                                 "Added to the forget gate's pre-activation.");
+}
+
+}  // namespace rnn_unit_util
+
+namespace {
+
+using rnn_unit_util::RnnUnitArgs;
+
+template <typename T>
+T Sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// Shared input handling of the two cells. `gate_count` is 4 (LSTM) or 3 (GRU); `state_inputs`
+// the number of leading state inputs (2 for LSTM: hidden, cell; 1 for GRU: hidden).
+class RnnUnitBase : public Operator {
+ public:
+  RnnUnitBase(const caffe2::OperatorDef& def, Workspace* ws, int state_inputs, int gate_count)
+      : Operator(def, ws),
+        state_inputs_(state_inputs),
+        gate_count_(gate_count),
+        drop_states_(Arg<bool>("drop_states")),
+        has_lengths_(Arg<bool>("sequence_lengths")) {
+    const int expected = state_inputs + (has_lengths_ ? 3 : 2);
+    PARITY_ENFORCE(InputSize() == expected, ErrorKind::kBadArgument, label(), ": with "
+                   "sequence_lengths=", has_lengths_ ? 1 : 0, " takes ", expected,
+                   " inputs (states, gates, ", has_lengths_ ? "seq_lengths, " : "",
+                   "timestep), got ", InputSize());
+  }
+
+ protected:
+  struct Step {
+    int64_t n = 0;
+    int64_t d = 0;
+    int64_t t = 0;
+    std::vector<bool> valid;  // Row n is inside its sequence at this timestep.
+  };
+
+  // Validates shapes and dtypes, reads the timestep and the per-row validity.
+  Step Prepare() {
+    const Tensor& h = Input(0);
+    PARITY_ENFORCE(h.ndim() == 3 && h.dims()[0] == 1, ErrorKind::kShapeMismatch, label(),
+                   ": hidden_prev '", InputName(0), "' must be [1, N, D], got ", h.DebugString());
+    Step s;
+    s.n = h.dims()[1];
+    s.d = h.dims()[2];
+    for (int i = 1; i <= state_inputs_; ++i) {
+      const Tensor& x = Input(i);
+      const std::vector<int64_t> want =
+          i < state_inputs_ ? h.dims() : std::vector<int64_t>{1, s.n, gate_count_ * s.d};
+      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch,
+                     label(), ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()),
+                     " ", ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
+                     x.DebugString());
+    }
+    const int t_index = InputSize() - 1;
+    const Tensor& t = Input(t_index);
+    PARITY_ENFORCE(t.numel() == 1, ErrorKind::kShapeMismatch, label(), ": timestep '",
+                   InputName(t_index), "' must hold one int, got ", t.DebugString());
+    s.t = shape_util::ReadIndexTensor(t, label(), InputName(t_index))[0];
+    s.valid.assign(s.n, true);
+    if (has_lengths_) {
+      const int l_index = InputSize() - 2;
+      const Tensor& lengths = Input(l_index);
+      PARITY_ENFORCE(lengths.numel() == s.n, ErrorKind::kShapeMismatch, label(), ": seq_lengths '",
+                     InputName(l_index), "' must hold N = ", s.n, " lengths, got ",
+                     lengths.DebugString());
+      std::vector<int64_t> len = shape_util::ReadIndexTensor(lengths, label(), InputName(l_index));
+      for (int64_t i = 0; i < s.n; ++i) s.valid[i] = s.t < len[i];
+    }
+    return s;
+  }
+
+  const int state_inputs_;
+  const int gate_count_;
+  const bool drop_states_;
+  const bool has_lengths_;
+};
+
+class LSTMUnitOp final : public RnnUnitBase {
+ public:
+  LSTMUnitOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : RnnUnitBase(def, ws, 2, 4), forget_bias_(Arg<double>("forget_bias")) {}
+
+  void Run() override {
+    shape_util::DispatchFloating(Input(0), label(), InputName(0),
+                                 [&](auto zero) { RunTyped<decltype(zero)>(); });
+  }
+
+ private:
+  template <typename T>
+  void RunTyped() {
+    const Step s = Prepare();
+    const T* h_prev = Input(0).data<T>();
+    const T* c_prev = Input(1).data<T>();
+    const T* gates = Input(2).data<T>();
+    Tensor* H = Output(0);
+    Tensor* C = Output(1);
+    H->Resize(Input(0).dims());
+    C->Resize(Input(1).dims());
+    T* h = H->template mutable_data<T>();
+    T* c = C->template mutable_data<T>();
+    const T fb = static_cast<T>(forget_bias_);
+    const int64_t d = s.d;
+    for (int64_t n = 0; n < s.n; ++n) {
+      const T* x = gates + n * 4 * d;
+      for (int64_t j = 0; j < d; ++j) {
+        const int64_t k = n * d + j;
+        if (!s.valid[n]) {
+          h[k] = drop_states_ ? T(0) : h_prev[k];
+          c[k] = drop_states_ ? T(0) : c_prev[k];
+          continue;
+        }
+        const T i = Sigmoid(x[j]);
+        const T f = Sigmoid(x[d + j] + fb);
+        const T o = Sigmoid(x[2 * d + j]);
+        const T g = std::tanh(x[3 * d + j]);
+        const T cell = f * c_prev[k] + i * g;
+        c[k] = cell;
+        h[k] = o * std::tanh(cell);
+      }
+    }
+  }
+
+  const double forget_bias_;
+};
+
+PARITY_OP_SCHEMA(LSTMUnit)
+    .NumInputs(4, 5)
+    .NumOutputs(2)
+    .Apply(rnn_unit_util::LSTMUnitArgs)
+    .DifferentiableInputs({0, 1, 2})
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper&,
+                       const std::vector<TensorType>& in) {
+      return std::vector<TensorType>{in[0], in[1]};
+    })
+    .InputDoc(0, "hidden_prev", "[1, N, D] previous hidden state.")
+    .InputDoc(1, "cell_prev", "[1, N, D] previous cell state.")
+    .InputDoc(2, "gates", "[1, N, 4D] gate pre-activations in order [i, f, o, g].")
+    .InputDoc(3, "seq_lengths", "int32/int64 [N] (only with sequence_lengths=1).")
+    .InputDoc(4, "timestep", "int32/int64 with one element: the current step (last input).")
+    .OutputDoc(0, "hidden_t", "[1, N, D] new hidden state.")
+    .OutputDoc(1, "cell_t", "[1, N, D] new cell state.")
+    .Doc("One LSTM step (Caffe2's LSTMUnit): c = f*c_prev + i*g, h = o*tanh(c).");
+PARITY_REGISTER_CPU_OPERATOR(LSTMUnit, LSTMUnitOp);
+
+class GRUUnitOp final : public RnnUnitBase {
+ public:
+  GRUUnitOp(const caffe2::OperatorDef& def, Workspace* ws) : RnnUnitBase(def, ws, 1, 3) {}
+
+  void Run() override {
+    shape_util::DispatchFloating(Input(0), label(), InputName(0),
+                                 [&](auto zero) { RunTyped<decltype(zero)>(); });
+  }
+
+ private:
+  template <typename T>
+  void RunTyped() {
+    const Step s = Prepare();
+    const T* h_prev = Input(0).data<T>();
+    const T* gates = Input(1).data<T>();
+    Tensor* H = Output(0);
+    H->Resize(Input(0).dims());
+    T* h = H->template mutable_data<T>();
+    const int64_t d = s.d;
+    for (int64_t n = 0; n < s.n; ++n) {
+      const T* x = gates + n * 3 * d;
+      for (int64_t j = 0; j < d; ++j) {
+        const int64_t k = n * d + j;
+        if (!s.valid[n]) {
+          h[k] = drop_states_ ? T(0) : h_prev[k];
+          continue;
+        }
+        const T u = Sigmoid(x[d + j]);
+        h[k] = h_prev[k] * u + std::tanh(x[2 * d + j]) * (T(1) - u);
+      }
+    }
+  }
+};
+
+PARITY_OP_SCHEMA(GRUUnit)
+    .NumInputs(3, 4)
+    .NumOutputs(1)
+    .Apply(RnnUnitArgs)
+    .DifferentiableInputs({0, 1})
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper&,
+                       const std::vector<TensorType>& in) {
+      return std::vector<TensorType>{in[0]};
+    })
+    .InputDoc(0, "hidden_prev", "[1, N, D] previous hidden state.")
+    .InputDoc(1, "gates", "[1, N, 3D] gate pre-activations in order [reset, update, output].")
+    .InputDoc(2, "seq_lengths", "int32/int64 [N] (only with sequence_lengths=1).")
+    .InputDoc(3, "timestep", "int32/int64 with one element: the current step (last input).")
+    .OutputDoc(0, "hidden_t", "[1, N, D] new hidden state.")
+    .Doc("One GRU step (Caffe2's GRUUnit): h = h_prev*s(u) + tanh(o)*(1 - s(u)).");
+PARITY_REGISTER_CPU_OPERATOR(GRUUnit, GRUUnitOp);
+
+}  // namespace
+}  // namespace parity

@@ -1,0 +1,268 @@
+// Gradient kernels of the RNN cells (Caffe2's lstm_unit_op.h, gru_unit_op.h; conventions of
+// core/ops/rnn_unit/makers.cc, the forward op's arguments copied). float and double.
+//
+// LSTMUnitGradient (h_prev, c_prev, gates, [seq_lengths], timestep, h, c, dh, dc)
+//                  -> (dh_prev, dc_prev, dgates), gates [i, f, o, g] as in the forward op:
+//   valid rows (timestep < seq_len):
+//     dct = dc + dh * o * (1 - tanh(c)^2);  dc_prev = dct * f;  dh_prev = 0 (h_prev does not
+//     enter the unit: the step net's FC carries it);
+//     di = dct * g * i(1 - i);  df = dct * c_prev * f(1 - f);  do = dh * tanh(c) * o(1 - o);
+//     dg = dct * i * (1 - g^2)
+//   rows past their sequence: dgates = 0; dh_prev = dh, dc_prev = dc (0 with drop_states=1).
+// GRUUnitGradient (h_prev, gates, [seq_lengths], timestep, h, dh) -> (dh_prev, dgates), gates
+// [r, u, o], h = h_prev * u + tanh(o) * (1 - u) with u = s(x_u):
+//   valid rows: dh_prev = dh * u;  dr = 0 (the reset gate acts in the step net);
+//     du = dh * (h_prev - tanh(o)) * u(1 - u);  do = dh * (1 - u) * (1 - tanh(o)^2)
+//   rows past their sequence: dgates = 0; dh_prev = dh (0 with drop_states=1).
+#include <cmath>
+
+#include "core/operator.h"
+#include "core/ops/rnn_unit/rnn_unit.h"
+#include "core/ops/common/shape_util.h"
+#include "core/schema.h"
+
+namespace parity {
+namespace {
+
+template <typename T>
+T Sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// Input layout and checks shared by both gradients. The forward inputs come first (states, gates,
+// [seq_lengths], timestep), then `extra` tensors shaped like hidden_prev (outputs and their
+// gradients).
+class RnnUnitGradientBase : public Operator {
+ public:
+  RnnUnitGradientBase(const caffe2::OperatorDef& def, Workspace* ws, int state_inputs,
+                      int gate_count, int extra)
+      : Operator(def, ws),
+        state_inputs_(state_inputs),
+        gate_count_(gate_count),
+        extra_(extra),
+        drop_states_(Arg<bool>("drop_states")),
+        has_lengths_(Arg<bool>("sequence_lengths")) {
+    forward_inputs_ = state_inputs + (has_lengths_ ? 3 : 2);
+    PARITY_ENFORCE(InputSize() == forward_inputs_ + extra, ErrorKind::kBadArgument, label(),
+                   ": with sequence_lengths=", has_lengths_ ? 1 : 0, " takes ",
+                   forward_inputs_ + extra, " inputs (the forward op's ", forward_inputs_,
+                   ", then its outputs and their gradients), got ", InputSize());
+  }
+
+ protected:
+  struct Step {
+    int64_t n = 0;
+    int64_t d = 0;
+  };
+
+  Step Prepare() {
+    const Tensor& h = Input(0);
+    PARITY_ENFORCE(h.ndim() == 3 && h.dims()[0] == 1, ErrorKind::kShapeMismatch, label(),
+                   ": hidden_prev '", InputName(0), "' must be [1, N, D], got ", h.DebugString());
+    Step s;
+    s.n = h.dims()[1];
+    s.d = h.dims()[2];
+    const std::vector<int64_t> gates_dims{1, s.n, gate_count_ * s.d};
+    for (int i = 1; i < InputSize(); ++i) {
+      if (i >= forward_inputs_ - (has_lengths_ ? 2 : 1) && i < forward_inputs_) continue;
+      const std::vector<int64_t>& want = i == state_inputs_ ? gates_dims : h.dims();
+      const Tensor& x = Input(i);
+      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch,
+                     label(), ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()),
+                     " ", ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
+                     x.DebugString());
+    }
+    const int t_index = forward_inputs_ - 1;
+    const Tensor& t = Input(t_index);
+    PARITY_ENFORCE(t.numel() == 1, ErrorKind::kShapeMismatch, label(), ": timestep '",
+                   InputName(t_index), "' must hold one int, got ", t.DebugString());
+    const int64_t step = shape_util::ReadIndexTensor(t, label(), InputName(t_index))[0];
+    valid_.assign(s.n, 1);
+    if (has_lengths_) {
+      const int l_index = forward_inputs_ - 2;
+      const Tensor& lengths = Input(l_index);
+      PARITY_ENFORCE(lengths.numel() == s.n, ErrorKind::kShapeMismatch, label(), ": seq_lengths '",
+                     InputName(l_index), "' must hold N = ", s.n, " lengths, got ",
+                     lengths.DebugString());
+      if (lengths.dtype() == DataType::kInt32) {
+        const int32_t* len = lengths.data<int32_t>();
+        for (int64_t i = 0; i < s.n; ++i) valid_[i] = step < len[i];
+      } else if (lengths.dtype() == DataType::kInt64) {
+        const int64_t* len = lengths.data<int64_t>();
+        for (int64_t i = 0; i < s.n; ++i) valid_[i] = step < len[i];
+      } else {
+        throw MakeError(ErrorKind::kShapeMismatch, label(), ": seq_lengths '", InputName(l_index),
+                        "' must be int32 or int64, got ", lengths.DebugString());
+      }
+    }
+    return s;
+  }
+
+  const int state_inputs_;
+  const int gate_count_;
+  const int extra_;
+  const bool drop_states_;
+  const bool has_lengths_;
+  int forward_inputs_ = 0;
+  std::vector<char> valid_;  // Per row; kept across runs.
+};
+
+// ---------------------------------------------------------------------------------------------
+// LSTMUnitGradient
+
+class LSTMUnitGradientOp final : public RnnUnitGradientBase {
+ public:
+  LSTMUnitGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : RnnUnitGradientBase(def, ws, 2, 4, 4), forget_bias_(Arg<double>("forget_bias")) {}
+
+  void Run() override {
+    shape_util::DispatchFloating(Input(0), label(), InputName(0),
+                                 [&](auto zero) { RunTyped<decltype(zero)>(); });
+  }
+
+ private:
+  template <typename T>
+  void RunTyped() {
+    const Step s = Prepare();
+    const int base = forward_inputs_;
+    const T* c_prev = Input(1).data<T>();
+    const T* gates = Input(2).data<T>();
+    const T* c = Input(base + 1).data<T>();
+    const T* dh = Input(base + 2).data<T>();
+    const T* dc = Input(base + 3).data<T>();
+    const std::vector<int64_t> state_dims = Input(0).dims();
+    const std::vector<int64_t> gate_dims = Input(2).dims();
+    Tensor* dH = Output(0);
+    Tensor* dC = Output(1);
+    Tensor* dG = Output(2);
+    dH->Resize(state_dims);
+    dC->Resize(state_dims);
+    dG->Resize(gate_dims);
+    T* dh_prev = dH->template mutable_data<T>();
+    T* dc_prev = dC->template mutable_data<T>();
+    T* dg = dG->template mutable_data<T>();
+    const T fb = static_cast<T>(forget_bias_);
+    const int64_t d = s.d;
+    for (int64_t n = 0; n < s.n; ++n) {
+      const T* x = gates + n * 4 * d;
+      T* gx = dg + n * 4 * d;
+      for (int64_t j = 0; j < d; ++j) {
+        const int64_t k = n * d + j;
+        if (!valid_[n]) {
+          dh_prev[k] = drop_states_ ? T(0) : dh[k];
+          dc_prev[k] = drop_states_ ? T(0) : dc[k];
+          gx[j] = gx[d + j] = gx[2 * d + j] = gx[3 * d + j] = T(0);
+          continue;
+        }
+        const T i = Sigmoid(x[j]);
+        const T f = Sigmoid(x[d + j] + fb);
+        const T o = Sigmoid(x[2 * d + j]);
+        const T g = std::tanh(x[3 * d + j]);
+        const T tanh_c = std::tanh(c[k]);
+        const T dct = dc[k] + dh[k] * o * (T(1) - tanh_c * tanh_c);
+        dc_prev[k] = dct * f;
+        dh_prev[k] = T(0);
+        gx[j] = dct * g * i * (T(1) - i);
+        gx[d + j] = dct * c_prev[k] * f * (T(1) - f);
+        gx[2 * d + j] = dh[k] * tanh_c * o * (T(1) - o);
+        gx[3 * d + j] = dct * i * (T(1) - g * g);
+      }
+    }
+  }
+
+  const double forget_bias_;
+};
+
+PARITY_OP_SCHEMA(LSTMUnitGradient)
+    .NumInputs(8, 9)
+    .NumOutputs(3)
+    .Apply(rnn_unit_util::LSTMUnitArgs)
+    .NotDifferentiable()
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper&,
+                       const std::vector<TensorType>& in) {
+      return std::vector<TensorType>{in[0], in[1], in[2]};
+    })
+    .InputDoc(0, "hidden_prev", "[1, N, D] LSTMUnit's input 0.")
+    .InputDoc(1, "cell_prev", "[1, N, D] LSTMUnit's input 1.")
+    .InputDoc(2, "gates", "[1, N, 4D] LSTMUnit's gate pre-activations [i, f, o, g].")
+    .InputDoc(3, "seq_lengths", "int32/int64 [N] (only with sequence_lengths=1).")
+    .InputDoc(4, "timestep", "One int: the step (then hidden_t, cell_t, their gradients).")
+    .OutputDoc(0, "hidden_prev_grad", "[1, N, D]: 0 on valid rows, dh passed through past the end.")
+    .OutputDoc(1, "cell_prev_grad", "[1, N, D].")
+    .OutputDoc(2, "gates_grad", "[1, N, 4D]: 0 on rows past their sequence.")
+    .Doc("Gradient of LSTMUnit (Caffe2's LSTMUnitGradient): inputs are LSTMUnit's inputs, then "
+         "hidden_t, cell_t, d hidden_t, d cell_t.");
+PARITY_REGISTER_CPU_OPERATOR(LSTMUnitGradient, LSTMUnitGradientOp);
+
+// ---------------------------------------------------------------------------------------------
+// GRUUnitGradient
+
+class GRUUnitGradientOp final : public RnnUnitGradientBase {
+ public:
+  GRUUnitGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : RnnUnitGradientBase(def, ws, 1, 3, 2) {}
+
+  void Run() override {
+    shape_util::DispatchFloating(Input(0), label(), InputName(0),
+                                 [&](auto zero) { RunTyped<decltype(zero)>(); });
+  }
+
+ private:
+  template <typename T>
+  void RunTyped() {
+    const Step s = Prepare();
+    const int base = forward_inputs_;
+    const T* h_prev = Input(0).data<T>();
+    const T* gates = Input(1).data<T>();
+    const T* dh = Input(base + 1).data<T>();
+    const std::vector<int64_t> state_dims = Input(0).dims();
+    const std::vector<int64_t> gate_dims = Input(1).dims();
+    Tensor* dH = Output(0);
+    Tensor* dG = Output(1);
+    dH->Resize(state_dims);
+    dG->Resize(gate_dims);
+    T* dh_prev = dH->template mutable_data<T>();
+    T* dg = dG->template mutable_data<T>();
+    const int64_t d = s.d;
+    for (int64_t n = 0; n < s.n; ++n) {
+      const T* x = gates + n * 3 * d;
+      T* gx = dg + n * 3 * d;
+      for (int64_t j = 0; j < d; ++j) {
+        const int64_t k = n * d + j;
+        if (!valid_[n]) {
+          dh_prev[k] = drop_states_ ? T(0) : dh[k];
+          gx[j] = gx[d + j] = gx[2 * d + j] = T(0);
+          continue;
+        }
+        const T u = Sigmoid(x[d + j]);
+        const T o = std::tanh(x[2 * d + j]);
+        dh_prev[k] = dh[k] * u;
+        gx[j] = T(0);
+        gx[d + j] = dh[k] * (h_prev[k] - o) * u * (T(1) - u);
+        gx[2 * d + j] = dh[k] * (T(1) - u) * (T(1) - o * o);
+      }
+    }
+  }
+};
+
+PARITY_OP_SCHEMA(GRUUnitGradient)
+    .NumInputs(5, 6)
+    .NumOutputs(2)
+    .Apply(rnn_unit_util::RnnUnitArgs)
+    .NotDifferentiable()
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper&,
+                       const std::vector<TensorType>& in) {
+      return std::vector<TensorType>{in[0], in[1]};
+    })
+    .InputDoc(0, "hidden_prev", "[1, N, D] GRUUnit's input 0.")
+    .InputDoc(1, "gates", "[1, N, 3D] GRUUnit's gate pre-activations [r, u, o].")
+    .InputDoc(2, "seq_lengths", "int32/int64 [N] (only with sequence_lengths=1).")
+    .InputDoc(3, "timestep", "One int: the step (then hidden_t and its gradient).")
+    .OutputDoc(0, "hidden_prev_grad", "[1, N, D].")
+    .OutputDoc(1, "gates_grad", "[1, N, 3D]: reset-gate gradient 0; 0 past the sequence.")
+    .Doc("Gradient of GRUUnit (Caffe2's GRUUnitGradient): inputs are GRUUnit's inputs, then "
+         "hidden_t and its gradient.");
+PARITY_REGISTER_CPU_OPERATOR(GRUUnitGradient, GRUUnitGradientOp);
+
+}  // namespace
+}  // namespace parity

@@ -1,0 +1,49 @@
+// Index planning shared by Slice / Gather / Tile (shape_index.cc) and their gradient kernels
+// (shape_grad.cc): one definition of Caffe2's slicing, gathering and tiling rules for both.
+#ifndef PARITY_CORE_OPS_SHAPE_SHAPE_INDEX_H_
+#define PARITY_CORE_OPS_SHAPE_SHAPE_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace parity {
+namespace shape_index {
+
+struct SlicePlan {
+  std::vector<int64_t> begin;
+  std::vector<int64_t> out_dims;
+};
+
+// Caffe2's rule per axis i < len(starts): a negative index v means dim + 1 + v (so -1 is "to the
+// end"); indices past the end are clamped to it; then 0 <= start <= end is required. Axes beyond
+// len(starts) are kept whole; a zero-size axis stays empty whatever the indices.
+SlicePlan PlanSlice(const std::vector<int64_t>& dims, const std::vector<int64_t>& starts,
+                    const std::vector<int64_t>& ends, const std::string& label);
+
+// Copies between the box [begin, begin + out_dims) of a tensor of dims `in` (`full`) and a dense
+// tensor of dims out_dims (`box`), as contiguous chunks (one memcpy each): `to_box` gathers
+// (Slice), otherwise scatters (SliceGradient, into a zeroed `full`).
+void CopyBox(char* full, char* box, const std::vector<int64_t>& in, const SlicePlan& plan,
+             size_t esize, bool to_box);
+
+// Gather's output dims: data[:axis] + indices + data[axis+1:], or data's dims when the indexed
+// axis is empty (Caffe2's rule for empty batches).
+std::vector<int64_t> GatherDims(const std::vector<int64_t>& data, const std::vector<int64_t>& idx,
+                                int axis);
+// Gather's axis in [0, rank); DATA must have rank >= 1.
+int GatherAxis(const std::vector<int64_t>& data, int64_t axis, const std::string& label);
+
+// The value of a one-element int32/int64 vector input (Tile's tiles / axis).
+int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob);
+// Tile's output dims: dims[axis] *= tiles (tiles >= 0).
+std::vector<int64_t> TileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
+                              const std::string& label);
+
+}  // namespace shape_index
+}  // namespace parity
+
+#endif  // PARITY_CORE_OPS_SHAPE_SHAPE_INDEX_H_

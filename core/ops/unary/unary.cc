@@ -1,0 +1,526 @@
+// Unary elementwise ops: Relu LeakyRelu Elu Sigmoid Tanh Softsign Exp Log Sqrt Sqr Abs Neg
+// Reciprocal Sin Cos Clip Scale (float, double; Neg also int32, int64), Cast, StopGradient.
+// Caffe2 semantics (caffe2/operators/*_op.cc); every math op may run in place ({0, 0}).
+//
+// NaN propagates through every op (Relu(NaN) = NaN, Clip(NaN) = NaN), so a NaN sits at the same
+// position as in a naive reference.
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define PARITY_SIGMOID_AVX2 1
+#endif
+
+#include "core/operator.h"
+#include "core/ops/common/elementwise.h"
+#include "core/schema.h"
+
+namespace parity {
+namespace {
+
+using elementwise::Array;
+using elementwise::ConstMap;
+using elementwise::kIsOneOf;
+using elementwise::Map;
+
+struct FloatTypes {
+  template <typename T>
+  static constexpr bool kSupports = kIsOneOf<T, float, double>;
+};
+
+// A functor without arguments.
+struct NoArgs {
+  explicit NoArgs(const ArgumentHelper&) {}
+};
+
+// Whether Fn has `static bool Direct(const float* in, float* out, int64_t n)`.
+template <class Fn, class = void>
+struct HasDirect : std::false_type {};
+template <class Fn>
+struct HasDirect<Fn, std::void_t<decltype(&Fn::Direct)>> : std::true_type {};
+// Fn's own float kernel if it has one (false: use the generic path). A template of its own, so
+// the call is only instantiated for functors that have Direct (clang checks discarded branches
+// that do not depend on the enclosing lambda's parameters).
+template <class Fn>
+bool TryDirect(const float* in, float* out, int64_t n) {
+  if constexpr (HasDirect<Fn>::value) {
+    return Fn::Direct(in, out, n);
+  } else {
+    return false;
+  }
+}
+
+// X is Tensor (kernels) or TensorType (shape inference).
+template <class Fn, class X>
+void CheckUnaryType(const X& x, const std::string& label) {
+  PARITY_ENFORCE(elementwise::Supports<Fn>(elementwise::DtypeOf(x)), ErrorKind::kShapeMismatch,
+                 label, ": unsupported dtype of X (", elementwise::Describe(x),
+                 "); supported: ", elementwise::SupportedTypes<Fn>());
+}
+
+// Y = Fn(X), same dims and dtype. Fn is built from the op's arguments once, at construction.
+template <class Fn>
+class UnaryOp final : public Operator {
+ public:
+  UnaryOp(const caffe2::OperatorDef& def, Workspace* ws) : Operator(def, ws), fn_(args()) {}
+
+  void Run() override {
+    const Tensor& x = Input(0);
+    CheckUnaryType<Fn>(x, label());
+    Tensor* y = Output(0);
+    elementwise::ResizeTo(y, x.dims());
+    const int64_t n = x.numel();
+    elementwise::VisitType(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (Fn::template kSupports<T>) {
+        T* out = y->template mutable_data<T>();
+        const T* in = x.template data<T>();
+        // A partial overlap (views of one buffer) is computed aside; exact in place is fine.
+        auto compute = [&](T* dst) {
+          // A functor may bring its own float kernel (Sigmoid's AVX2 path); else Eigen.
+          if constexpr (std::is_same_v<T, float>) {
+            if (TryDirect<Fn>(in, dst, n)) return;
+          }
+          Map<T>(dst, n) = fn_.template Apply<T>(ConstMap<T>(in, n));
+        };
+        if (elementwise::UnsafeOverlap(out, n * sizeof(T), in, n * sizeof(T), true)) {
+          scratch_.Resize(x.dims());
+          T* tmp = scratch_.template mutable_data<T>();
+          compute(tmp);
+          std::memcpy(out, tmp, n * sizeof(T));
+        } else {
+          compute(out);
+        }
+      }
+    });
+  }
+
+ private:
+  Fn fn_;
+  Tensor scratch_;
+};
+
+template <class Fn>
+std::vector<TensorType> UnaryShape(const caffe2::OperatorDef&, const ArgumentHelper& args,
+                                   const std::vector<TensorType>& in) {
+  CheckUnaryType<Fn>(in[0], args.op_label());
+  Fn check_arguments(args);  // argument errors (e.g. Clip's min > max) surface here too
+  (void)check_arguments;
+  return {in[0]};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functors: Apply<T>(x) maps an Eigen array expression of T to one of T.
+
+struct ReluFn : FloatTypes, NoArgs {
+  using NoArgs::NoArgs;
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    return x.binaryExpr(Array<T>::Constant(x.size(), T(0)), elementwise::MaxNaN<T>());
+  }
+};
+
+struct LeakyReluFn : FloatTypes {
+  explicit LeakyReluFn(const ArgumentHelper& args) : alpha(args.Get<double>("alpha")) {}
+  // max(x, 0) + alpha * min(x, 0): x where x > 0, alpha * x elsewhere, vectorized.
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    const auto zero = Array<T>::Constant(x.size(), T(0));
+    return x.binaryExpr(zero, elementwise::MaxNaN<T>()) +
+           static_cast<T>(alpha) * x.binaryExpr(zero, elementwise::MinNaN<T>());
+  }
+  double alpha;
+};
+
+struct EluFn : FloatTypes {
+  explicit EluFn(const ArgumentHelper& args) : alpha(args.Get<double>("alpha")) {}
+  // x where x > 0, alpha * (exp(x) - 1) elsewhere (expm1 keeps precision near 0).
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    return (x > T(0)).select(x, static_cast<T>(alpha) * x.expm1());
+  }
+  double alpha;
+};
+
+// exp(a) for float packets with a <= 0 (Cephes' expf: 2^k * e^r, |r| <= ln2 / 2, degree-6
+// polynomial), within 1 ulp; 0 below ln(FLT_MIN). Written on Eigen's packet primitives because
+// Eigen's own pexp is close to scalar speed without SSE4.1 (its pfloor is emulated) and this one
+// needs no floor: k is rounded with the 1.5 * 2^23 trick, exact since |k| <= 126.
+template <typename Packet>
+Packet ExpNonPositive(const Packet& a) {
+  using namespace Eigen::internal;  // NOLINT: packet primitives
+  const Packet lo = pset1<Packet>(-87.3365478515625f);
+  const Packet x = pmax(a, lo);
+  const Packet magic = pset1<Packet>(12582912.0f);
+  const Packet k = psub(pmadd(x, pset1<Packet>(1.44269504088896341f), magic), magic);
+  Packet r = psub(x, pmul(k, pset1<Packet>(0.693359375f)));  // Cody-Waite: ln 2 = hi + lo
+  r = psub(r, pmul(k, pset1<Packet>(-2.12194440e-4f)));
+  const Packet r2 = pmul(r, r);
+  Packet y = pset1<Packet>(1.9875691500e-4f);
+  y = pmadd(y, r, pset1<Packet>(1.3981999507e-3f));
+  y = pmadd(y, r, pset1<Packet>(8.3334519073e-3f));
+  y = pmadd(y, r, pset1<Packet>(4.1665795894e-2f));
+  y = pmadd(y, r, pset1<Packet>(1.6666665459e-1f));
+  y = pmadd(y, r, pset1<Packet>(5.0000001201e-1f));
+  y = pmadd(y, r2, padd(r, pset1<Packet>(1.0f)));
+  // 2^k for k in [-126, 0], built from its exponent bits.
+  using PacketI = typename unpacket_traits<Packet>::integer_packet;
+  const PacketI bits =
+      plogical_shift_left<23>(padd(pcast<Packet, PacketI>(k), pset1<PacketI>(127)));
+  return pand(pmul(y, preinterpret<Packet>(bits)), pcmp_le(lo, a));
+}
+
+// Sigmoid without cancellation or overflow: with e = exp(-|x|) in (0, 1], sigma(x) = 1 / (1 + e)
+// for x >= 0 and e / (1 + e) below; within 3 ulp of the exact value for float. (Eigen's
+// logistic() is faster but thousands of ulp off for x in [-10, -4].) The scalar path runs the
+// packet code on a broadcast packet, so tails and bodies of an array round identically.
+template <typename T>
+struct SigmoidScalarOp {
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;  // NOLINT: packet primitives
+    const Packet one = pset1<Packet>(T(1));
+    const Packet neg_abs = pnegate(pabs(x));
+    Packet e;
+    if constexpr (std::is_same_v<T, float>) {
+      e = ExpNonPositive(neg_abs);
+    } else {
+      e = pexp(neg_abs);
+    }
+    const Packet r = pdiv(one, padd(one, e));
+    const Packet sigma = pselect(pcmp_le(pzero(x), x), r, pmul(e, r));
+    return pselect(pcmp_eq(x, x), sigma, x);  // NaN stays NaN
+  }
+  T operator()(const T& x) const {
+    using Packet = typename Eigen::internal::packet_traits<T>::type;
+    return Eigen::internal::pfirst(packetOp(Eigen::internal::pset1<Packet>(x)));
+  }
+};
+
+}  // namespace
+}  // namespace parity
+
+namespace Eigen::internal {
+template <typename T>
+struct functor_traits<parity::SigmoidScalarOp<T>> {
+  enum { Cost = 30, PacketAccess = packet_traits<T>::HasExp && packet_traits<T>::HasDiv };
+};
+}  // namespace Eigen::internal
+
+namespace parity {
+namespace {
+
+#ifdef PARITY_SIGMOID_AVX2
+// SigmoidScalarOp's algorithm on 8 floats with AVX2 + FMA. The build targets baseline x86-64
+// (SSE2), where Sigmoid is compute-bound at several times memcpy; CPUs with AVX2 (checked at run
+// time) take this path. Results may differ from the SSE2 path by an ulp (fused multiply-adds).
+__attribute__((target("avx2,fma"))) inline __m256 Sigmoid8(__m256 x) {
+  const __m256 lo = _mm256_set1_ps(-87.3365478515625f);
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 neg_abs = _mm256_or_ps(x, _mm256_set1_ps(-0.0f));
+  const __m256 a = _mm256_max_ps(neg_abs, lo);
+  const __m256 k =
+      _mm256_sub_ps(_mm256_fmadd_ps(a, _mm256_set1_ps(1.44269504088896341f), magic), magic);
+  __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), a);
+  r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+  const __m256 r2 = _mm256_mul_ps(r, r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, one));
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23);
+  __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+  e = _mm256_and_ps(e, _mm256_cmp_ps(neg_abs, lo, _CMP_GE_OQ));
+  const __m256 inv = _mm256_div_ps(one, _mm256_add_ps(one, e));
+  const __m256 sigma = _mm256_blendv_ps(_mm256_mul_ps(e, inv), inv,
+                                        _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+  return _mm256_blendv_ps(x, sigma, _mm256_cmp_ps(x, x, _CMP_ORD_Q));  // NaN stays NaN
+}
+
+__attribute__((target("avx2,fma"))) void SigmoidAvx2(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, Sigmoid8(_mm256_loadu_ps(in + i)));
+  if (i < n) {
+    // The tail goes through the same code, padded, so every element rounds alike.
+    float buffer[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::memcpy(buffer, in + i, (n - i) * sizeof(float));
+    _mm256_storeu_ps(buffer, Sigmoid8(_mm256_loadu_ps(buffer)));
+    std::memcpy(out + i, buffer, (n - i) * sizeof(float));
+  }
+}
+
+// PARITY_NO_AVX2=1 forces the portable path (its tests set it; also for A/B comparisons).
+bool UseAvx2Fma() {
+  static const bool use = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          std::getenv("PARITY_NO_AVX2") == nullptr;
+  return use;
+}
+#endif  // PARITY_SIGMOID_AVX2
+
+struct SigmoidFn : FloatTypes, NoArgs {
+  using NoArgs::NoArgs;
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    return x.unaryExpr(SigmoidScalarOp<T>());
+  }
+  static bool Direct(const float* in, float* out, int64_t n) {
+#ifdef PARITY_SIGMOID_AVX2
+    if (UseAvx2Fma()) {
+      SigmoidAvx2(in, out, n);
+      return true;
+    }
+#endif
+    return false;
+  }
+};
+
+#define PARITY_SIMPLE_FN(Name, expr)     \
+  struct Name##Fn : FloatTypes, NoArgs { \
+    using NoArgs::NoArgs;                \
+    template <typename T, typename X>    \
+    auto Apply(const X& x) const {       \
+      return expr;                       \
+    }                                    \
+  };
+PARITY_SIMPLE_FN(Tanh, x.tanh())
+PARITY_SIMPLE_FN(Softsign, x / (T(1) + x.abs()))
+PARITY_SIMPLE_FN(Exp, x.exp())
+PARITY_SIMPLE_FN(Log, x.log())
+PARITY_SIMPLE_FN(Sqrt, x.sqrt())
+PARITY_SIMPLE_FN(Sqr, x* x)
+PARITY_SIMPLE_FN(Abs, x.abs())
+PARITY_SIMPLE_FN(Reciprocal, x.inverse())
+PARITY_SIMPLE_FN(Sin, x.sin())
+PARITY_SIMPLE_FN(Cos, x.cos())
+#undef PARITY_SIMPLE_FN
+
+struct NegFn : NoArgs {
+  using NoArgs::NoArgs;
+  template <typename T>
+  static constexpr bool kSupports = kIsOneOf<T, float, double, int32_t, int64_t>;
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    // Integers negate in the unsigned type so that -INT_MIN wraps to INT_MIN.
+    return elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x));
+  }
+};
+
+struct ClipFn : FloatTypes {
+  explicit ClipFn(const ArgumentHelper& args)
+      : has_min(args.Has("min")),
+        has_max(args.Has("max")),
+        min(args.Get<double>("min")),
+        max(args.Get<double>("max")) {
+    PARITY_ENFORCE(!(min > max), ErrorKind::kBadArgument, args.op_label(),
+                   ": argument 'min' = ", min, " is greater than 'max' = ", max);
+  }
+  // min(max(x, lo), hi); an absent bound is the dtype's lowest / largest value (Caffe2's
+  // numeric_limits defaults, which the schema states for float).
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    const T lo = has_min ? static_cast<T>(min) : std::numeric_limits<T>::lowest();
+    const T hi = has_max ? static_cast<T>(max) : std::numeric_limits<T>::max();
+    return x.binaryExpr(Array<T>::Constant(x.size(), lo), elementwise::MaxNaN<T>())
+        .binaryExpr(Array<T>::Constant(x.size(), hi), elementwise::MinNaN<T>());
+  }
+  bool has_min;
+  bool has_max;
+  double min;
+  double max;
+};
+
+struct ScaleFn : FloatTypes {
+  explicit ScaleFn(const ArgumentHelper& args) : scale(args.Get<double>("scale")) {}
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    return x * static_cast<T>(scale);
+  }
+  double scale;
+};
+
+OpSchema& UnaryOpSchema(OpSchema& schema) {
+  return schema.NumInputs(1)
+      .NumOutputs(1)
+      .AllowInplace({{0, 0}})
+      .DifferentiableInputs({0})
+      .InputDoc(0, "X", "Input tensor (float or double).")
+      .OutputDoc(0, "Y", "Output tensor, same shape and dtype as X.");
+}
+
+#define PARITY_UNARY_OP(Name, doc)                                                           \
+  PARITY_OP_SCHEMA(Name).Apply(UnaryOpSchema).ShapeInference(UnaryShape<Name##Fn>).Doc(doc); \
+  PARITY_REGISTER_CPU_OPERATOR(Name, UnaryOp<Name##Fn>)
+
+PARITY_UNARY_OP(Relu, "Y = max(X, 0) elementwise.");
+PARITY_UNARY_OP(Sigmoid, "Y = 1 / (1 + exp(-X)) elementwise.");
+PARITY_UNARY_OP(Tanh, "Y = tanh(X) elementwise.");
+PARITY_UNARY_OP(Softsign, "Y = X / (1 + |X|) elementwise.");
+PARITY_UNARY_OP(Exp, "Y = exp(X) elementwise.");
+PARITY_UNARY_OP(Log, "Y = ln(X) elementwise (NaN below 0, -inf at 0).");
+PARITY_UNARY_OP(Sqrt, "Y = sqrt(X) elementwise (NaN below 0).");
+PARITY_UNARY_OP(Sqr, "Y = X * X elementwise.");
+PARITY_UNARY_OP(Abs, "Y = |X| elementwise.");
+PARITY_UNARY_OP(Reciprocal, "Y = 1 / X elementwise.");
+PARITY_UNARY_OP(Sin, "Y = sin(X) elementwise.");
+PARITY_UNARY_OP(Cos, "Y = cos(X) elementwise.");
+PARITY_UNARY_OP(Neg, "Y = -X elementwise (also int32 and int64, which wrap at the minimum).");
+
+PARITY_OP_SCHEMA(LeakyRelu)
+    .Apply(UnaryOpSchema)
+    .Arg("alpha", ArgType::kFloat, 0.01, "Slope for X < 0.")
+    .ShapeInference(UnaryShape<LeakyReluFn>)
+    .Doc("Y = X where X > 0, alpha * X elsewhere.");
+PARITY_REGISTER_CPU_OPERATOR(LeakyRelu, UnaryOp<LeakyReluFn>);
+
+PARITY_OP_SCHEMA(Elu)
+    .Apply(UnaryOpSchema)
+    .Arg("alpha", ArgType::kFloat, 1.0, "Scale of the negative part.")
+    .ShapeInference(UnaryShape<EluFn>)
+    .Doc("Y = X where X > 0, alpha * (exp(X) - 1) elsewhere.");
+PARITY_REGISTER_CPU_OPERATOR(Elu, UnaryOp<EluFn>);
+
+PARITY_OP_SCHEMA(Clip)
+    .Apply(UnaryOpSchema)
+    .Arg("min", ArgType::kFloat, static_cast<double>(-FLT_MAX),
+         "Lower bound (absent: the lowest value of X's dtype).")
+    .Arg("max", ArgType::kFloat, static_cast<double>(FLT_MAX),
+         "Upper bound (absent: the largest value of X's dtype).")
+    .ShapeInference(UnaryShape<ClipFn>)
+    .Doc("Y = min(max(X, min), max) elementwise; min > max is an error.");
+PARITY_REGISTER_CPU_OPERATOR(Clip, UnaryOp<ClipFn>);
+
+PARITY_OP_SCHEMA(Scale)
+    .Apply(UnaryOpSchema)
+    .Arg("scale", ArgType::kFloat, 1.0, "The factor.")
+    .ShapeInference(UnaryShape<ScaleFn>)
+    .Doc("Y = scale * X elementwise.");
+PARITY_REGISTER_CPU_OPERATOR(Scale, UnaryOp<ScaleFn>);
+
+// ---------------------------------------------------------------------------------------------
+// Cast: to a TensorProto.DataType. Conversions are C++'s, except where C++ leaves them undefined:
+// floating point to an integer type saturates at the type's limits and maps NaN to 0.
+
+template <typename To, typename From>
+To CastValue(From v) {
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> &&
+                !std::is_same_v<To, bool>) {
+    if (std::isnan(v)) return To(0);
+    // The limits of To as From: exact for the minimum (a power of two or 0); the maximum rounds up
+    // to a power of two for wide types, hence ">=".
+    constexpr From kLow = static_cast<From>(std::numeric_limits<To>::lowest());
+    constexpr From kHigh = static_cast<From>(std::numeric_limits<To>::max());
+    if (v <= kLow) return std::numeric_limits<To>::lowest();
+    if (v >= kHigh) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// The dtype `to` names, or kBadArgument for values Cast cannot produce.
+DataType CastTarget(const ArgumentHelper& args) {
+  const int64_t to = DataTypeArgument(args, "to");
+  DataType dtype = DataType::kUndefined;
+  const bool known = DataTypeFromProtoValue(to, &dtype);
+  // BYTE is read back as uint8, as Caffe2 does.
+  if (known && dtype == DataType::kByte) dtype = DataType::kUint8;
+  const bool ok = known && dtype != DataType::kUndefined && dtype != DataType::kString &&
+                  dtype != DataType::kFloat16;
+  PARITY_ENFORCE(ok, ErrorKind::kBadArgument, args.op_label(), ": argument 'to' = ", to, " (",
+                 known ? DataTypeName(dtype) : "not a DataType",
+                 ") is not a dtype Cast can produce (float, double, int32, int64, bool, uint8, "
+                 "int8, int16, uint16)");
+  return dtype;
+}
+
+template <class X>
+void CheckCastInput(const X& x, const std::string& label) {
+  PARITY_ENFORCE(elementwise::VisitType(elementwise::DtypeOf(x), [](auto) {}),
+                 ErrorKind::kShapeMismatch, label, ": cannot cast input X (",
+                 elementwise::Describe(x),
+                 "); supported: float, double, int32, int64, "
+                 "bool, uint8, int8, int16, uint16");
+}
+
+class CastOp final : public Operator {
+ public:
+  CastOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), to_(CastTarget(args())) {}
+
+  void Run() override {
+    const Tensor& x = Input(0);
+    CheckCastInput(x, label());
+    Tensor* y = Output(0);
+    y->Resize(x.dims());
+    const int64_t n = x.numel();
+    elementwise::VisitType(x.dtype(), [&](auto from_zero) {
+      using From = decltype(from_zero);
+      elementwise::VisitType(to_, [&](auto to_zero) {
+        using To = decltype(to_zero);
+        const From* in = x.template data<From>();
+        To* out = y->template mutable_data<To>();
+        for (int64_t i = 0; i < n; ++i) out[i] = CastValue<To>(in[i]);
+      });
+    });
+  }
+
+ private:
+  DataType to_;
+};
+
+PARITY_OP_SCHEMA(Cast)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .Arg("to", ArgType::kDataType, int64_t{1},
+         "Target TensorProto.DataType, as a number or a name in any case (\"float\"): FLOAT=1, "
+         "INT32=2, BYTE=3 (as uint8), BOOL=5, UINT8=6, "
+         "INT8=7, UINT16=8, INT16=9, INT64=10, DOUBLE=13.")
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
+                       const std::vector<TensorType>& in) {
+      CheckCastInput(in[0], args.op_label());
+      TensorType out = in[0];
+      out.dtype = CastTarget(args);
+      return std::vector<TensorType>{out};
+    })
+    .InputDoc(0, "X", "Any numeric or bool tensor.")
+    .OutputDoc(0, "Y", "X converted to dtype `to`, same shape.")
+    .Doc(
+        "Converts X to the dtype `to`. Floating point to integer saturates (NaN -> 0); to bool "
+        "is X != 0. A gradient flows back only when X and `to` are floating point.");
+PARITY_REGISTER_CPU_OPERATOR(Cast, CastOp);
+
+// ---------------------------------------------------------------------------------------------
+// StopGradient: the identity forward; the backward pass stops here.
+
+class StopGradientOp final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    if (OutputBlob(0) == InputBlob(0)) return;
+    Output(0)->CopyFrom(Input(0));
+  }
+};
+
+PARITY_OP_SCHEMA(StopGradient)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
+    .ShapeInference(IdentityShape)
+    .NotDifferentiable()
+    .InputDoc(0, "X", "Any tensor.")
+    .OutputDoc(0, "Y", "A copy of X (or X itself in place).")
+    .Doc("Y = X; no gradient flows through this op.");
+PARITY_REGISTER_CPU_OPERATOR(StopGradient, StopGradientOp);
+
+}  // namespace
+}  // namespace parity

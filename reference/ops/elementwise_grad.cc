@@ -1,0 +1,104 @@
+// Gradient kernels of the elementwise family: Max/Min (select) and the broadcasting arithmetic ops.
+// Conventions are Caffe2's and are tabulated in interpreter.h.
+#include <cmath>
+
+#include "reference/ops/util.h"
+
+namespace parity::reference {
+namespace {
+
+// MaxGradient / MinGradient(Y, dY, X0, X1, ...) -> (dX0, dX1, ...): every input equal to the
+// selected value gets dY (ties all receive it, as Caffe2's SelectGradient does).
+template <typename T>
+void SelectGradient(OpContext<T>& c) {
+  const Value<T>& y = c.RealInput(0);
+  const Value<T>& dy = c.RealInput(1);
+  RequireSameShape(c, y, dy, 1);
+  PARITY_ENFORCE(c.OutputSize() == c.InputSize() - 2, ErrorKind::kBadArgument,
+                 "one gradient output per forward input expected");
+  for (int i = 2; i < c.InputSize(); ++i) {
+    const Value<T>& x = c.RealInput(i);
+    RequireShape(c, x, i, y.dims);
+    Value<T> dx = c.NewReal(x.dims);
+    for (int64_t k = 0; k < x.size(); ++k) dx.r()[k] = x.r()[k] == y.r()[k] ? dy.r()[k] : T(0);
+    c.SetOutput(i - 2, std::move(dx));
+  }
+}
+
+// Add/Sub/MulGradient(dC, A, B) -> (dA, dB) and DivGradient(dC, A, B, C) -> (dA, dB) (also the
+// legacy DivGradient(B, C, dC)): the elementwise derivative summed over every broadcast copy,
+// so dA has A's shape and dB has B's shape.
+enum class Bin { kAdd, kSub, kMul, kDiv };
+
+template <typename T, Bin kOp>
+void BinaryGradient(OpContext<T>& c) {
+  const bool legacy_div = kOp == Bin::kDiv && c.InputSize() == 3;
+  const Value<T>& dc = c.RealInput(legacy_div ? 2 : 0);
+  const Value<T>& b = c.RealInput(legacy_div ? 0 : 2);
+  // The legacy Div form has no A; C (same shape as A) stands in for its shape.
+  const Value<T>& a = c.RealInput(1);
+  const Value<T>* out = kOp == Bin::kDiv ? &c.RealInput(legacy_div ? 1 : 3) : nullptr;
+  const Broadcast m = BinaryMap(c, a, b);
+  RequireShape(c, dc, legacy_div ? 2 : 0, m.dims);
+  if (out) RequireShape(c, *out, legacy_div ? 1 : 3, m.dims);
+  Value<T> da = c.NewReal(a.dims), db = c.NewReal(b.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    const T g = dc.r()[k];
+    switch (kOp) {
+      case Bin::kAdd:
+        da.r()[m.a[k]] += g;
+        db.r()[m.b[k]] += g;
+        break;
+      case Bin::kSub:
+        da.r()[m.a[k]] += g;
+        db.r()[m.b[k]] -= g;
+        break;
+      case Bin::kMul:
+        da.r()[m.a[k]] += g * b.r()[m.b[k]];
+        db.r()[m.b[k]] += g * a.r()[m.a[k]];
+        break;
+      case Bin::kDiv:
+        da.r()[m.a[k]] += g / b.r()[m.b[k]];
+        db.r()[m.b[k]] -= g * out->r()[k] / b.r()[m.b[k]];
+        break;
+    }
+  }
+  c.SetOutput(0, std::move(da));
+  if (c.OutputSize() > 1) c.SetOutput(1, std::move(db));
+}
+
+template <typename T>
+void AddGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kAdd>(c);
+}
+template <typename T>
+void SubGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kSub>(c);
+}
+template <typename T>
+void MulGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kMul>(c);
+}
+template <typename T>
+void DivGradient(OpContext<T>& c) {
+  BinaryGradient<T, Bin::kDiv>(c);
+}
+
+}  // namespace
+
+void RegisterElementwiseGradientOps(Registry* r) {
+  r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
+  r->Add({"MinGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
+  r->Add({"AddGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(AddGradient)}).inplace = {
+      {0, 0}, {0, 1}};
+  r->Add({"SubGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(SubGradient)}).inplace = {
+      {0, 0}, {0, 1}};
+  r->Add({"MulGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(MulGradient)}).inplace = {
+      {0, 0}, {0, 1}};
+  r->Add({"DivGradient", 3, 4, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(DivGradient)}).inplace = {
+      {0, 0}};
+}
+
+PARITY_REFERENCE_FAMILY(RegisterElementwiseGradientOps);
+
+}  // namespace parity::reference
