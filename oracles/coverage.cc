@@ -12,7 +12,8 @@ namespace parity::oracles {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -35,9 +36,10 @@ std::vector<OpCoverage> ComputeCoverage(const std::vector<std::string>& spec_typ
       row.reference = "finite differences: " + fd_only.at(type);
     } else {
       row.reference = "missing";
-      // Gradient ops without a reference kernel are still checked through finite differences of
-      // their forward op; only localization inside backward nets loses them.
-      if (!row.is_gradient_op) row.problems.push_back("no reference kernel");
+      // A gradient op needs its own reference kernel too: finite differences of the forward op
+      // check the whole backward net, but only an op-level comparison can blame the gradient op.
+      row.problems.push_back(row.is_gradient_op ? "no reference gradient kernel"
+                                                : "no reference kernel");
     }
     if (specs.count(type)) {
       row.spec = "yes";
@@ -51,10 +53,18 @@ std::vector<OpCoverage> ComputeCoverage(const std::vector<std::string>& spec_typ
       row.gradient = "n/a (gradient op)";
     } else if (const GradientEntry* entry = GradientRegistry::Find(type)) {
       switch (entry->kind) {
-        case GradientKind::kMaker: row.gradient = "maker"; break;
-        case GradientKind::kNoGradient: row.gradient = "no gradient"; break;
-        case GradientKind::kShouldNotDo: row.gradient = "should not"; break;
-        case GradientKind::kNotImplemented: row.gradient = "not implemented"; break;
+        case GradientKind::kMaker:
+          row.gradient = "maker";
+          break;
+        case GradientKind::kNoGradient:
+          row.gradient = "no gradient";
+          break;
+        case GradientKind::kShouldNotDo:
+          row.gradient = "should not";
+          break;
+        case GradientKind::kNotImplemented:
+          row.gradient = "not implemented";
+          break;
       }
     } else {
       row.gradient = "missing";

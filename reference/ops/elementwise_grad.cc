@@ -84,10 +84,65 @@ void DivGradient(OpContext<T>& c) {
   BinaryGradient<T, Bin::kDiv>(c);
 }
 
+// PowGradient(dY, X, Y) -> dX with the `exponent` argument e: dX = dY * e * X^(e-1) (0 for
+// e = 0). PowGradient(dY, X, E, Y) -> (dX, dE) with the exponent as a broadcast input:
+// dX = dY * E * X^(E-1) and dE = dY * Y * ln X, each summed over the broadcast copies of its
+// input (ln X is NaN below 0 and -inf at 0, as the math says).
+template <typename T>
+void PowGradient(OpContext<T>& c) {
+  const Value<T>& dy = c.RealInput(0);
+  const Value<T>& x = c.RealInput(1);
+  if (c.InputSize() == 3) {
+    PARITY_ENFORCE(c.OutputSize() == 1 && c.args.Has("exponent"), ErrorKind::kBadArgument,
+                   "(dY, X, Y) -> dX needs the 'exponent' argument and one output");
+    const Value<T>& y = c.RealInput(2);
+    RequireShape(c, dy, 0, x.dims);
+    RequireShape(c, y, 2, x.dims);
+    const T e = static_cast<T>(c.args.Float("exponent"));
+    Value<T> dx = c.NewReal(x.dims);
+    for (int64_t k = 0; k < x.size(); ++k) {
+      dx.r()[k] = e == T(0) ? T(0) : dy.r()[k] * e * std::pow(x.r()[k], e - T(1));
+    }
+    c.SetOutput(0, std::move(dx));
+    return;
+  }
+  PARITY_ENFORCE(c.OutputSize() == 2 && !c.args.Has("exponent"), ErrorKind::kBadArgument,
+                 "(dY, X, E, Y) -> (dX, dE) takes no 'exponent' argument and has two outputs");
+  const Value<T>& e = c.RealInput(2);
+  const Value<T>& y = c.RealInput(3);
+  const Broadcast m = BinaryMap(c, x, e);
+  RequireShape(c, dy, 0, m.dims);
+  RequireShape(c, y, 3, m.dims);
+  Value<T> dx = c.NewReal(x.dims), de = c.NewReal(e.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    const T xv = x.r()[m.a[k]], ev = e.r()[m.b[k]], g = dy.r()[k];
+    dx.r()[m.a[k]] += ev == T(0) ? T(0) : g * ev * std::pow(xv, ev - T(1));
+    de.r()[m.b[k]] += g * y.r()[k] * std::log(xv);
+  }
+  c.SetOutput(0, std::move(dx));
+  c.SetOutput(1, std::move(de));
+}
+
+// MeanGradient(dY) -> (dX0, ..., dXn-1): the mean of n inputs passes dY / n to each.
+template <typename T>
+void MeanGradient(OpContext<T>& c) {
+  const Value<T>& dy = c.RealInput(0);
+  const T n = static_cast<T>(c.OutputSize());
+  for (int i = 0; i < c.OutputSize(); ++i) {
+    Value<T> dx = c.NewReal(dy.dims);
+    for (int64_t k = 0; k < dy.size(); ++k) dx.r()[k] = dy.r()[k] / n;
+    c.SetOutput(i, std::move(dx));
+  }
+}
+
 }  // namespace
 
 void RegisterElementwiseGradientOps(Registry* r) {
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
+  ArgTable pow_args = BinaryArgs();
+  pow_args.push_back({"exponent", ""});
+  r->Add({"PowGradient", 3, 4, 1, 2, pow_args, PARITY_REF_KERNEL(PowGradient)}).inplace = {{0, 0}};
+  r->Add({"MeanGradient", 1, 1, 1, -1, {}, PARITY_REF_KERNEL(MeanGradient)}).inplace = {{0, 0}};
   r->Add({"MinGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   r->Add({"AddGradient", 3, 3, 1, 2, BinaryArgs(), PARITY_REF_KERNEL(AddGradient)}).inplace = {
       {0, 0}, {0, 1}};

@@ -176,36 +176,51 @@ void LayerNorm(OpContext<T>& c) {
   if (c.OutputSize() > 2) c.SetOutput(2, std::move(sd));
 }
 
-// LayerNormGradient(dY, Y, mean, std, X) -> dX (no affine): with xhat = (x - mu)/s,
-// dX = (dY - mean(dY) - xhat * mean(dY * xhat)) / s per row.
+// LayerNormGradient(dY, Y, mean, std, X) -> dX, or with elementwise_affine
+// (dY, Y, mean, std, X, gamma) -> (dX, dgamma, dbeta). With xhat = (x - mu)/s per row and
+// g = dY (times gamma[d] when affine): dX = (g - mean(g) - xhat * mean(g * xhat)) / s;
+// dgamma[d] = sum over rows of dY * xhat, dbeta[d] = sum over rows of dY.
 template <typename T>
 void LayerNormGradient(OpContext<T>& c) {
   const Value<T>& dy = c.RealInput(0);
   const Value<T>& mean = c.RealInput(2);
   const Value<T>& sd = c.RealInput(3);
   const Value<T>& x = c.RealInput(4);
+  const bool affine = c.InputSize() == 6;
+  PARITY_ENFORCE(affine == (c.OutputSize() == 3), ErrorKind::kBadArgument,
+                 "(dY, Y, mean, std, X) -> dX, or (dY, Y, mean, std, X, gamma) -> (dX, dgamma, "
+                 "dbeta); got ",
+                 c.InputSize(), " inputs and ", c.OutputSize(), " outputs");
   RequireShape(c, dy, 0, x.dims);
   const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
   const int64_t rows = SizeToDim(x.dims, axis), cols = SizeFromDim(x.dims, axis);
   PARITY_ENFORCE(mean.size() == rows && sd.size() == rows, ErrorKind::kShapeMismatch,
                  "mean/std must hold ", rows, " values");
+  const Dims param_dims(x.dims.begin() + axis, x.dims.end());
+  const Value<T>* gamma = affine ? &c.RealInput(5) : nullptr;
+  if (gamma) RequireShape(c, *gamma, 5, param_dims);
   Value<T> dx = c.NewReal(x.dims);
+  Value<T> dgamma = c.NewReal(param_dims), dbeta = c.NewReal(param_dims);
   for (int64_t n = 0; n < rows; ++n) {
     const T s = sd.r()[n], mu = mean.r()[n];
-    T mdy = 0, mdyx = 0;
+    auto xhat = [&](int64_t d) { return (x.r()[n * cols + d] - mu) / s; };
+    auto g = [&](int64_t d) { return dy.r()[n * cols + d] * (gamma ? gamma->r()[d] : T(1)); };
+    T mg = 0, mgx = 0;
     for (int64_t d = 0; d < cols; ++d) {
-      const T xhat = (x.r()[n * cols + d] - mu) / s;
-      mdy += dy.r()[n * cols + d];
-      mdyx += dy.r()[n * cols + d] * xhat;
+      mg += g(d);
+      mgx += g(d) * xhat(d);
+      dgamma.r()[d] += dy.r()[n * cols + d] * xhat(d);
+      dbeta.r()[d] += dy.r()[n * cols + d];
     }
-    mdy /= static_cast<T>(cols);
-    mdyx /= static_cast<T>(cols);
-    for (int64_t d = 0; d < cols; ++d) {
-      const T xhat = (x.r()[n * cols + d] - mu) / s;
-      dx.r()[n * cols + d] = (dy.r()[n * cols + d] - mdy - xhat * mdyx) / s;
-    }
+    mg /= static_cast<T>(cols);
+    mgx /= static_cast<T>(cols);
+    for (int64_t d = 0; d < cols; ++d) dx.r()[n * cols + d] = (g(d) - mg - xhat(d) * mgx) / s;
   }
   c.SetOutput(0, std::move(dx));
+  if (affine) {
+    c.SetOutput(1, std::move(dgamma));
+    c.SetOutput(2, std::move(dbeta));
+  }
 }
 
 }  // namespace
@@ -224,7 +239,7 @@ void RegisterNormOps(Registry* r) {
   r->Add({"SpatialBNGradient", 5, 5, 3, 3, bn_args, PARITY_REF_KERNEL(SpatialBNGradient)});
   const ArgTable ln_args = {{"axis", "1"}, {"epsilon", "1e-5"}, {"elementwise_affine", "0"}};
   r->Add({"LayerNorm", 1, 3, 3, 3, ln_args, PARITY_REF_KERNEL(LayerNorm)});
-  r->Add({"LayerNormGradient", 5, 5, 1, 1, ln_args, PARITY_REF_KERNEL(LayerNormGradient)});
+  r->Add({"LayerNormGradient", 5, 6, 1, 3, ln_args, PARITY_REF_KERNEL(LayerNormGradient)});
 }
 
 PARITY_REFERENCE_FAMILY(RegisterNormOps);

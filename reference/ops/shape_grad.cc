@@ -29,9 +29,46 @@ void TileGradient(OpContext<T>& c) {
   c.SetOutput(0, std::move(dx));
 }
 
+// GatherGradient(DATA, INDICES, dY) -> dDATA: zeros shaped like DATA, with each slice of dY
+// added back at the row its index picked (repeated indices accumulate). Negative indices wrap as
+// in Gather (by default on axis 0 only).
+template <typename T>
+void GatherGradient(OpContext<T>& c) {
+  const Value<T>& data = c.Input(0);
+  const Value<T>& idx = c.IndexInput(1);
+  const Value<T>& dy = c.RealInput(2);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), data.dims.size());
+  const bool wrap = c.args.Has("wrap_indices") ? c.args.Bool("wrap_indices") : axis == 0;
+  const int64_t n = data.dims[axis];
+  Dims ydims(data.dims.begin(), data.dims.begin() + axis);
+  ydims.insert(ydims.end(), idx.dims.begin(), idx.dims.end());
+  ydims.insert(ydims.end(), data.dims.begin() + axis + 1, data.dims.end());
+  RequireShape(c, dy, 2, ydims);
+  const int64_t outer = SizeToDim(data.dims, axis), inner = SizeFromDim(data.dims, axis + 1);
+  Value<T> ddata = c.NewReal(data.dims);
+  int64_t k = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < idx.size(); ++j) {
+      int64_t i = idx.i()[j];
+      if (wrap && i < 0) i += n;
+      PARITY_ENFORCE(i >= 0 && i < n, ErrorKind::kBadArgument, "index ", idx.i()[j],
+                     " out of range [0, ", n, ") of data ", ShapeString(data.dims), " axis ", axis);
+      for (int64_t d = 0; d < inner; ++d) ddata.r()[(o * n + i) * inner + d] += dy.r()[k++];
+    }
+  }
+  c.SetOutput(0, std::move(ddata));
+}
+
 }  // namespace
 
 void RegisterShapeGradientOps(Registry* r) {
+  r->Add({"GatherGradient",
+          3,
+          3,
+          1,
+          1,
+          {{"axis", "0"}, {"wrap_indices", ""}},
+          PARITY_REF_KERNEL(GatherGradient)});
   r->Add({"TileGradient",
           1,
           3,

@@ -52,10 +52,11 @@ TEST(Gradient, HandComputed) {
   EXPECT_VALUES_NEAR(cv.blobs.at("dw"), (std::vector<double>{10}), 0);
   EXPECT_VALUES_NEAR(cv.blobs.at("db"), (std::vector<double>{4}), 0);
   EXPECT_VALUES_NEAR(cv.blobs.at("dx"), (std::vector<double>{3, 3, 3, 3}), 0);
-  RunResult nb = RunOps({Op("ConvGradient", {"x", "w", "dy"}, {"dw", "dx"}).I("kernel", 1).I("no_bias", 1)},
-                        {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})},
-                         {"w", F({1, 1, 1, 1}, {3})},
-                         {"dy", F({1, 1, 2, 2}, {1, 1, 1, 1})}});
+  RunResult nb =
+      RunOps({Op("ConvGradient", {"x", "w", "dy"}, {"dw", "dx"}).I("kernel", 1).I("no_bias", 1)},
+             {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})},
+              {"w", F({1, 1, 1, 1}, {3})},
+              {"dy", F({1, 1, 2, 2}, {1, 1, 1, 1})}});
   EXPECT_VALUES_NEAR(nb.blobs.at("dx"), (std::vector<double>{3, 3, 3, 3}), 0);
   // Broadcast Add: dB sums dC over the broadcast rows.
   RunResult ag = RunOps(
@@ -182,6 +183,47 @@ TEST(Gradient, BinaryAndReductionKernelsMatchFiniteDifferences) {
        {{"y", {1, 2, 3, 4}}},
        Op("SliceGradient", {"a", "d_y"}, {"da"}).Ints("starts", {0, 1}).Ints("ends", {-1, 3}),
        {{"a", "da"}}});
+}
+
+// The gradient ops that had no reference kernel (GatherGradient, MeanGradient, PowGradient in
+// both forms, affine LayerNormGradient), each against central differences of its forward op.
+TEST(Gradient, GatherMeanPowAndAffineLayerNormKernelsMatchFiniteDifferences) {
+  const Tensors pos = {{"a", F({2, 3}, {0.5, 1.2, 2, 1.5, 0.25, 0.75})},
+                       {"e", F({3}, {1.5, -0.5, 2.2})},
+                       {"a2", F({2, 3}, {0.3, -0.2, 0.1, 0.9, -1, 0.4})},
+                       {"idx", Int({3}, {1, 0, -1})}};
+  const std::vector<double> w = {1, -2, 0.5, 0.3, 1.2, -0.6};
+  CheckGradient({Op("Pow", {"a", "e"}, {"y"}),
+                 pos,
+                 {{"y", w}},
+                 Op("PowGradient", {"d_y", "a", "e", "y"}, {"da", "de"}),
+                 {{"a", "da"}, {"e", "de"}}});
+  CheckGradient({Op("Pow", {"a"}, {"y"}).F("exponent", 2.5),
+                 pos,
+                 {{"y", w}},
+                 Op("PowGradient", {"d_y", "a", "y"}, {"da"}).F("exponent", 2.5),
+                 {{"a", "da"}}});
+  CheckGradient({Op("Mean", {"a", "a2"}, {"y"}),
+                 pos,
+                 {{"y", w}},
+                 Op("MeanGradient", {"d_y"}, {"da", "da2"}),
+                 {{"a", "da"}, {"a2", "da2"}}});
+  // Rows 1, 0 and (wrapped) 1 again: row 1 accumulates two slices of dY.
+  CheckGradient({Op("Gather", {"a", "idx"}, {"y"}),
+                 pos,
+                 {{"y", {1, -2, 0.5, 0.3, 1.2, -0.6, 2, 0.1, -1}}},
+                 Op("GatherGradient", {"a", "idx", "d_y"}, {"da"}),
+                 {{"a", "da"}}});
+  const Tensors ln = {{"x", F({2, 3}, {0.2, -1, 0.5, 1.5, 0.1, -0.3})},
+                      {"gamma", F({3}, {1.5, -0.5, 0.8})},
+                      {"beta", F({3}, {0.1, 0.2, -0.3})}};
+  CheckGradient(
+      {Op("LayerNorm", {"x", "gamma", "beta"}, {"y", "mean", "std"}).I("elementwise_affine", 1),
+       ln,
+       {{"y", w}},
+       Op("LayerNormGradient", {"d_y", "y", "mean", "std", "x", "gamma"}, {"dx", "dg", "db"})
+           .I("elementwise_affine", 1),
+       {{"x", "dx"}, {"gamma", "dg"}, {"beta", "db"}}});
 }
 
 TEST(Gradient, LinalgNormAndLossKernelsMatchFiniteDifferences) {
