@@ -1,6 +1,7 @@
 #include "fuzz/generators.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -20,13 +21,53 @@ constexpr int kGrid = 2000;  // values are drawn on a grid so they shrink toward
 double GridValue(Domain domain, int k, bool negative) {
   double t = static_cast<double>(k) / kGrid;  // [0, 1]
   switch (domain) {
-    case Domain::kAny: return -1.0 + 2.0 * t;
-    case Domain::kAwayFromZero: return (negative ? -1.0 : 1.0) * (0.1 + 0.9 * t);
-    case Domain::kPositive: return 0.5 + 1.5 * t;
-    case Domain::kProbability: return 0.05 + 0.9 * t;
-    case Domain::kSmall: return -0.5 + t;
-    default: return 0.0;
+    case Domain::kAny:
+      return -1.0 + 2.0 * t;
+    case Domain::kAwayFromZero:
+      return (negative ? -1.0 : 1.0) * (0.1 + 0.9 * t);
+    case Domain::kPositive:
+      return 0.5 + 1.5 * t;
+    case Domain::kProbability:
+      return 0.05 + 0.9 * t;
+    case Domain::kSmall:
+      return -0.5 + t;
+    default:
+      return 0.0;
   }
+}
+
+// Points 0.02 apart (shuffled), scaled into [-1, 1] when there are many.
+std::vector<double> DistinctValues(const std::string& name, int64_t n) {
+  std::vector<double> values(n, 0.0);
+  uint64_t shuffle_seed = *rc::gen::arbitrary<uint64_t>();
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  std::mt19937_64 rng(shuffle_seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  double spacing = n > 1 ? std::min(0.02, 2.0 / static_cast<double>(n)) : 0.02;
+  // Tensors of one case differ by a phase: the name's trailing number j (in0, in1, ... or
+  // p0, p1, ...) shifts the grid by (j % 3) / 3 of the spacing, so the operands of Max, Min
+  // and the comparisons never tie position-wise (a tie is a kink of Max / Min).
+  size_t digits = name.find_last_not_of("0123456789") + 1;
+  int64_t j = digits < name.size() ? std::stoll(name.substr(digits)) % 3 : 0;
+  double phase = static_cast<double>(j) * spacing / 3.0;
+  for (int64_t i = 0; i < n; ++i) values[i] = (order[i] - (n - 1) / 2.0) * spacing + phase;
+  return values;
+}
+
+// In whole nets the numerically hard domains are drawn tame: a variance of 1e-6 or a logit of
+// 1000 amplified through a chain of ops (SpatialBN, FC, Exp, ...) leaves f32's range or precision
+// for reasons no single kernel owns, so the oracles would compare numbers f32 cannot hold. The
+// hard domains exercise each op on its own, in single-op cases, against its own tolerance.
+InputSpec Tame(const InputSpec& spec) {
+  InputSpec tame = spec;
+  switch (spec.domain) {
+    case Domain::kLogits: tame.domain = Domain::kDistinct; break;
+    case Domain::kVariance: tame.domain = Domain::kPositive; break;
+    case Domain::kNarrow: tame.domain = Domain::kAny; break;
+    default: break;
+  }
+  return tame;
 }
 
 caffe2::TensorProto ToProto(const std::string& name, const InputSpec& spec,
@@ -61,21 +102,27 @@ caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec) {
       for (int64_t i = 0; i < n; ++i) values[i] = draws[i] ? 1.0 : 0.0;
       break;
     }
-    case Domain::kDistinct: {
-      // Points 0.02 apart (shuffled), scaled into [-1, 1] when there are many.
-      uint64_t shuffle_seed = *rc::gen::arbitrary<uint64_t>();
-      std::vector<int64_t> order(n);
-      for (int64_t i = 0; i < n; ++i) order[i] = i;
-      std::mt19937_64 rng(shuffle_seed);
-      std::shuffle(order.begin(), order.end(), rng);
-      double spacing = n > 1 ? std::min(0.02, 2.0 / static_cast<double>(n)) : 0.02;
-      // Tensors of one case differ by a phase: the name's trailing number j (in0, in1, ... or
-      // p0, p1, ...) shifts the grid by (j % 3) / 3 of the spacing, so the operands of Max, Min
-      // and the comparisons never tie position-wise (a tie is a kink of Max / Min).
-      size_t digits = name.find_last_not_of("0123456789") + 1;
-      int64_t j = digits < name.size() ? std::stoll(name.substr(digits)) % 3 : 0;
-      double phase = static_cast<double>(j) * spacing / 3.0;
-      for (int64_t i = 0; i < n; ++i) values[i] = (order[i] - (n - 1) / 2.0) * spacing + phase;
+    case Domain::kDistinct:
+      values = DistinctValues(name, n);
+      break;
+    case Domain::kLogits: {
+      // Distinct points (no ties between the largest logits), scaled per tensor.
+      const double scale = *rc::gen::element(1.0, 30.0, 1000.0);
+      values = DistinctValues(name, n);
+      for (double& v : values) v *= scale;
+      break;
+    }
+    case Domain::kVariance: {
+      auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(0, kGrid + 1));
+      for (int64_t i = 0; i < n; ++i) values[i] = std::pow(10.0, -6.0 + 6.0 * grid[i] / kGrid);
+      break;
+    }
+    case Domain::kNarrow: {
+      const double spread = std::pow(10.0, -3.0 * *rc::gen::inRange(0, kGrid + 1) / kGrid);
+      auto grid = *rc::gen::container<std::vector<int>>(n, rc::gen::inRange(0, kGrid + 1));
+      for (int64_t i = 0; i < n; ++i) {
+        values[i] = 0.5 + spread * GridValue(Domain::kAny, grid[i], false);
+      }
       break;
     }
     default: {
@@ -176,7 +223,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           std::string name = "p" + std::to_string(param++);
           inputs.push_back(name);
           in_types.push_back(TensorType{in.dtype, in.dims, true});
-          new_inputs.push_back(DrawTensor(name, in));
+          new_inputs.push_back(DrawTensor(name, Tame(in)));
         }
         std::vector<std::string> outputs;
         for (int j = 0; j < inst->num_outputs(); ++j) {
@@ -198,8 +245,8 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         if (!fits) continue;
         // Sometimes run in place on the primary input, where the schema allows it.
         const OpSchema& schema = OpSchemaRegistry::Get(def.type());
-        if (schema.IsInplaceAllowed(0, 0) && out_types[0].dims == dims &&
-            primary != "x0" && *rc::gen::inRange(0, 8) == 0) {
+        if (schema.IsInplaceAllowed(0, 0) && out_types[0].dims == dims && primary != "x0" &&
+            *rc::gen::inRange(0, 8) == 0) {
           def.set_output(0, primary);
           outputs[0] = primary;
         }
@@ -234,8 +281,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
     std::vector<std::string> sinks;
     for (int i = net->op_size() - 1; i >= 0; --i) {
       for (const auto& out : net->op(i).output()) {
-        if (!read_later.count(out) &&
-            std::find(sinks.begin(), sinks.end(), out) == sinks.end()) {
+        if (!read_later.count(out) && std::find(sinks.begin(), sinks.end(), out) == sinks.end()) {
           sinks.push_back(out);
         }
       }

@@ -34,18 +34,30 @@ enum class Domain {
   kProbability,   // [0.05, 0.95]
   kDistinct,      // [-1, 1] with every pair at least 0.01 apart (Max, MaxPool, ReduceMax ties)
   kSmall,         // [-0.5, 0.5] (Exp chains, Pow bases' exponents)
-  kIndex,         // integers in [0, bound)
-  kBool,          // true / false
-  kShape,         // the exact values given (shape inputs, split sizes)
+  // The next three are numerically hard on purpose and drawn so only in single-op cases (whole
+  // nets draw them tame: kDistinct, kPositive, kAny; see Tame in generators.cc).
+  // Magnitudes where numerical stability matters (issue 12): one scale per tensor, drawn from
+  // {1, 30, 1000}, times [-1, 1] points 0.02 apart. exp(1000) overflows even f64, so a softmax or
+  // log-sum-exp that does not subtract the row max comes out inf/NaN (Softmax, SoftmaxWithLoss).
+  kLogits,
+  // Variances from 1e-6 to 1, log-uniform, so an epsilon of 1e-5..1e-2 is sometimes the dominant
+  // term (SpatialBN's running variance).
+  kVariance,
+  // Rows that are nearly constant: 0.5 + s * [-1, 1] with one s per tensor, log-uniform in
+  // [1e-3, 1] (row variances down to ~1e-7: LayerNorm's epsilon dominates).
+  kNarrow,
+  kIndex,  // integers in [0, bound)
+  kBool,   // true / false
+  kShape,  // the exact values given (shape inputs, split sizes)
 };
 
 struct InputSpec {
   std::vector<int64_t> dims;
   DataType dtype = DataType::kFloat;
   Domain domain = Domain::kAny;
-  int64_t bound = 0;                 // kIndex: values in [0, bound)
-  std::vector<int64_t> values;       // kShape: the values
-  bool differentiable = true;        // checked by the gradient oracle
+  int64_t bound = 0;            // kIndex: values in [0, bound)
+  std::vector<int64_t> values;  // kShape: the values
+  bool differentiable = true;   // checked by the gradient oracle
 };
 
 // One op with its inputs' descriptions; input i is named by the generator.
@@ -136,8 +148,8 @@ int64_t Dim(int64_t min = 1, int64_t max = 5);
 
 #define PARITY_SPEC_CONCAT_INNER(a, b) a##b
 #define PARITY_SPEC_CONCAT(a, b) PARITY_SPEC_CONCAT_INNER(a, b)
-#define PARITY_OP_SPEC(type)                                                           \
-  static ::parity::fuzz::OpSpec& PARITY_SPEC_CONCAT(parity_spec_##type, __LINE__) =    \
+#define PARITY_OP_SPEC(type)                                                        \
+  static ::parity::fuzz::OpSpec& PARITY_SPEC_CONCAT(parity_spec_##type, __LINE__) = \
       ::parity::fuzz::SpecRegistry::New(#type)
 
 #endif  // PARITY_FUZZ_SPEC_H_

@@ -225,9 +225,11 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     for (double e : p.u.at(x)) u_norm += e * e;
   }
   u_norm = std::sqrt(std::max(u_norm, 1e-300));
-  std::vector<std::string> mismatched;
-  std::ostringstream fast_message;
-  fast_message.precision(9);
+  struct Projection {
+    std::string x;
+    double analytic, numeric, allowed;
+  };
+  std::vector<Projection> over;  // inputs whose projection is off by more than `allowed`
   for (const auto& x : p.inputs) {
     const std::vector<double>& u = p.u.at(x);
     double analytic = 0, scale = 0, u_x = 0;
@@ -246,11 +248,49 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     const double numeric = derivative->value;
     const double allowed =
         atol * std::sqrt(u_x) / u_norm + rtol * (scale + std::abs(numeric));
-    if (std::abs(analytic - numeric) > allowed) {
-      mismatched.push_back(x);
-      fast_message << (mismatched.size() > 1 ? "; " : "") << "vᵀJu for input '" << x
-                   << "': production " << analytic << ", finite differences " << numeric;
+    if (std::abs(analytic - numeric) > allowed) over.push_back({x, analytic, numeric, allowed});
+  }
+  // An input whose true projection is (nearly) zero while its backward net sums large terms that
+  // cancel (a bias in front of a normalization: the shift drops out) gets production's f32
+  // rounding of those terms, which no relative tolerance covers. The f32 reference runs the same
+  // backward net in f32 with its naive loops: its distance from the f64 reference on this
+  // projection measures the rounding this computation carries in f32. Production may sum in
+  // another order (blocked, vectorized), whose error differs from the naive order's by a factor
+  // of a few; kF32PeerFactor = 8 is that factor with margin. Run only when a projection is off,
+  // so passing cases pay nothing.
+  constexpr double kF32PeerFactor = 8.0;
+  if (!over.empty()) {
+    BackendRun peer64 = GetBackend(kReference).Run(backward);
+    BackendRun peer32 = GetBackend(kReferenceF32).Run(backward);
+    if (!peer64.error && !peer32.error) {
+      auto projection = [&](const BackendRun& run, const std::string& x) -> std::optional<double> {
+        auto g = pass.gradient_of.find(x);
+        if (g == pass.gradient_of.end()) return 0.0;
+        auto it = run.blobs.find(g->second);
+        if (it == run.blobs.end()) return std::nullopt;
+        std::vector<double> values = ProtoValues(it->second);
+        const std::vector<double>& u = p.u.at(x);
+        if (values.size() != u.size()) return std::nullopt;
+        double sum = 0;
+        for (size_t i = 0; i < u.size(); ++i) sum += values[i] * u[i];
+        return sum;
+      };
+      std::vector<Projection> still;
+      for (Projection& o : over) {
+        auto a64 = projection(peer64, o.x), a32 = projection(peer32, o.x);
+        if (a64 && a32) o.allowed += kF32PeerFactor * std::abs(*a32 - *a64);
+        if (std::abs(o.analytic - o.numeric) > o.allowed) still.push_back(o);
+      }
+      over = still;
     }
+  }
+  std::vector<std::string> mismatched;
+  std::ostringstream fast_message;
+  fast_message.precision(9);
+  for (const Projection& o : over) {
+    mismatched.push_back(o.x);
+    fast_message << (mismatched.size() > 1 ? "; " : "") << "vᵀJu for input '" << o.x
+                 << "': production " << o.analytic << ", finite differences " << o.numeric;
   }
   const bool fast_ok = mismatched.empty();
   if (fast_ok && !options.full_jacobian) return {};

@@ -93,26 +93,21 @@ std::optional<OpInstance> MakeArithmetic(const std::string& type, const Primary*
   return op;
 }
 
-PARITY_OP_SPEC(Add)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakeArithmetic("Add", p); });
+PARITY_OP_SPEC(Add).Tolerance("default").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeArithmetic("Add", p);
+});
 
-PARITY_OP_SPEC(Sub)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakeArithmetic("Sub", p); });
+PARITY_OP_SPEC(Sub).Tolerance("default").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeArithmetic("Sub", p);
+});
 
-PARITY_OP_SPEC(Mul)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakeArithmetic("Mul", p); });
+PARITY_OP_SPEC(Mul).Tolerance("default").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeArithmetic("Mul", p);
+});
 
 // Div: the denominator positive, away from its pole at 0.
-PARITY_OP_SPEC(Div)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Div).Tolerance("default").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       BinaryForm f = DrawBinaryForm(p);
       OpInstance op("Div");
       op.Input(f.a);
@@ -179,15 +174,13 @@ std::optional<OpInstance> MakeSum(const std::string& type, const Primary* primar
   return op;
 }
 
-PARITY_OP_SPEC(Sum)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakeSum("Sum", p, true); });
+PARITY_OP_SPEC(Sum).Tolerance("default").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeSum("Sum", p, true);
+});
 
-PARITY_OP_SPEC(Mean)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakeSum("Mean", p, false); });
+PARITY_OP_SPEC(Mean).Tolerance("default").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeSum("Mean", p, false);
+});
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons (float with distinct operands, or int32) and logical ops: not differentiable.
@@ -206,10 +199,10 @@ std::optional<OpInstance> MakeComparison(const std::string& type) {
   return op;
 }
 
-#define PARITY_COMPARISON_SPEC(Name)                                        \
-  PARITY_OP_SPEC(Name)                                                      \
-      .Tolerance("exact")                                                   \
-      .Skip("gradient", "a comparison: bool output, no gradient")           \
+#define PARITY_COMPARISON_SPEC(Name)                              \
+  PARITY_OP_SPEC(Name)                                            \
+      .Tolerance("exact")                                         \
+      .Skip("gradient", "a comparison: bool output, no gradient") \
       .Make([](const Primary*) { return MakeComparison(#Name); })
 
 PARITY_COMPARISON_SPEC(LT);
@@ -229,10 +222,10 @@ std::optional<OpInstance> MakeLogical(const std::string& type) {
   return op;
 }
 
-#define PARITY_LOGICAL_SPEC(Name)                                           \
-  PARITY_OP_SPEC(Name)                                                      \
-      .Tolerance("exact")                                                   \
-      .Skip("gradient", "logic on bool tensors: no gradient")               \
+#define PARITY_LOGICAL_SPEC(Name)                             \
+  PARITY_OP_SPEC(Name)                                        \
+      .Tolerance("exact")                                     \
+      .Skip("gradient", "logic on bool tensors: no gradient") \
       .Make([](const Primary*) { return MakeLogical(#Name); })
 
 PARITY_LOGICAL_SPEC(And);

@@ -73,10 +73,9 @@ std::optional<OpInstance> MakeBatchMatMul(const Primary* primary) {
   return op;
 }
 
-PARITY_OP_SPEC(FC)
-    .Tolerance("accumulation")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakeFc(p, false); });
+PARITY_OP_SPEC(FC).Tolerance("accumulation").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeFc(p, false);
+});
 
 PARITY_OP_SPEC(FCTransposed)
     .Tolerance("accumulation")

@@ -44,19 +44,22 @@ std::optional<OpInstance> MakePool(const Primary* primary, bool average) {
   }
   if (average) {
     switch (*rc::gen::inRange(0, 3)) {
-      case 0: break;  // default 0
-      case 1: op.Arg("count_include_pad", int64_t{0}); break;
-      default: op.Arg("count_include_pad", int64_t{1});
+      case 0:
+        break;  // default 0
+      case 1:
+        op.Arg("count_include_pad", int64_t{0});
+        break;
+      default:
+        op.Arg("count_include_pad", int64_t{1});
     }
   }
   return op;
 }
 
 // The forward value is an input element, but the gradient sums windows' gradients in f32.
-PARITY_OP_SPEC(MaxPool)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) { return MakePool(p, false); });
+PARITY_OP_SPEC(MaxPool).Tolerance("default").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakePool(p, false);
+});
 
 PARITY_OP_SPEC(AveragePool)
     .Tolerance("accumulation")

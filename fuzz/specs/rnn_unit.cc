@@ -32,9 +32,9 @@ PARITY_OP_SPEC(LSTMUnit)
       if (!h) return std::nullopt;
       const int64_t n = (*h)[1], d = (*h)[2];
       OpInstance op("LSTMUnit", 2);
-      op.Input(*h);                 // hidden_prev
-      op.Input(*h);                 // cell_prev
-      op.Input({1, n, 4 * d});      // gates
+      op.Input(*h);             // hidden_prev
+      op.Input(*h);             // cell_prev
+      op.Input({1, n, 4 * d});  // gates
       AddStepInputs(&op, n);
       if (*rc::gen::arbitrary<bool>()) op.Arg("forget_bias", 1.0f);
       return op;
@@ -48,8 +48,8 @@ PARITY_OP_SPEC(GRUUnit)
       if (!h) return std::nullopt;
       const int64_t n = (*h)[1], d = (*h)[2];
       OpInstance op("GRUUnit");
-      op.Input(*h);                 // hidden_prev
-      op.Input({1, n, 3 * d});      // gates
+      op.Input(*h);             // hidden_prev
+      op.Input({1, n, 3 * d});  // gates
       AddStepInputs(&op, n);
       return op;
     });

@@ -9,16 +9,17 @@
 namespace parity::fuzz {
 namespace {
 
-std::optional<OpInstance> MakeUnary(const std::string& type, const Primary* primary, Domain domain) {
+std::optional<OpInstance> MakeUnary(const std::string& type, const Primary* primary,
+                                    Domain domain) {
   OpInstance op(type);
   op.Input(primary ? *primary : AnyDims(), domain);
   return op;
 }
 
-#define PARITY_UNARY_SPEC(Name, tolerance, domain, intermediates)             \
-  PARITY_OP_SPEC(Name)                                                        \
-      .Tolerance(tolerance)                                                   \
-      .ConsumesIntermediates(intermediates)                                   \
+#define PARITY_UNARY_SPEC(Name, tolerance, domain, intermediates) \
+  PARITY_OP_SPEC(Name)                                            \
+      .Tolerance(tolerance)                                       \
+      .ConsumesIntermediates(intermediates)                       \
       .Make([](const Primary* p) { return MakeUnary(#Name, p, domain); })
 
 PARITY_UNARY_SPEC(Relu, "exact", Domain::kAwayFromZero, true);
@@ -36,10 +37,8 @@ PARITY_UNARY_SPEC(Reciprocal, "default", Domain::kPositive, false);
 #undef PARITY_UNARY_SPEC
 
 // Neg: float (any blob), or int32 (which wraps at the minimum).
-PARITY_OP_SPEC(Neg)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Neg).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       OpInstance op("Neg");
       if (!p && *rc::gen::inRange(0, 4) == 0) {
         op.IndexInput(AnyDims(), 1000, DataType::kInt32);
@@ -49,10 +48,8 @@ PARITY_OP_SPEC(Neg)
       return op;
     });
 
-PARITY_OP_SPEC(LeakyRelu)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(LeakyRelu).Tolerance("default").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       OpInstance op("LeakyRelu");
       op.Input(p ? *p : AnyDims(), Domain::kAwayFromZero);
       if (*rc::gen::arbitrary<bool>()) op.Arg("alpha", *rc::gen::element(0.1f, 0.2f, 0.5f, 1.5f));
@@ -70,10 +67,8 @@ PARITY_OP_SPEC(Elu)
       return op;
     });
 
-PARITY_OP_SPEC(Scale)
-    .Tolerance("default")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Scale).Tolerance("default").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       OpInstance op("Scale");
       op.Input(p ? *p : AnyDims());
       if (*rc::gen::inRange(0, 4) != 0) {
@@ -84,10 +79,8 @@ PARITY_OP_SPEC(Scale)
 
 // Clip: bounds 0.005 off the 0.01 grid of kDistinct values (tensors of at most 100 elements), so no
 // input sits within the finite-difference steps of a bound. Either bound may be absent.
-PARITY_OP_SPEC(Clip)
-    .Tolerance("exact")
-    .ConsumesIntermediates(true)
-    .Make([](const Primary* p) -> std::optional<OpInstance> {
+PARITY_OP_SPEC(Clip).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> dims = p ? *p : AnyDims();
       if (!p) {
         int64_t n = 1;

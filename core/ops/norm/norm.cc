@@ -16,11 +16,11 @@
 // LayerNorm: X is seen as [M, N] at `axis`; per row mean and std = sqrt(var + epsilon) (biased var)
 // are output with dims X.dims[:axis] + [1]; Y = (x - mean) / std, then * gamma + beta (each of
 // dims X.dims[axis:]) with elementwise_affine=1.
+#include "core/ops/norm/norm.h"
+
 #include <Eigen/Core>
 #include <cmath>
 #include <limits>
-
-#include "core/ops/norm/norm.h"
 
 #include "core/operator.h"
 #include "core/ops/common/shape_util.h"
@@ -105,9 +105,11 @@ class SpatialBNOp final : public Operator {
         nchw_(IsNCHW(Arg<std::string>("order"), label())),
         num_batches_(Arg<int64_t>("num_batches")) {
     PARITY_ENFORCE(is_test_ ? OutputSize() == 1 : OutputSize() == 5, ErrorKind::kBadArgument,
-                   label(), ": produces ", is_test_ ? "1 output with is_test=1" :
-                   "5 outputs with is_test=0 (Y, running_mean, running_var, saved_mean, "
-                   "saved_inv_std)", ", got ", OutputSize());
+                   label(), ": produces ",
+                   is_test_ ? "1 output with is_test=1"
+                            : "5 outputs with is_test=0 (Y, running_mean, running_var, saved_mean, "
+                              "saved_inv_std)",
+                   ", got ", OutputSize());
     PARITY_ENFORCE(epsilon_ > 0, ErrorKind::kBadArgument, label(), ": epsilon ", epsilon_,
                    " must be positive");
     PARITY_ENFORCE(momentum_ >= 0 && momentum_ <= 1, ErrorKind::kBadArgument, label(),
@@ -128,10 +130,10 @@ class SpatialBNOp final : public Operator {
   template <typename T>
   const T* Channel(int i, int64_t c) const {
     const Tensor& t = Input(i);
-    PARITY_ENFORCE(t.dtype() == DataTypeOf<T>::value && t.numel() == c, ErrorKind::kShapeMismatch,
-                   label(), ": input '", InputName(i), "' must be ",
-                   DataTypeName(DataTypeOf<T>::value), " with ", c, " elements (one per channel of X ",
-                   Input(0).DebugString(), "), got ", t.DebugString());
+    PARITY_ENFORCE(
+        t.dtype() == DataTypeOf<T>::value && t.numel() == c, ErrorKind::kShapeMismatch, label(),
+        ": input '", InputName(i), "' must be ", DataTypeName(DataTypeOf<T>::value), " with ", c,
+        " elements (one per channel of X ", Input(0).DebugString(), "), got ", t.DebugString());
     return t.data<T>();
   }
 
@@ -148,8 +150,8 @@ class SpatialBNOp final : public Operator {
       ConstArrayMap<T> var(Channel<T>(4, l.c), l.c);
       alpha_ = ConstArrayMap<T>(scale, l.c).template cast<double>() /
                (var.template cast<double>() + epsilon_).sqrt();
-      beta_ = ConstArrayMap<T>(bias, l.c).template cast<double>() -
-              alpha_ * mean.template cast<double>();
+      shift_ = mean.template cast<double>();
+      beta_ = ConstArrayMap<T>(bias, l.c).template cast<double>();
     } else if (!Train<T>(l, scale, bias)) {
       return;  // Empty batch.
     }
@@ -158,17 +160,18 @@ class SpatialBNOp final : public Operator {
     Y->Resize(X.dims());
     T* y = Y->template mutable_data<T>();
     const Eigen::Array<T, Eigen::Dynamic, 1> a = alpha_.template cast<T>();
+    const Eigen::Array<T, Eigen::Dynamic, 1> s = shift_.template cast<T>();
     const Eigen::Array<T, Eigen::Dynamic, 1> b = beta_.template cast<T>();
     if (nchw_) {
       for (int64_t n = 0; n < l.n; ++n) {
         for (int64_t c = 0; c < l.c; ++c) {
           const int64_t off = (n * l.c + c) * l.hxw;
-          ArrayMap<T>(y + off, l.hxw) = ConstArrayMap<T>(x + off, l.hxw) * a[c] + b[c];
+          ArrayMap<T>(y + off, l.hxw) = (ConstArrayMap<T>(x + off, l.hxw) - s[c]) * a[c] + b[c];
         }
       }
     } else {
       for (int64_t r = 0; r < l.n * l.hxw; ++r) {
-        ArrayMap<T>(y + r * l.c, l.c) = ConstArrayMap<T>(x + r * l.c, l.c) * a + b;
+        ArrayMap<T>(y + r * l.c, l.c) = (ConstArrayMap<T>(x + r * l.c, l.c) - s) * a + b;
       }
     }
   }
@@ -204,14 +207,17 @@ class SpatialBNOp final : public Operator {
       rstd.setZero();
       return false;
     }
-    const double unbias = count == 1 ? std::numeric_limits<double>::infinity() : count / (count - 1);
+    const double unbias =
+        count == 1 ? std::numeric_limits<double>::infinity() : count / (count - 1);
     const double a = 1 - momentum_;
     running_mean = (a * m + momentum_ * running_mean.template cast<double>()).template cast<T>();
-    running_var = (a * unbias * v + momentum_ * running_var.template cast<double>()).template cast<T>();
+    running_var =
+        (a * unbias * v + momentum_ * running_var.template cast<double>()).template cast<T>();
     mean = m.cast<T>();
     rstd = (1.0 / (v + epsilon_).sqrt()).cast<T>();
     alpha_ = ConstArrayMap<T>(scale, l.c).template cast<double>() * rstd.template cast<double>();
-    beta_ = ConstArrayMap<T>(bias, l.c).template cast<double>() - alpha_ * m;
+    shift_ = m;
+    beta_ = ConstArrayMap<T>(bias, l.c).template cast<double>();
     return true;
   }
 
@@ -238,14 +244,17 @@ class SpatialBNOp final : public Operator {
     if (nchw_) {
       for (int64_t n = 0; n < l.n; ++n) {
         for (int64_t c = 0; c < l.c; ++c) {
-          (*m)[c] += ConstArrayMap<T>(x + (n * l.c + c) * l.hxw, l.hxw).template cast<double>().sum();
+          (*m)[c] +=
+              ConstArrayMap<T>(x + (n * l.c + c) * l.hxw, l.hxw).template cast<double>().sum();
         }
       }
       *m /= count;
       for (int64_t n = 0; n < l.n; ++n) {
         for (int64_t c = 0; c < l.c; ++c) {
-          (*v)[c] += (ConstArrayMap<T>(x + (n * l.c + c) * l.hxw, l.hxw).template cast<double>() -
-                      (*m)[c]).square().sum();
+          (*v)[c] +=
+              (ConstArrayMap<T>(x + (n * l.c + c) * l.hxw, l.hxw).template cast<double>() - (*m)[c])
+                  .square()
+                  .sum();
         }
       }
     } else {
@@ -265,7 +274,12 @@ class SpatialBNOp final : public Operator {
   const double momentum_;
   const bool nchw_;
   const int64_t num_batches_;
-  Eigen::ArrayXd alpha_;  // Y = alpha_c * x + beta_c, computed in double.
+  // Y = (x - shift_c) * alpha_c + beta_c, the per-channel factors computed in double. Caffe2 folds
+  // the mean into the offset (Y = alpha_c * x + (beta_c - alpha_c * mean_c)), which cancels
+  // catastrophically in f32 when the variance is small (alpha_c large): that was
+  // the first finding of the small-variance domain (issue 12), 7e-6 off on an output of 0.19.
+  Eigen::ArrayXd alpha_;
+  Eigen::ArrayXd shift_;
   Eigen::ArrayXd beta_;
 };
 
@@ -279,9 +293,8 @@ PARITY_OP_SCHEMA(SpatialBN)
     .DifferentiableInputs({0, 1, 2})
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
-      const BNLayout l =
-          BNDims(in[0].dims, IsNCHW(args.Get<std::string>("order"), args.op_label()),
-                 args.op_label());
+      const BNLayout l = BNDims(in[0].dims, IsNCHW(args.Get<std::string>("order"), args.op_label()),
+                                args.op_label());
       std::vector<TensorType> out(def.output_size());
       out[0] = in[0];
       for (size_t i = 1; i < out.size(); ++i) {
@@ -337,10 +350,10 @@ class LayerNormOp final : public Operator {
     if (affine_) {
       for (int i = 1; i <= 2; ++i) {
         const Tensor& t = Input(i);
-        PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == n, ErrorKind::kShapeMismatch,
-                       label(), ": input '", InputName(i), "' must be ", DataTypeName(X.dtype()),
-                       " with ", n, " elements (X ", X.DebugString(), " from axis ", axis,
-                       "), got ", t.DebugString());
+        PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == n, ErrorKind::kShapeMismatch, label(),
+                       ": input '", InputName(i), "' must be ", DataTypeName(X.dtype()), " with ",
+                       n, " elements (X ", X.DebugString(), " from axis ", axis, "), got ",
+                       t.DebugString());
       }
       gamma = Input(1).data<T>();
       beta = Input(2).data<T>();
@@ -384,9 +397,8 @@ PARITY_OP_SCHEMA(LayerNorm)
     .DifferentiableInputs({0, 1, 2})
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
-      const int axis = CanonicalAxis(args.Get<int64_t>("axis"),
-                                     static_cast<int>(in[0].dims.size()), args.op_label(), "axis",
-                                     in[0].dims);
+      const int axis = CanonicalAxis(args.Get<int64_t>("axis"), static_cast<int>(in[0].dims.size()),
+                                     args.op_label(), "axis", in[0].dims);
       TensorType moments{in[0].dtype, MomentDims(in[0].dims, axis), true};
       return std::vector<TensorType>{in[0], moments, moments};
     })
