@@ -315,6 +315,14 @@ const OpSchema& OpSchemaRegistry::Get(const std::string& type) {
   return *schema;
 }
 
+OpSchema OpSchemaRegistry::Replace(const std::string& type, OpSchema schema) {
+  auto it = Schemas().find(type);
+  PARITY_ENFORCE(it != Schemas().end(), ErrorKind::kUnknownOp, "unknown op type '", type, "'");
+  OpSchema old = std::move(*it->second);
+  *it->second = std::move(schema);
+  return old;
+}
+
 std::vector<std::string> OpSchemaRegistry::Types() {
   std::vector<std::string> types;
   for (const auto& [type, schema] : Schemas()) types.push_back(type);

@@ -126,6 +126,7 @@ class OpSchema {
   const std::vector<ArgSpec>& args() const { return args_; }
   const ArgSpec* FindArg(const std::string& name) const;
   bool has_shape_inference() const { return static_cast<bool>(shape_fn_); }
+  const ShapeFunction& shape_function() const { return shape_fn_; }
   bool IsDifferentiable(int input) const;
   bool IsOutputDifferentiable(int output) const;
   bool differentiable() const { return differentiable_; }
@@ -172,6 +173,11 @@ class OpSchemaRegistry {
   // kUnknownOp naming the type when absent.
   static const OpSchema& Get(const std::string& type);
   static std::vector<std::string> Types();  // sorted
+  // Puts `schema` in place of the registered schema of `type` and returns the one it replaces
+  // (kUnknownOp when there is none). A fault-injection seam: the mutant catalogue
+  // (tests/mutants) plants bugs in validation and shape inference this way, and restores the
+  // original after. Not for use while another thread reads the registry.
+  static OpSchema Replace(const std::string& type, OpSchema schema);
 };
 
 // Shape functions most ops share.

@@ -163,7 +163,11 @@ rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
       *c.add_inputs() = DrawTensor(name, inst->inputs()[i]);
       if (inst->inputs()[i].differentiable) c.add_grad_inputs(name);
     }
-    for (int i = 0; i < inst->num_outputs(); ++i) outputs.push_back("out" + std::to_string(i));
+    for (int i = 0; i < inst->num_outputs(); ++i) {
+      auto inplace = inst->inplace_outputs().find(i);
+      outputs.push_back(inplace != inst->inplace_outputs().end() ? inputs.at(inplace->second)
+                                                                  : "out" + std::to_string(i));
+    }
     caffe2::NetDef* net = c.mutable_net();
     net->set_name(spec.type() + "_case");
     *net->add_op() = BuildOp(*inst, inputs, outputs);
@@ -226,9 +230,17 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           new_inputs.push_back(DrawTensor(name, Tame(in)));
         }
         std::vector<std::string> outputs;
+        bool inplace_on_primary = false;
         for (int j = 0; j < inst->num_outputs(); ++j) {
-          outputs.push_back("t" + std::to_string(k) + (j ? "_" + std::to_string(j) : ""));
+          auto inplace = inst->inplace_outputs().find(j);
+          if (inplace != inst->inplace_outputs().end()) {
+            inplace_on_primary = inplace_on_primary || inplace->second == 0;
+            outputs.push_back(inputs.at(inplace->second));
+          } else {
+            outputs.push_back("t" + std::to_string(k) + (j ? "_" + std::to_string(j) : ""));
+          }
         }
+        if (inplace_on_primary) continue;
         caffe2::OperatorDef def = BuildOp(*inst, inputs, outputs);
         std::vector<TensorType> out_types;
         try {

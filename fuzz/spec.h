@@ -16,6 +16,7 @@
 #define PARITY_FUZZ_SPEC_H_
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,14 @@ class OpInstance {
                  DataType dtype = DataType::kInt32);
   int ShapeInput(const std::vector<int64_t>& values, DataType dtype = DataType::kInt64);
   void NotDifferentiable(int input) { inputs_[input].differentiable = false; }
+  // Output `output` is written in place over input `input` (an op that updates a state blob,
+  // such as SpatialBN's running statistics in training). In nets the input is a fresh parameter,
+  // never the primary (input 0).
+  OpInstance& OutputInPlace(int output, int input) {
+    inplace_outputs_[output] = input;
+    return *this;
+  }
+  const std::map<int, int>& inplace_outputs() const { return inplace_outputs_; }
 
   OpInstance& Arg(const std::string& name, int64_t value);
   OpInstance& Arg(const std::string& name, float value);
@@ -93,6 +102,7 @@ class OpInstance {
   int num_outputs_;
   std::vector<InputSpec> inputs_;
   std::vector<caffe2::Argument> args_;
+  std::map<int, int> inplace_outputs_;  // output -> input it overwrites
 };
 
 using Primary = std::vector<int64_t>;

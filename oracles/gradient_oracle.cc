@@ -48,7 +48,9 @@ caffe2::TensorProto FloatProto(const std::string& name, const std::vector<int64_
   return t;
 }
 
-std::vector<int64_t> Dims(const caffe2::TensorProto& t) { return {t.dims().begin(), t.dims().end()}; }
+std::vector<int64_t> Dims(const caffe2::TensorProto& t) {
+  return {t.dims().begin(), t.dims().end()};
+}
 
 // Floating case inputs read at a differentiable position of some op.
 std::vector<std::string> DifferentiableInputs(const Case& c) {
@@ -75,10 +77,10 @@ std::vector<std::string> DifferentiableInputs(const Case& c) {
 
 struct Problem {
   const Case* c;
-  std::vector<std::string> inputs;                 // x
-  std::vector<std::string> outputs;                // y
-  std::map<std::string, std::vector<double>> u;    // direction per input
-  std::map<std::string, std::vector<double>> v;    // weight per output
+  std::vector<std::string> inputs;               // x
+  std::vector<std::string> outputs;              // y
+  std::map<std::string, std::vector<double>> u;  // direction per input
+  std::map<std::string, std::vector<double>> v;  // weight per output
   Blobs base_inputs;
 };
 
@@ -189,8 +191,9 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   const RunOptions config{options.localize, ""};
   BackendRun production = options.backend->Run(backward, config);
   if (production.error) {
-    Finding finding = MakeFinding("gradient", c, "backward failed",
-                                  std::string("the backward net failed: ") + production.error->what());
+    Finding finding =
+        MakeFinding("gradient", c, "backward failed",
+                    std::string("the backward net failed: ") + production.error->what());
     finding.set_error_kind(ErrorKindName(production.error->kind()));
     SetBlame(&finding, FailingOpIndex(*production.error), backward.net());
     return {finding, ""};
@@ -204,10 +207,10 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
       const caffe2::TensorProto& grad = production.blobs.at(g->second);
       values = ProtoValues(grad);
       if (Dims(grad) != Dims(p.base_inputs.at(x))) {
-        Finding finding = MakeFinding(
-            "gradient", c, "shape mismatch",
-            "gradient '" + g->second + "' of '" + x + "' has dims " + ShapeString(Dims(grad)) +
-                ", the input has dims " + ShapeString(Dims(p.base_inputs.at(x))));
+        Finding finding = MakeFinding("gradient", c, "shape mismatch",
+                                      "gradient '" + g->second + "' of '" + x + "' has dims " +
+                                          ShapeString(Dims(grad)) + ", the input has dims " +
+                                          ShapeString(Dims(p.base_inputs.at(x))));
         return {finding, ""};
       }
     }
@@ -243,12 +246,13 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     if (!derivative->smooth) {
       const std::string where = LocateKink(c, p.base_inputs, {{x, u}});
       return {std::nullopt, std::string(kNotSmooth) + " at these inputs: a kink or tie within " +
-                                "the finite-difference step" + (where.empty() ? "" : " at " + where)};
+                                "the finite-difference step" +
+                                (where.empty() ? "" : " at " + where)};
     }
     const double numeric = derivative->value;
-    const double allowed =
-        atol * std::sqrt(u_x) / u_norm + rtol * (scale + std::abs(numeric));
-    if (std::abs(analytic - numeric) > allowed) over.push_back({x, analytic, numeric, allowed});
+    const double allowed = atol * std::sqrt(u_x) / u_norm + rtol * (scale + std::abs(numeric));
+    // Written as !(error <= allowed) so that a NaN or inf gradient is a mismatch, not a pass.
+    if (!(std::abs(analytic - numeric) <= allowed)) over.push_back({x, analytic, numeric, allowed});
   }
   // An input whose true projection is (nearly) zero while its backward net sums large terms that
   // cancel (a bias in front of a normalization: the shift drops out) gets production's f32
@@ -279,7 +283,7 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
       for (Projection& o : over) {
         auto a64 = projection(peer64, o.x), a32 = projection(peer32, o.x);
         if (a64 && a32) o.allowed += kF32PeerFactor * std::abs(*a32 - *a64);
-        if (std::abs(o.analytic - o.numeric) > o.allowed) still.push_back(o);
+        if (!(std::abs(o.analytic - o.numeric) <= o.allowed)) still.push_back(o);
       }
       over = still;
     }
@@ -314,12 +318,13 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
         fd[j] = g;  // a kink at this element: no verdict either way
         continue;
       }
-      if (!d || std::abs(g - d->value) > atol + rtol * (std::abs(d->value) + std::abs(g))) {
+      if (!d || !(std::abs(g - d->value) <= atol + rtol * (std::abs(d->value) + std::abs(g)))) {
         bad = true;
       }
     }
     if (!bad) continue;
-    if (!finding) finding = MakeFinding("gradient", c, "gradient mismatch", "per-element gradient mismatch");
+    if (!finding)
+      finding = MakeFinding("gradient", c, "gradient mismatch", "per-element gradient mismatch");
     caffe2::TensorProto expected = DoubleProto(x + "_grad", Dims(base), fd);
     caffe2::TensorProto actual = FloatProto(x + "_grad", Dims(base), gradients[x]);
     ToleranceClass tol{"gradient", 0.0, atol, rtol};
@@ -379,7 +384,8 @@ OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
     OracleResult nudged = CheckGradientAt(Nudged(c, attempt), options);
     if (nudged.finding || nudged.not_applicable.rfind(kNotSmooth, 0) != 0) return nudged;
   }
-  result.not_applicable += " (still after nudging the inputs " + std::to_string(kNudges) + " times)";
+  result.not_applicable +=
+      " (still after nudging the inputs " + std::to_string(kNudges) + " times)";
   return result;
 }
 

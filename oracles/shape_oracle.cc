@@ -1,7 +1,8 @@
 // The shape-inference oracle: every op's schema-inferred output types (OpSchema::InferShapes,
 // which the executor, the net generator and the transforms rely on) against what the kernels
-// actually produce — dims and dtype on production, dims on the f32 reference. An output may be unknown only where the schema says so (data-dependent shapes, or an
-// op without an inference function); a known type must be exact.
+// actually produce — dims and dtype on production, dims on the f32 reference. An output may be
+// unknown only where the schema says so (data-dependent shapes, or an op without an inference
+// function); a known type must be exact.
 #include <sstream>
 
 #include "core/schema.h"
@@ -36,7 +37,17 @@ std::optional<Finding> CheckRun(const Case& c, const BackendRun& run, const std:
       in.push_back(TypeOf(it->second));
     }
     if (schema != nullptr && schema->has_shape_inference() && inputs_known) {
-      const std::vector<TensorType> inferred = schema->InferShapes(def, in);
+      std::vector<TensorType> inferred;
+      try {
+        inferred = schema->InferShapes(def, in);
+      } catch (const Error& error) {
+        // The kernels ran this op; a shape function that rejects it is wrong about the op.
+        Finding finding = MakeFinding("shape", c, "shape inference error",
+                                      std::string("the schema's shape function fails where ") +
+                                          side + " ran the op: " + error.what());
+        SetBlame(&finding, entry.op_index, c.net());
+        return finding;
+      }
       for (int i = 0; i < def.output_size() && i < static_cast<int>(inferred.size()); ++i) {
         auto actual = entry.outputs.find(def.output(i));
         if (!inferred[i].known || actual == entry.outputs.end()) continue;

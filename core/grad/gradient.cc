@@ -119,6 +119,16 @@ bool GradientRegistry::Register(const std::string& type, GradientEntry entry) {
   return true;
 }
 
+GradientEntry GradientRegistry::Replace(const std::string& type, GradientEntry entry) {
+  std::lock_guard<std::mutex> lock(EntriesMutex());
+  auto it = Entries().find(type);
+  PARITY_ENFORCE(it != Entries().end(), ErrorKind::kUnknownOp, "no gradient registered for '",
+                 type, "'");
+  GradientEntry old = std::move(it->second);
+  it->second = std::move(entry);
+  return old;
+}
+
 const GradientEntry* GradientRegistry::Find(const std::string& type) {
   std::lock_guard<std::mutex> lock(EntriesMutex());
   auto it = Entries().find(type);

@@ -86,6 +86,10 @@ class GradientRegistry {
   static bool Register(const std::string& type, GradientEntry entry);
   static const GradientEntry* Find(const std::string& type);
   static std::vector<std::string> Types();
+  // Puts `entry` in place of the registered entry of `type` and returns the one it replaces
+  // (kUnknownOp when there is none). A fault-injection seam: the mutant catalogue
+  // (tests/mutants) plants bugs in gradient makers this way, and restores the original after.
+  static GradientEntry Replace(const std::string& type, GradientEntry entry);
 };
 
 // The gradient ops of one forward op and the gradient name of each of its inputs ("" for none).

@@ -72,7 +72,9 @@ PARITY_OP_SPEC(SigmoidCrossEntropyWithLogits)
     .Make([](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
       OpInstance op("SigmoidCrossEntropyWithLogits");
-      op.Input(x);
+      // Large logits (|x| up to 1e3): σ(x) is exactly 0 or 1 in f32 past |x| ~ 17, so only a
+      // kernel that keeps the exponent non-positive (Caffe2's form) gets a finite loss.
+      op.Input(x, Domain::kLogits);
       op.Input(x, Domain::kProbability);
       op.NotDifferentiable(1);  // the schema differentiates the logits only
       return op;

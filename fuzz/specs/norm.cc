@@ -6,22 +6,37 @@
 namespace parity::fuzz {
 namespace {
 
-// SpatialBN in test mode (is_test=1, one output). Training mode must write outputs 1, 2 in place
-// over inputs 3, 4 (running statistics), which a generated case cannot name: not covered here.
+// SpatialBN in test mode (is_test=1, one output) and, a quarter of the time, in training mode
+// (is_test=0, five outputs: Y, the running mean and variance written in place over inputs 3 and 4,
+// the saved mean and inverse std), which normalizes with the batch's biased variance and updates
+// the running variance with the unbiased one.
 PARITY_OP_SPEC(SpatialBN).Tolerance("default").ConsumesIntermediates(true).Make(
     [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims(2, 4);
       if (x.size() < 2) return std::nullopt;
       const bool nchw = *rc::gen::arbitrary<bool>();
       const int64_t c = nchw ? x[1] : x.back();
-      OpInstance op("SpatialBN");
+      // Training mode in single-op cases only: in nets, chained training-mode SpatialBNs gave
+      // gradient findings (production's SpatialBNGradient ~5e-5 relative off where the f32
+      // reference allows ~8e-6) that are still being analysed (issue 12 note), and a campaign
+      // must not report what is not yet understood as a bug.
+      int64_t per_channel = 1;
+      for (size_t i = 0; i < x.size(); ++i) per_channel *= x[i];
+      per_channel /= c;
+      // Two values per channel at least: one has no variance to speak of (epsilon only).
+      const bool training = p == nullptr && per_channel >= 2 && *rc::gen::inRange(0, 4) == 0;
+      OpInstance op("SpatialBN", training ? 5 : 1);
       op.Input(x);
       op.Input({c});                        // scale
       op.Input({c});                        // bias
       op.NotDifferentiable(op.Input({c}));  // mean
       // Variances from 1e-6 to 1, so epsilon (Caffe2's default 1e-5, or 1e-3) sometimes dominates.
       op.NotDifferentiable(op.Input({c}, Domain::kVariance));  // var
-      op.Arg("is_test", int64_t{1});
+      op.Arg("is_test", int64_t{training ? 0 : 1});
+      if (training) {
+        op.OutputInPlace(1, 3).OutputInPlace(2, 4);
+        op.Arg("momentum", *rc::gen::element(0.9f, 0.5f, 0.0f));
+      }
       if (!nchw) op.Arg("order", std::string("NHWC"));
       if (*rc::gen::arbitrary<bool>()) op.Arg("epsilon", 1e-3f);
       return op;

@@ -26,7 +26,7 @@ namespace parity::mutants {
 struct Mutant {
   std::string name;         // the engine is "MUTANT_" + name
   std::string op_type;      // the kernel it replaces (a forward or a gradient op)
-  std::string oracle;       // "forward" or "gradient": the oracle that must kill it
+  std::string oracle;       // the oracle that must kill it: forward, gradient, shape, validity
   std::string description;  // the bug, in words
   std::string family;       // op family (linalg, conv, pool, shape, reduce, norm, loss, rnn, ...)
   // Where cases come from, first match wins: `build` (nets), `make` (a private single-op spec),
@@ -34,9 +34,29 @@ struct Mutant {
   std::function<Case(uint64_t seed)> build;
   fuzz::MakeFunction make;
   std::string spec_type;
-  std::string tolerance;  // tolerance class for private cases ("" = the loosest class of the case's ops)
+  std::string
+      tolerance;  // tolerance class for private cases ("" = the loosest class of the case's ops)
+  // Mutants of what is not a kernel (a gradient maker, a shape function, a schema's validation)
+  // swap a registry entry process-wide: `install` plants the bug and returns what undoes it. They
+  // run on the production backend while installed (MutantScope); kernel mutants have no install
+  // and run on their own backend, engine().
+  std::function<std::function<void()>()> install;
 
   std::string engine() const { return "MUTANT_" + name; }
+  // The backend a case runs on to meet this mutant.
+  std::string backend() const { return install ? "production" : engine(); }
+};
+
+// Installs a mutant's registry swap (if it has one) for the scope's lifetime.
+class MutantScope {
+ public:
+  explicit MutantScope(const Mutant& mutant);
+  ~MutantScope();
+  MutantScope(const MutantScope&) = delete;
+  MutantScope& operator=(const MutantScope&) = delete;
+
+ private:
+  std::function<void()> undo_;
 };
 
 // Every mutant, in catalogue order (their kernels are registered at static-init time).

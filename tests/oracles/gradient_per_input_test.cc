@@ -4,6 +4,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <cmath>
 #include <memory>
 
 #include "core/operator.h"
@@ -16,8 +17,9 @@
 namespace parity::testing {
 namespace {
 
-// FCGradient (X, W, dY) -> (dW, db, dX) with db scaled by 1.1: the default kernel, then the bug.
-class FcGradientBiasOff final : public Operator {
+// FCGradient (X, W, dY) -> (dW, db, dX) by the default kernel, then `Bug` applied to db.
+template <void (*Bug)(Tensor* db)>
+class FcGradientWithBug final : public Operator {
  public:
   using Operator::Operator;
   void Run() override {
@@ -26,32 +28,34 @@ class FcGradientBiasOff final : public Operator {
     std::unique_ptr<Operator> op =
         (*OperatorRegistry::Find("FCGradient", kCpuDeviceType, ""))(inner, workspace());
     op->Run();
-    Tensor* db = Output(1);
-    for (int64_t i = 0; i < db->numel(); ++i) db->mutable_data<float>()[i] *= 1.1f;
+    Bug(Output(1));
   }
 };
+
+void DbTenPercentOff(Tensor* db) {
+  for (int64_t i = 0; i < db->numel(); ++i) db->mutable_data<float>()[i] *= 1.1f;
+}
+// Small, but far above f32 rounding.
+void DbShifted(Tensor* db) {
+  for (int64_t i = 0; i < db->numel(); ++i) db->mutable_data<float>()[i] += 1e-3f;
+}
+// A NaN fails every comparison, so a check written as `error > allowed` passes it (found by the
+// mutant SPATIALBN_MAKER_MEAN_VAR_SWAPPED, whose gradient is the square root of a negative mean).
+void DbNan(Tensor* db) { db->mutable_data<float>()[0] = std::nanf(""); }
+
+using FcGradientBiasOff = FcGradientWithBug<&DbTenPercentOff>;
+using FcGradientBiasShifted = FcGradientWithBug<&DbShifted>;
+using FcGradientBiasNan = FcGradientWithBug<&DbNan>;
 PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FCGradient, "PER_INPUT_DB_OFF", FcGradientBiasOff);
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FCGradient, "PER_INPUT_DB_SHIFTED", FcGradientBiasShifted);
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FCGradient, "PER_INPUT_DB_NAN", FcGradientBiasNan);
 PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("per-input-db-off", "PER_INPUT_DB_OFF",
                                                        "FCGradient with db 10% off"));
-
-// FCGradient with 1e-3 added to db: small, but far above f32 rounding.
-class FcGradientBiasShifted final : public Operator {
- public:
-  using Operator::Operator;
-  void Run() override {
-    caffe2::OperatorDef inner = def();
-    inner.clear_engine();
-    std::unique_ptr<Operator> op =
-        (*OperatorRegistry::Find("FCGradient", kCpuDeviceType, ""))(inner, workspace());
-    op->Run();
-    Tensor* db = Output(1);
-    for (int64_t i = 0; i < db->numel(); ++i) db->mutable_data<float>()[i] += 1e-3f;
-  }
-};
-PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(FCGradient, "PER_INPUT_DB_SHIFTED", FcGradientBiasShifted);
 PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("per-input-db-shifted",
                                                        "PER_INPUT_DB_SHIFTED",
                                                        "FCGradient with 1e-3 added to db"));
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend("per-input-db-nan", "PER_INPUT_DB_NAN",
+                                                       "FCGradient with a NaN in db"));
 
 TEST(GradientPerInput, ASmallInputsWrongGradientIsFoundAndNamed) {
   // y = FC(x [32, 48], w [3, 48], b [3]): x and w hold 1,680 elements, b three.
@@ -68,6 +72,19 @@ TEST(GradientPerInput, ASmallInputsWrongGradientIsFoundAndNamed) {
   EXPECT_NE(message.find("input 'b'"), std::string::npos) << message;
   EXPECT_EQ(message.find("input 'x'"), std::string::npos) << message;
   EXPECT_EQ(message.find("input 'w'"), std::string::npos) << message;
+}
+
+TEST(GradientPerInput, ANanGradientIsAMismatch) {
+  Case c = oracles::SingleOpCase(
+      MakeOp("FC", {"x", "w", "b"}, {"y"}),
+      {{"x", RandomTensor({4, 3}, 1)}, {"w", RandomTensor({2, 3}, 2)}, {"b", RandomTensor({2}, 3)}});
+  oracles::CheckRequest request;
+  request.oracles = {"gradient"};
+  request.backend = "per-input-db-nan";
+  const OracleVerdict verdict = oracles::CheckCase(c, request).verdicts(0);
+  ASSERT_EQ(verdict.status(), OracleVerdict::FINDING) << verdict.DebugString();
+  EXPECT_NE(verdict.finding().message().find("input 'b'"), std::string::npos)
+      << verdict.finding().message();
 }
 
 // A bias in front of a LayerNorm over the whole tensor (the campaign's net, kept whole: the

@@ -1,0 +1,67 @@
+// Internal to the mutant catalogue: how a mutant is made (a Wrap around the real kernel, or an
+// installer that swaps a registry entry), the catalogue's entries, and the argument-editing helpers
+// the entries share. The catalogue's parts add their entries with Add*Mutants.
+#ifndef PARITY_TESTS_MUTANTS_MUTANT_WRAP_H_
+#define PARITY_TESTS_MUTANTS_MUTANT_WRAP_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/operator.h"
+#include "core/proto/caffe2.pb.h"
+#include "core/tensor.h"
+#include "tests/mutants/mutants.h"
+
+namespace parity::mutants {
+
+// The wrapping kernel of a kernel mutant.
+struct Wrap {
+  // Input i is replaced by a scratch tensor computed from the original.
+  std::map<int, std::function<void(const Operator& self, const Tensor& in, Tensor* out)>> inputs;
+  // Edits the inner kernel's def (after the input renaming); may read the mutant's inputs.
+  std::function<void(const Operator& self, caffe2::OperatorDef* inner)> edit;
+  // Post-processes the outputs (the mutant's inputs still name the original blobs).
+  std::function<void(Operator& self)> after;
+};
+
+struct Entry {
+  Mutant mutant;
+  Wrap wrap;  // unused when mutant.install is set
+};
+
+Mutant M(const std::string& name, const std::string& op_type, const std::string& oracle,
+         const std::string& family, const std::string& description);
+
+// Argument editing on OperatorDefs.
+const caffe2::Argument* FindArg(const caffe2::OperatorDef& def, const std::string& name);
+void RemoveArg(caffe2::OperatorDef* def, const std::string& name);
+void SetInt(caffe2::OperatorDef* def, const std::string& name, int64_t value);
+void SetFloat(caffe2::OperatorDef* def, const std::string& name, float value);
+void SetString(caffe2::OperatorDef* def, const std::string& name, const std::string& value);
+void SetInts(caffe2::OperatorDef* def, const std::string& name, const std::vector<int64_t>& v);
+int64_t IntArg(const caffe2::OperatorDef& def, const std::string& name, int64_t fallback);
+float FloatArgOr(const caffe2::OperatorDef& def, const std::string& name, float fallback);
+std::vector<int64_t> IntsArg(const caffe2::OperatorDef& def, const std::string& name);
+// Swaps two scalar arguments or two entries of a list argument (pads: t, l, b, r).
+void SwapPads(caffe2::OperatorDef* def, const char* a, const char* b, int ia, int ib);
+int64_t Canonical(int64_t axis, int64_t rank);
+// Shifts an integer axis argument by one (wrapping within the rank of input 0).
+void ShiftAxis(const Operator& self, caffe2::OperatorDef* def, const std::string& name,
+               int64_t fallback);
+float* FloatOutput(Operator& self, int i);
+const float* FloatInput(const Operator& self, int i);
+// Input replacements: a tensor of zeros like the original; the original negated.
+void ZerosLike(const Operator& self, const Tensor& in, Tensor* out);
+
+// The parts of the catalogue, in catalogue order.
+void AddKernelMutants(std::vector<Entry>* out);      // kernel_mutants.cc
+void AddMoreKernelMutants(std::vector<Entry>* out);  // kernel_mutants_more.cc
+void AddMakerMutants(std::vector<Entry>* out);       // maker_mutants.cc
+void AddInferenceMutants(std::vector<Entry>* out);   // inference_mutants.cc
+
+}  // namespace parity::mutants
+
+#endif  // PARITY_TESTS_MUTANTS_MUTANT_WRAP_H_

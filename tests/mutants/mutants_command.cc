@@ -1,0 +1,167 @@
+// `parity mutants`: the oracles' power measured the way mutation testing measures a test suite.
+// Each mutant of the catalogue is planted in turn (its kernel as the backend under test, or its
+// registry swap installed) and the default campaign — every spec, single ops and whole nets,
+// every default oracle — runs until its first finding or the budget. A finding is a kill only if
+// the same case, checked again without the mutant, is clean: a kill is the mutant's doing.
+// Prints killed / survived with the time and cases to the kill, the kill rate and the median
+// time-to-kill. Exit 0 when every mutant is killed, 1 when one survives, 2 on bad arguments.
+//
+// Linked into `parity_with_mutants` (the real command line plus the catalogue), which
+// `./parity mutants` runs; `--engine MUTANT_<name>` reaches a kernel mutant from fuzz, check and
+// repro in that binary too.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "oracles/check.h"
+#include "oracles/describe.h"
+#include "tests/mutants/mutants.h"
+#include "tools/command.h"
+#include "tools/interrupt.h"
+
+namespace parity::mutants {
+namespace {
+
+struct Hunt {
+  const Mutant* mutant = nullptr;
+  bool killed = false;
+  double seconds = 0;    // to the kill, or the whole budget
+  int64_t cases = 0;     // campaign cases run
+  std::string oracle;    // of the killing finding
+  std::string blamed;    // its blamed op type
+  std::string rejected;  // findings that were not the mutant's doing (a clean check found them too)
+};
+
+// True when `finding`'s case gives no finding of its oracle without the mutant.
+bool CleanWithoutMutant(const Finding& finding) {
+  oracles::CheckRequest request;
+  request.oracles = {finding.oracle()};
+  const CaseReport result = oracles::CheckCase(finding.case_(), request);
+  return result.verdicts_size() == 0 || result.verdicts(0).status() != OracleVerdict::FINDING;
+}
+
+Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed) {
+  Hunt hunt;
+  hunt.mutant = &m;
+  std::atomic<bool> stop{false};
+  std::optional<Finding> first;
+  fuzz::CampaignOptions options;
+  options.seconds = seconds;
+  options.seed = seed;
+  options.backend = m.backend();
+  options.stop = &stop;
+  const auto start = std::chrono::steady_clock::now();
+  fuzz::CampaignSummary summary;
+  {
+    MutantScope installed(m);
+    std::ostream quiet(nullptr);
+    summary = fuzz::RunCampaign(options, quiet, [&](const Finding& finding) {
+      if (first) return;
+      first = finding;
+      hunt.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      stop = true;
+    });
+  }
+  hunt.cases = summary.tally.cases;
+  if (!first) {
+    hunt.seconds = summary.seconds;
+    return hunt;
+  }
+  if (!CleanWithoutMutant(*first)) {
+    hunt.rejected = oracles::DescribeFindingBrief(*first);
+    hunt.seconds = summary.seconds;
+    return hunt;
+  }
+  hunt.killed = true;
+  hunt.oracle = first->oracle();
+  hunt.blamed = first->blamed_op_type();
+  return hunt;
+}
+
+int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& only,
+               const std::vector<std::string>& families, bool list) {
+  std::vector<const Mutant*> chosen;
+  std::set<std::string> known;
+  for (const Mutant& m : Catalogue()) {
+    known.insert(m.name);
+    const bool named = only.empty() || std::count(only.begin(), only.end(), m.name) > 0;
+    const bool in_family =
+        families.empty() || std::count(families.begin(), families.end(), m.family) > 0;
+    if (named && in_family) chosen.push_back(&m);
+  }
+  for (const std::string& name : only) {
+    PARITY_ENFORCE(known.count(name), ErrorKind::kBadArgument, "mutants: no mutant named '", name,
+                   "' (parity mutants --list shows them)");
+  }
+  if (list) {
+    for (const Mutant* m : chosen) {
+      std::printf("%-44s %-10s %-30s %s\n", m->name.c_str(), m->family.c_str(), m->op_type.c_str(),
+                  m->description.c_str());
+    }
+    return tools::kExitClean;
+  }
+  PARITY_ENFORCE(!chosen.empty(), ErrorKind::kBadArgument, "mutants: no mutant matches");
+  const std::atomic<bool>& interrupt = tools::InstallInterruptHandlers();
+  std::printf("%-44s %-10s %-9s %9s %8s  %s\n", "mutant", "family", "verdict", "seconds", "cases",
+              "killed by (oracle / blamed op)");
+  std::vector<Hunt> hunts;
+  for (const Mutant* m : chosen) {
+    if (interrupt) break;
+    // Ctrl-C stops after the mutant being hunted (a second one kills at once).
+    Hunt hunt = RunHunt(*m, seconds, seed);
+    std::printf(
+        "%-44s %-10s %-9s %9.2f %8lld  %s\n", m->name.c_str(), m->family.c_str(),
+        hunt.killed ? "killed" : "SURVIVED", hunt.seconds, static_cast<long long>(hunt.cases),
+        hunt.killed ? (hunt.oracle + " / " + (hunt.blamed.empty() ? "?" : hunt.blamed)).c_str()
+                    : (hunt.rejected.empty()
+                           ? ""
+                           : ("finding also without the mutant: " + hunt.rejected).c_str()));
+    std::fflush(stdout);
+    hunts.push_back(hunt);
+  }
+  std::vector<double> times;
+  for (const Hunt& h : hunts) {
+    if (h.killed) times.push_back(h.seconds);
+  }
+  std::sort(times.begin(), times.end());
+  double median = 0;
+  if (!times.empty()) {
+    const size_t n = times.size();
+    median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  }
+  std::printf(
+      "kill rate: %zu / %zu; median time-to-kill %.2f s (budget %.0f s per mutant, seed "
+      "%llu)\n",
+      times.size(), hunts.size(), median, seconds, static_cast<unsigned long long>(seed));
+  return times.size() == hunts.size() ? tools::kExitClean : tools::kExitDiscrepancies;
+}
+
+const bool kRegistered = tools::RegisterCommand(tools::Command{
+    "mutants",
+    "Plant each mutant of the catalogue in turn and run the default campaign until it is killed",
+    [](CLI::App* app) -> std::function<int()> {
+      auto seconds = std::make_shared<double>(60);
+      auto seed = std::make_shared<uint64_t>(1);
+      auto only = std::make_shared<std::vector<std::string>>();
+      auto families = std::make_shared<std::vector<std::string>>();
+      auto list = std::make_shared<bool>(false);
+      app->add_option("--seconds", *seconds, "Campaign budget per mutant (default 60)")
+          ->check(tools::kSeconds);
+      app->add_option("--seed", *seed, "Campaign seed")->check(tools::kWholeNumber);
+      app->add_option("--only", *only, "Only these mutants (by name)");
+      app->add_option("--family", *families,
+                      "Only mutants of these families (linalg, conv, maker, inference, ...)");
+      app->add_flag("--list", *list, "List the catalogue and exit");
+      return [=] { return RunMutants(*seconds, *seed, *only, *families, *list); };
+    }});
+
+}  // namespace
+}  // namespace parity::mutants
