@@ -63,7 +63,9 @@ std::vector<OpCoverage> ComputeCoverage(const std::vector<std::string>& spec_typ
           row.gradient = "should not";
           break;
         case GradientKind::kNotImplemented:
+          // A differentiable op whose gradient is still missing is a gap, not a choice.
           row.gradient = "not implemented";
+          row.problems.push_back("gradient not implemented");
           break;
       }
     } else {

@@ -9,6 +9,7 @@
 // On failure the backward net itself is localized: its gradient ops are ops like any other.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -263,10 +264,17 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   // of a few; kF32PeerFactor = 8 is that factor with margin. Run only when a projection is off,
   // so passing cases pay nothing.
   constexpr double kF32PeerFactor = 8.0;
+  // The reference's runs of the backward net, f64 and f32: made once, when the allowance below or
+  // the localization at the end first needs them.
+  std::optional<BackendRun> peer64, peer32;
+  auto run_peers = [&] {
+    if (peer64) return;
+    peer64 = GetBackend(kReference).Run(backward, config);
+    peer32 = GetBackend(kReferenceF32).Run(backward, config);
+  };
   if (!over.empty()) {
-    BackendRun peer64 = GetBackend(kReference).Run(backward);
-    BackendRun peer32 = GetBackend(kReferenceF32).Run(backward);
-    if (!peer64.error && !peer32.error) {
+    run_peers();
+    if (!peer64->error && !peer32->error) {
       auto projection = [&](const BackendRun& run, const std::string& x) -> std::optional<double> {
         auto g = pass.gradient_of.find(x);
         if (g == pass.gradient_of.end()) return 0.0;
@@ -281,7 +289,7 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
       };
       std::vector<Projection> still;
       for (Projection& o : over) {
-        auto a64 = projection(peer64, o.x), a32 = projection(peer32, o.x);
+        auto a64 = projection(*peer64, o.x), a32 = projection(*peer32, o.x);
         if (a64 && a32) o.allowed += kF32PeerFactor * std::abs(*a32 - *a64);
         if (!(std::abs(o.analytic - o.numeric) <= o.allowed)) still.push_back(o);
       }
@@ -336,11 +344,10 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   *finding->mutable_case_()->mutable_net() = c.net();
   if (options.localize) {
     // Localize on the backward net: the first gradient (or forward) op whose outputs diverge.
-    BackendRun truth_backward = GetBackend(kReference).Run(backward, config);
-    BackendRun f32_backward = GetBackend(kReferenceF32).Run(backward, config);
-    if (!truth_backward.error) {
-      Blame blame = Localize(backward.net(), CaseInputs(backward), production, truth_backward,
-                             f32_backward, options.tolerance);
+    run_peers();
+    if (!peer64->error) {
+      Blame blame = Localize(backward.net(), CaseInputs(backward), production, *peer64, *peer32,
+                             options.tolerance);
       if (blame.op_index >= 0) {
         SetBlame(&*finding, blame.op_index, backward.net());
         finding->set_message(finding->message() + "; first diverging op of the backward net #" +

@@ -76,16 +76,14 @@ class BadInputs : public ::testing::TestWithParam<Entry> {
     std::ofstream(tmp + "/empty.pbtxt").close();
   }
 
-  // The command with its placeholders resolved; stdin is closed so nothing can wait on it.
-  static std::string Args(const std::string& command) {
-    return ReplaceAll(ReplaceAll(command, "FILES/", Folder() + "/files/"), "TMP/",
-                      TestTmp() + "/") +
-           " < /dev/null";
+  // FILES/ and TMP/ resolved to the catalogue's files and the test's scratch directory.
+  static std::string Resolve(const std::string& text) {
+    return ReplaceAll(ReplaceAll(text, "FILES/", Folder() + "/files/"), "TMP/", TestTmp() + "/");
   }
-  // Messages name files as given: compare against the needle with the same placeholders.
-  static std::string Needle(const std::string& needle) {
-    return ReplaceAll(ReplaceAll(needle, "FILES/", Folder() + "/files/"), "TMP/", TestTmp() + "/");
-  }
+  // The command line; stdin is closed so nothing can wait on it.
+  static std::string Args(const std::string& command) { return Resolve(command) + " < /dev/null"; }
+  // Messages name files as given, so the needle's placeholders resolve the same way.
+  static std::string Needle(const std::string& needle) { return Resolve(needle); }
 };
 
 TEST_P(BadInputs, ClearErrorAndExitCode) {

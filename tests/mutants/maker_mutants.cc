@@ -38,7 +38,7 @@ Mutant MakerMutant(const std::string& name, const std::string& type, const std::
   return m;
 }
 
-// Input `index` of the first gradient op reads `from`'s blob replaced by `to`'s.
+// Every input of `op` that reads blob `from` reads `to` instead.
 void Rewire(caffe2::OperatorDef* op, const std::string& from, const std::string& to) {
   for (int i = 0; i < op->input_size(); ++i) {
     if (op->input(i) == from) op->set_input(i, to);

@@ -12,10 +12,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <optional>
+#include <ostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 

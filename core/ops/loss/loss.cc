@@ -9,6 +9,7 @@
 #include "core/ops/loss/loss.h"
 
 #include "core/operator.h"
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
 #include "core/schema.h"
 
@@ -100,11 +101,6 @@ using loss_util::WithLabels;
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ---------------------------------------------------------------------------------------------
 // SquaredL2Distance: out[i] = 0.5 * sum_j (X[i, j] - Y[i, j])^2 over the rows of dim 0.

@@ -17,6 +17,7 @@
 
 #include "core/operator.h"
 #include "core/ops/loss/loss.h"
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
 #include "core/schema.h"
 
@@ -26,11 +27,6 @@ namespace {
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 void ExpectTensor(const Tensor& t, const std::vector<int64_t>& dims, DataType dtype,
                   const std::string& label, const std::string& blob, const char* what) {

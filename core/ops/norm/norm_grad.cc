@@ -20,6 +20,7 @@
 
 #include "core/operator.h"
 #include "core/ops/norm/norm.h"
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
 #include "core/schema.h"
 
@@ -32,11 +33,6 @@ using norm_util::IsNCHW;
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ---------------------------------------------------------------------------------------------
 // SpatialBNGradient

@@ -17,6 +17,7 @@
 #include "core/ops/reduce/reduce.h"
 
 #include "core/operator.h"
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
 #include "core/schema.h"
 
@@ -63,11 +64,6 @@ using reduce_util::ReducePlan;
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 enum class Reduction { kSum, kMean, kMax, kMin };
 

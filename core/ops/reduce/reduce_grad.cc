@@ -15,6 +15,7 @@
 
 #include "core/operator.h"
 #include "core/ops/reduce/reduce.h"
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
 #include "core/schema.h"
 
@@ -250,11 +251,6 @@ PARITY_REGISTER_CPU_OPERATOR(SumElementsGradient, SumElementsGradientOp);
 
 // ---------------------------------------------------------------------------------------------
 // SoftmaxGradient
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 class SoftmaxGradientOp final : public Operator {
  public:

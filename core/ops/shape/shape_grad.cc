@@ -116,7 +116,7 @@ class GatherGradientOp final : public Operator {
  public:
   GatherGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws), axis_(Arg<int64_t>("axis")) {
-    wrap_ = args().Has("wrap_indices") ? Arg<bool>("wrap_indices") : axis_ == 0;
+    wrap_ = shape_index::GatherWraps(args(), axis_);
   }
 
   void Run() override {
@@ -140,15 +140,7 @@ class GatherGradientOp final : public Operator {
     const int64_t bound = data_dims[axis];
     ExpectDims(dy, shape_index::GatherDims(data_dims, Input(1).dims(), axis), label(),
                InputName(2), "Gather's output dims: DATA[:axis] + INDICES + DATA[axis+1:]");
-    if (bound > 0) {
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t v = idx[i];
-        if (wrap_ && v < 0) v += bound;
-        PARITY_ENFORCE(v >= 0 && v < bound, ErrorKind::kBadArgument, label(), ": index ", idx[i],
-                       " at position ", i, " of INDICES is out of range [", wrap_ ? -bound : 0,
-                       ", ", bound, ") for axis ", axis, " of DATA ", ShapeString(data_dims));
-      }
-    }
+    shape_index::CheckGatherIndices(idx, n, bound, wrap_, axis, label(), ShapeString(data_dims));
     const T* g = dy.data<T>();
     Tensor* out = Output(0);
     out->Resize(data_dims);

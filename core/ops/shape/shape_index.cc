@@ -112,6 +112,10 @@ int GatherAxis(const std::vector<int64_t>& data, int64_t axis, const std::string
   return CanonicalAxis(axis, static_cast<int>(data.size()), label, "axis", data);
 }
 
+bool GatherWraps(const ArgumentHelper& args, int64_t axis) {
+  return args.Has("wrap_indices") ? args.Get<bool>("wrap_indices") : axis == 0;
+}
+
 int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob) {
   PARITY_ENFORCE(t.ndim() == 1 && t.numel() == 1, ErrorKind::kShapeMismatch, label, ": input '",
                  blob, "' must be a vector of one element, got ", t.DebugString());
@@ -261,8 +265,7 @@ class GatherOp final : public Operator {
  public:
   GatherOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws), axis_(Arg<int64_t>("axis")) {
-    // Caffe2 wraps negative indices by default only on axis 0 (ONNX conversion relies on it).
-    wrap_ = args().Has("wrap_indices") ? Arg<bool>("wrap_indices") : axis_ == 0;
+    wrap_ = shape_index::GatherWraps(args(), axis_);
   }
 
   void Run() override {
@@ -278,18 +281,7 @@ class GatherOp final : public Operator {
     const int axis = GatherAxis(data.dims(), axis_, label());
     const int64_t bound = data.dims()[axis];
     const std::vector<int64_t> out_dims = GatherDims(data.dims(), Input(1).dims(), axis);
-    // Check every index before writing anything (the output may share a name with nothing
-    // readable, but a half-written output after an error would be misleading).
-    if (bound > 0) {
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t v = idx[i];
-        if (wrap_ && v < 0) v += bound;
-        PARITY_ENFORCE(v >= 0 && v < bound, ErrorKind::kBadArgument, label(), ": index ", idx[i],
-                       " at position ", i, " of INDICES is out of range [",
-                       wrap_ ? -bound : 0, ", ", bound, ") for axis ", axis, " of DATA ",
-                       data.DebugString());
-      }
-    }
+    shape_index::CheckGatherIndices(idx, n, bound, wrap_, axis, label(), data.DebugString());
     Tensor* out = Output(0);
     out->Resize(out_dims);
     char* dst = static_cast<char*>(out->raw_mutable_data(data.dtype()));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/argument.h"
+#include "core/proto/error.h"
 #include "core/tensor.h"
 
 namespace parity {
@@ -36,6 +38,24 @@ std::vector<int64_t> GatherDims(const std::vector<int64_t>& data, const std::vec
                                 int axis);
 // Gather's axis in [0, rank); DATA must have rank >= 1.
 int GatherAxis(const std::vector<int64_t>& data, int64_t axis, const std::string& label);
+// Whether negative indices wrap: the `wrap_indices` argument when given, else Caffe2's default,
+// which wraps only on axis 0 (ONNX conversion relies on it).
+bool GatherWraps(const ArgumentHelper& args, int64_t axis);
+// Every one of the n indices in [0, bound), or [-bound, bound) when they wrap; else kBadArgument
+// naming the index, its position, the axis and DATA (`data`, as the message should show it).
+// Checked before anything is written, so no half-written output is left after an error.
+template <typename Index>
+void CheckGatherIndices(const Index* idx, int64_t n, int64_t bound, bool wrap, int axis,
+                        const std::string& label, const std::string& data) {
+  if (bound == 0) return;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = idx[i];
+    if (wrap && v < 0) v += bound;
+    PARITY_ENFORCE(v >= 0 && v < bound, ErrorKind::kBadArgument, label, ": index ", idx[i],
+                   " at position ", i, " of INDICES is out of range [", wrap ? -bound : 0, ", ",
+                   bound, ") for axis ", axis, " of DATA ", data);
+  }
+}
 
 // The value of a one-element int32/int64 vector input (Tile's tiles / axis).
 int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob);
