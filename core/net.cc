@@ -80,6 +80,19 @@ bool RegisterNetType(const std::string& type, NetFactory factory) {
   return true;
 }
 
+NetFactory ReplaceNetType(const std::string& type, NetFactory factory) {
+  std::lock_guard<std::mutex> lock(NetFactoriesMutex());
+  NetFactory previous;
+  auto it = NetFactories().find(type);
+  if (it != NetFactories().end()) previous = std::move(it->second);
+  if (factory) {
+    NetFactories()[type] = std::move(factory);
+  } else if (it != NetFactories().end()) {
+    NetFactories().erase(it);
+  }
+  return previous;
+}
+
 std::vector<std::string> NetTypes() {
   std::lock_guard<std::mutex> lock(NetFactoriesMutex());
   std::vector<std::string> types;

@@ -48,6 +48,10 @@ caffe2::NetDef WithNetDeviceOption(const caffe2::NetDef& def);
 
 using NetFactory = std::function<std::unique_ptr<NetBase>(const caffe2::NetDef&, Workspace*)>;
 bool RegisterNetType(const std::string& type, NetFactory factory);
+// Puts `factory` in place of the executor registered for `type` and returns the one it replaces
+// (empty when none; an empty `factory` unregisters). A fault-injection seam: the mutant catalogue
+// (tests/mutants) plants executor bugs this way and restores the original after.
+NetFactory ReplaceNetType(const std::string& type, NetFactory factory);
 std::vector<std::string> NetTypes();
 
 // Instantiates `def` in `ws` with the executor its type names (kInvalidNet for unknown types).

@@ -18,6 +18,7 @@
 #include "core/schema.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
+#include "oracles/backward_localize.h"
 #include "oracles/finding.h"
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
@@ -118,6 +119,8 @@ std::optional<Derivative> DirectionalDerivative(const Problem& p, const Directio
   return DerivativeFromSamples(f);
 }
 
+OracleResult CheckGradient(const Case& c, const OracleOptions& options);
+
 OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   Problem p;
   p.c = &c;
@@ -189,6 +192,26 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     auto g = pass.gradient_of.find(x);
     if (g != pass.gradient_of.end()) backward.mutable_net()->add_external_output(g->second);
   }
+  const double rtol = 5e-4 * options.tolerance.k;
+  const double atol = 1e-4;
+  // A backward net built wrong (by a maker or the builder) runs alike on every engine; its blame
+  // comes from checking the net against the truth and each maker alone
+  // (oracles/backward_localize.h), every element of the op alone: one random projection can
+  // cancel a small error by chance.
+  OracleOptions alone = options;
+  alone.localize = false;
+  alone.full_jacobian = true;
+  const SingleOpCheck check_alone = [&alone](const Case& single) {
+    return CheckGradient(single, alone);
+  };
+  auto blame_backward = [&c](Finding* finding, const BackwardBlame& wrong) {
+    if (!wrong.detail.empty()) finding->set_message(finding->message() + "; " + wrong.detail);
+    if (wrong.op_index < 0) return;
+    SetBlame(finding, wrong.op_index, c.net());
+    finding->set_blamed_op_path(finding->blamed_op_path() + " " + wrong.error_class);
+    finding->mutable_signature()->set_error_class(wrong.error_class);
+  };
+
   const RunOptions config{options.localize, ""};
   BackendRun production = options.backend->Run(backward, config);
   if (production.error) {
@@ -196,7 +219,23 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
         MakeFinding("gradient", c, "backward failed",
                     std::string("the backward net failed: ") + production.error->what());
     finding.set_error_kind(ErrorKindName(production.error->kind()));
-    SetBlame(&finding, FailingOpIndex(*production.error), backward.net());
+    if (!options.localize) {
+      SetBlame(&finding, FailingOpIndex(*production.error), backward.net());
+    } else if (GetBackend(kReference).Run(backward).error) {
+      // The truth cannot run it either: the net is built wrong.
+      blame_backward(&finding, FirstWrongMaker(c, check_alone));
+      if (!finding.has_blamed_op_index() || finding.blamed_op_index() < 0) {
+        // Every maker builds a net that runs alone: the builder put them together wrongly.
+        SetBlame(&finding, FailingOpIndex(*production.error), backward.net());
+        finding.set_message(finding.message() + "; every forward op's maker is right alone, " +
+                            "so the backward pass assembled their gradient ops wrongly");
+        finding.mutable_signature()->set_error_class(kGradientWiring);
+      }
+    } else {
+      SetBlame(&finding,
+               UpstreamCulprit(backward, *options.backend, *production.error, options.tolerance),
+               backward.net());
+    }
     return {finding, ""};
   }
   std::map<std::string, std::vector<double>> gradients;
@@ -212,6 +251,11 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
                                       "gradient '" + g->second + "' of '" + x + "' has dims " +
                                           ShapeString(Dims(grad)) + ", the input has dims " +
                                           ShapeString(Dims(p.base_inputs.at(x))));
+        if (options.localize) {
+          blame_backward(&finding, LocalizeBackwardNet(c, p.v, pass.gradient_of,
+                                                       {&production, nullptr, nullptr}, rtol, atol,
+                                                       check_alone));
+        }
         return {finding, ""};
       }
     }
@@ -222,8 +266,6 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   // input (a bias, a thin layer's weight) cannot hide behind a large one's magnitude. The relative
   // tolerance is the whole check's; the absolute floor (for f32 cancellation inside the backward
   // net) is shared out by each input's part of the random direction, ||u_x|| / ||u||.
-  const double rtol = 5e-4 * options.tolerance.k;
-  const double atol = 1e-4;
   double u_norm = 0;
   for (const auto& x : p.inputs) {
     for (double e : p.u.at(x)) u_norm += e * e;
@@ -354,8 +396,14 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
                              std::to_string(blame.op_index) + " (" +
                              backward.net().op(blame.op_index).type() + ") output '" + blame.blob +
                              "': " + blame.comparison.detail);
+        return {finding, ""};
       }
     }
+    // Every op of the backward net agrees with its reference: the net itself is wrong.
+    blame_backward(&*finding, LocalizeBackwardNet(c, p.v, pass.gradient_of,
+                                                  {&production, peer64->error ? nullptr : &*peer64,
+                                                   peer32->error ? nullptr : &*peer32},
+                                                  rtol, atol, check_alone));
   }
   return {finding, ""};
 }

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "oracles/finding.h"
+
 namespace parity::oracles {
 namespace {
 
@@ -55,6 +57,18 @@ Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const BackendRun
     }
   }
   return {};
+}
+
+int UpstreamCulprit(const Case& c, const Backend& under_test, const Error& error,
+                    const ToleranceClass& tolerance) {
+  const int failing = FailingOpIndex(error);
+  const RunOptions traced{/*trace=*/true, ""};
+  BackendRun production = under_test.Run(c, traced);
+  BackendRun truth = GetBackend(kReference).Run(c, traced);
+  BackendRun f32 = GetBackend(kReferenceF32).Run(c, traced);
+  Blame blame = Localize(c.net(), CaseInputs(c), production, truth, f32, tolerance);
+  if (blame.op_index >= 0 && (failing < 0 || blame.op_index < failing)) return blame.op_index;
+  return failing;
 }
 
 }  // namespace parity::oracles

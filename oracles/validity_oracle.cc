@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "oracles/finding.h"
+#include "oracles/localize.h"
 #include "oracles/oracle.h"
 
 namespace parity::oracles {
@@ -38,7 +39,13 @@ OracleResult CheckValidity(const Case& c, const OracleOptions& options) {
       production_rejected ? "rejected by production only" : "rejected by reference only",
       message.str());
   finding.set_error_kind(ErrorKindName(error.kind()));
-  SetBlame(&finding, FailingOpIndex(error), c.net());
+  const int culprit = UpstreamCulprit(c, *options.backend, error, options.tolerance);
+  SetBlame(&finding, culprit, c.net());
+  if (culprit >= 0 && culprit != FailingOpIndex(error)) {
+    finding.set_message(finding.message() + "; the outputs of op #" + std::to_string(culprit) +
+                        " (" + c.net().op(culprit).type() +
+                        ") upstream already differ between the two: it is blamed");
+  }
   return {finding, ""};
 }
 

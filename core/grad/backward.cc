@@ -42,8 +42,8 @@ class IR {
   BackwardPass Run(const GradientSeeds& ys) {
     std::map<std::string, std::string> input_to_grad;  // "" = explicitly no gradient
     for (const auto& [y, g] : ys) {
-      PARITY_ENFORCE(frontier_.count(y) > 0, ErrorKind::kMissingBlob, "cannot differentiate '",
-                     y, "': no op of the net reads or writes a blob of that name");
+      PARITY_ENFORCE(frontier_.count(y) > 0, ErrorKind::kMissingBlob, "cannot differentiate '", y,
+                     "': no op of the net reads or writes a blob of that name");
     }
     for (const auto& [y, g] : ys) {
       gradient_frontier_[y] = frontier_[y];
@@ -124,8 +124,8 @@ class IR {
     return out.str();
   }
 
-  void CheckGradientInput(const std::string& s, const std::vector<std::string>& g_output,
-                          int index, const std::set<std::string>& local) {
+  void CheckGradientInput(const std::string& s, const std::vector<std::string>& g_output, int index,
+                          const std::set<std::string>& local) {
     const OpVersions& v = ssa_[index];
     const caffe2::OperatorDef& op = *v.op;
     auto found = std::find(g_output.begin(), g_output.end(), s);
@@ -134,8 +134,8 @@ class IR {
       PARITY_ENFORCE(v.out.at(original) == gradient_frontier_[original], ErrorKind::kBadArgument,
                      "gradient of ", OpLabel(op), ": gradient '", s,
                      "' is expected to correspond to version ", v.out.at(original), " of '",
-                     original, "', but the gradient is at version ",
-                     gradient_frontier_[original], History(original, true));
+                     original, "', but the gradient is at version ", gradient_frontier_[original],
+                     History(original, true));
     } else if (v.out.count(s)) {
       PARITY_ENFORCE(frontier_[s] == v.out.at(s), ErrorKind::kBadArgument, "gradient of ",
                      OpLabel(op), " needs output '", s, "' at version ", v.out.at(s),
@@ -274,8 +274,7 @@ class IR {
         if (first_device == nullptr) {
           first_device = &gen.device_option;
         } else {
-          PARITY_ENFORCE(gen.device_option.SerializeAsString() ==
-                             first_device->SerializeAsString(),
+          PARITY_ENFORCE(gen.device_option.SerializeAsString() == first_device->SerializeAsString(),
                          ErrorKind::kBadArgument, "gradients of '", input_name,
                          "' come from ops on different devices; they cannot be summed");
         }
@@ -307,8 +306,8 @@ class IR {
         }
         sum_inputs.push_back(out);
       } else {
-        PARITY_ENFORCE(gen.gradient != base, ErrorKind::kBadArgument, "gradient of '",
-                       input_name, "': a pass-through gradient has the same name '", base,
+        PARITY_ENFORCE(gen.gradient != base, ErrorKind::kBadArgument, "gradient of '", input_name,
+                       "': a pass-through gradient has the same name '", base,
                        "' as the accumulated gradient");
         sum_inputs.push_back(gen.gradient);
       }
@@ -337,12 +336,25 @@ class IR {
   int renames_ = 0;
 };
 
+BackwardPassEdit& InstalledEdit() {
+  static auto* edit = new BackwardPassEdit();
+  return *edit;
+}
+
 }  // namespace
+
+BackwardPassEdit ReplaceBackwardPassEdit(BackwardPassEdit edit) {
+  BackwardPassEdit previous = std::move(InstalledEdit());
+  InstalledEdit() = std::move(edit);
+  return previous;
+}
 
 BackwardPass GetBackwardPass(const std::vector<caffe2::OperatorDef>& forward_ops,
                              const GradientSeeds& ys) {
   IR ir(forward_ops);
-  return ir.Run(ys);
+  BackwardPass pass = ir.Run(ys);
+  if (InstalledEdit()) InstalledEdit()(&pass);
+  return pass;
 }
 
 std::map<std::string, std::string> AddGradientOperators(caffe2::NetDef* net,

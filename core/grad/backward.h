@@ -6,11 +6,12 @@
 // accumulated exactly as Caffe2 does: the first generator keeps its name, later ones are renamed
 // "_<name>_autosplit_<k>", and Sum(...) -> <name> is appended when the first user is reached.
 // Gradient ops may only read an output gradient at its version, forward inputs/outputs that were
-// not overwritten later, or blobs made by earlier gradient ops of the same forward op; anything else
-// is a kBadArgument error with the blob's version history.
+// not overwritten later, or blobs made by earlier gradient ops of the same forward op; anything
+// else is a kBadArgument error with the blob's version history.
 #ifndef PARITY_CORE_GRAD_BACKWARD_H_
 #define PARITY_CORE_GRAD_BACKWARD_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -33,6 +34,12 @@ struct BackwardPass {
 
 BackwardPass GetBackwardPass(const std::vector<caffe2::OperatorDef>& forward_ops,
                              const GradientSeeds& ys);
+
+// A fault-injection seam for the workbench's mutants of the builder (tests/mutants, like
+// GradientRegistry::Replace for makers): when set, it edits every pass GetBackwardPass builds
+// before returning it. Returns the edit it replaces; an empty function removes it.
+using BackwardPassEdit = std::function<void(BackwardPass*)>;
+BackwardPassEdit ReplaceBackwardPassEdit(BackwardPassEdit edit);
 
 // Appends the backward pass of net->op[skip:] to `net`; returns the gradient map. (Caffe2's
 // Net.AddGradientOperators.)

@@ -36,8 +36,8 @@ Case InstanceCase(const OpInstance& inst, const std::map<int, int>& inplace) {
   }
   for (int j = 0; j < inst.num_outputs(); ++j) {
     auto it = inplace.find(j);
-    const std::string name = it != inplace.end() ? "in" + std::to_string(it->second)
-                                                 : "out" + std::to_string(j);
+    const std::string name =
+        it != inplace.end() ? "in" + std::to_string(it->second) : "out" + std::to_string(j);
     op->add_output(name);
     net->add_external_output(name);
   }
@@ -270,6 +270,70 @@ std::function<Case(uint64_t)> FanOutFcCases() {
     }
     c.set_generator_version(fuzz::kGeneratorVersion);
     c.set_description("x fanned out to FCs");
+    return c;
+  });
+}
+
+// Every way a gradient is accumulated: x feeds two FCs (gradient ops' contributions, the second
+// renamed apart) and a Sum (a contribution passed straight through), and the Sum's output is both
+// an output of the net (a seed) and read by a Tanh.
+std::function<Case(uint64_t)> AccumulationCases() {
+  return Builder([] {
+    const int64_t m = Dim(1, 3), k = Dim(1, 4), n = Dim(1, 3);
+    Case c;
+    caffe2::NetDef* net = c.mutable_net();
+    net->set_name("accumulation");
+    auto input = [&](const std::string& name, std::vector<int64_t> dims) {
+      fuzz::InputSpec spec;
+      spec.dims = std::move(dims);
+      *c.add_inputs() = fuzz::DrawTensor(name, spec);
+      net->add_external_input(name);
+      c.add_grad_inputs(name);
+    };
+    input("x", {m, k});
+    input("w", {n, k});
+    input("b", {n});
+    input("z", {m, k});
+    auto op = [&](const std::string& type, std::vector<std::string> in, const std::string& out) {
+      caffe2::OperatorDef* def = net->add_op();
+      def->set_type(type);
+      for (const auto& name : in) def->add_input(name);
+      def->add_output(out);
+    };
+    op("FC", {"x", "w", "b"}, "y0");
+    op("Sum", {"x", "z"}, "y1");
+    op("Tanh", {"y1"}, "y2");
+    op("FC", {"x", "w", "b"}, "y3");
+    for (const char* y : {"y0", "y1", "y2", "y3"}) net->add_external_output(y);
+    c.set_generator_version(fuzz::kGeneratorVersion);
+    c.set_description("x accumulated from an FC and a Sum; the Sum's output also a seed");
+    return c;
+  });
+}
+
+// x is read (Sigmoid), then overwritten in place (Relu), then read again (Tanh): the order of a
+// read and a later overwrite matters.
+std::function<Case(uint64_t)> ReadThenOverwriteCases() {
+  return Builder([] {
+    Case c;
+    caffe2::NetDef* net = c.mutable_net();
+    net->set_name("read_then_overwrite");
+    fuzz::InputSpec x;
+    x.dims = {Dim(1, 3), Dim(1, 4)};
+    *c.add_inputs() = fuzz::DrawTensor("x", x);
+    net->add_external_input("x");
+    auto op = [&](const std::string& type, const std::string& in, const std::string& out) {
+      caffe2::OperatorDef* def = net->add_op();
+      def->set_type(type);
+      def->add_input(in);
+      def->add_output(out);
+    };
+    op("Sigmoid", "x", "y");
+    op("Relu", "x", "x");
+    op("Tanh", "x", "z");
+    for (const char* out : {"y", "x", "z"}) net->add_external_output(out);
+    c.set_generator_version(fuzz::kGeneratorVersion);
+    c.set_description("x read, overwritten in place, read again");
     return c;
   });
 }

@@ -40,6 +40,8 @@ std::optional<OpInstance> MakeBroadcastAdd(const Primary*);
 std::optional<OpInstance> MakeUnary(const std::string& type, Domain domain);
 std::function<Case(uint64_t)> SpatialBnTrainingCases();
 std::function<Case(uint64_t)> FanOutFcCases();
+std::function<Case(uint64_t)> AccumulationCases();
+std::function<Case(uint64_t)> ReadThenOverwriteCases();
 
 }  // namespace parity::mutants::cases
 

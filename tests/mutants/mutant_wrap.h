@@ -61,6 +61,8 @@ void AddKernelMutants(std::vector<Entry>* out);      // kernel_mutants.cc
 void AddMoreKernelMutants(std::vector<Entry>* out);  // kernel_mutants_more.cc
 void AddMakerMutants(std::vector<Entry>* out);       // maker_mutants.cc
 void AddInferenceMutants(std::vector<Entry>* out);   // inference_mutants.cc
+void AddBackwardMutants(std::vector<Entry>* out);    // backward_mutants.cc
+void AddExecutorMutants(std::vector<Entry>* out);    // executor_mutants.cc
 
 }  // namespace parity::mutants
 

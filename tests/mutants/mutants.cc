@@ -69,6 +69,8 @@ std::vector<Entry> BuildCatalogue() {
   AddMoreKernelMutants(&out);
   AddMakerMutants(&out);
   AddInferenceMutants(&out);
+  AddBackwardMutants(&out);
+  AddExecutorMutants(&out);
   return out;
 }
 

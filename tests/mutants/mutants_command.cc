@@ -31,10 +31,12 @@ namespace {
 struct Hunt {
   const Mutant* mutant = nullptr;
   bool killed = false;
-  double seconds = 0;    // to the kill, or the whole budget
-  int64_t cases = 0;     // campaign cases run
-  std::string oracle;    // of the killing finding
-  std::string blamed;    // its blamed op type
+  double seconds = 0;       // to the kill, or the whole budget
+  int64_t cases = 0;        // campaign cases run
+  std::string oracle;       // of the killing finding
+  std::string blamed;       // its blamed op type
+  std::string error_class;  // its error class ("gradient maker", "value mismatch", ...)
+  std::string brief;        // the killing finding, in a line
   std::string rejected;  // findings that were not the mutant's doing (a clean check found them too)
 };
 
@@ -82,11 +84,13 @@ Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed) {
   hunt.killed = true;
   hunt.oracle = first->oracle();
   hunt.blamed = first->blamed_op_type();
+  hunt.error_class = first->signature().error_class();
+  hunt.brief = oracles::DescribeFindingBrief(*first);
   return hunt;
 }
 
 int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& only,
-               const std::vector<std::string>& families, bool list) {
+               const std::vector<std::string>& families, bool list, bool explain) {
   std::vector<const Mutant*> chosen;
   std::set<std::string> known;
   for (const Mutant& m : Catalogue()) {
@@ -110,7 +114,7 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
   PARITY_ENFORCE(!chosen.empty(), ErrorKind::kBadArgument, "mutants: no mutant matches");
   const std::atomic<bool>& interrupt = tools::InstallInterruptHandlers();
   std::printf("%-44s %-10s %-9s %9s %8s  %s\n", "mutant", "family", "verdict", "seconds", "cases",
-              "killed by (oracle / blamed op)");
+              "killed by (oracle / blamed op (error class))");
   std::vector<Hunt> hunts;
   for (const Mutant* m : chosen) {
     if (interrupt) break;
@@ -119,10 +123,13 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
     std::printf(
         "%-44s %-10s %-9s %9.2f %8lld  %s\n", m->name.c_str(), m->family.c_str(),
         hunt.killed ? "killed" : "SURVIVED", hunt.seconds, static_cast<long long>(hunt.cases),
-        hunt.killed ? (hunt.oracle + " / " + (hunt.blamed.empty() ? "?" : hunt.blamed)).c_str()
+        hunt.killed ? (hunt.oracle + " / " + (hunt.blamed.empty() ? "?" : hunt.blamed) + " (" +
+                       hunt.error_class + ")")
+                          .c_str()
                     : (hunt.rejected.empty()
                            ? ""
                            : ("finding also without the mutant: " + hunt.rejected).c_str()));
+    if (explain && hunt.killed) std::printf("    %s\n", hunt.brief.c_str());
     std::fflush(stdout);
     hunts.push_back(hunt);
   }
@@ -152,6 +159,7 @@ const bool kRegistered = tools::RegisterCommand(tools::Command{
       auto only = std::make_shared<std::vector<std::string>>();
       auto families = std::make_shared<std::vector<std::string>>();
       auto list = std::make_shared<bool>(false);
+      auto explain = std::make_shared<bool>(false);
       app->add_option("--seconds", *seconds, "Campaign budget per mutant (default 60)")
           ->check(tools::kSeconds);
       app->add_option("--seed", *seed, "Campaign seed")->check(tools::kWholeNumber);
@@ -159,7 +167,8 @@ const bool kRegistered = tools::RegisterCommand(tools::Command{
       app->add_option("--family", *families,
                       "Only mutants of these families (linalg, conv, maker, inference, ...)");
       app->add_flag("--list", *list, "List the catalogue and exit");
-      return [=] { return RunMutants(*seconds, *seed, *only, *families, *list); };
+      app->add_flag("--explain", *explain, "Print each killing finding under its mutant");
+      return [=] { return RunMutants(*seconds, *seed, *only, *families, *list, *explain); };
     }});
 
 }  // namespace

@@ -1,0 +1,279 @@
+#include "oracles/backward_localize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "core/schema.h"
+#include "oracles/smoothness.h"
+#include "oracles/tolerance.h"
+
+namespace parity::oracles {
+namespace {
+
+// The f32 reference's own rounding of a projection, times this, is allowed on top of the
+// tolerance (the gradient oracle's kF32PeerFactor, for the same reason: production sums in
+// another order than the naive loops).
+constexpr double kF32PeerFactor = 8.0;
+
+const OpSchema* SchemaOf(const caffe2::OperatorDef& op) {
+  return OpSchemaRegistry::Find(op.type());
+}
+
+bool ReadsDifferentiably(const caffe2::OperatorDef& op, const std::string& blob) {
+  const OpSchema* schema = SchemaOf(op);
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (op.input(i) == blob && (schema == nullptr || schema->IsDifferentiable(i))) return true;
+  }
+  return false;
+}
+
+// Σ_y ⟨weights[y], y⟩ after the reference runs `c` from `inputs`; nullopt when it fails.
+std::optional<double> WeightedOutputs(const Case& c, const Blobs& inputs,
+                                      const OutputWeights& weights) {
+  Case copy = c;
+  copy.clear_inputs();
+  for (const auto& [name, tensor] : inputs) *copy.add_inputs() = tensor;
+  BackendRun run = GetBackend(kReference).Run(copy);
+  if (run.error) return std::nullopt;
+  double f = 0;
+  for (const auto& [y, w] : weights) {
+    auto it = run.blobs.find(y);
+    if (it == run.blobs.end()) return std::nullopt;
+    std::vector<double> values = ProtoValues(it->second);
+    if (values.size() != w.size()) return std::nullopt;
+    for (size_t i = 0; i < values.size(); ++i) f += w[i] * values[i];
+  }
+  return f;
+}
+
+std::optional<Derivative> SuffixDerivative(const Case& suffix, const Blobs& state,
+                                           const OutputWeights& weights, const Direction& dir) {
+  std::map<double, double> f;
+  for (double t : FdSamplePoints()) {
+    auto value = WeightedOutputs(suffix, ShiftInputs(state, dir, t), weights);
+    if (!value) return std::nullopt;
+    f[t] = *value;
+  }
+  return DerivativeFromSamples(f);
+}
+
+// ⟨gradient of `blob` in `run`, w⟩, or nullopt when the run has no such gradient blob or its dims
+// are not `dims` (the blob's own).
+std::optional<double> Projection(const BackendRun* run,
+                                 const std::map<std::string, std::string>& gradient_of,
+                                 const std::string& blob, const caffe2::TensorProto& value,
+                                 const std::vector<double>& w) {
+  if (run == nullptr || run->error) return std::nullopt;
+  auto g = gradient_of.find(blob);
+  if (g == gradient_of.end()) return 0.0;
+  auto it = run->blobs.find(g->second);
+  if (it == run->blobs.end()) return std::nullopt;
+  if (!std::equal(it->second.dims().begin(), it->second.dims().end(), value.dims().begin(),
+                  value.dims().end())) {
+    return std::nullopt;
+  }
+  std::vector<double> values = ProtoValues(it->second);
+  if (values.size() != w.size()) return std::nullopt;
+  double sum = 0;
+  for (size_t i = 0; i < w.size(); ++i) sum += values[i] * w[i];
+  return sum;
+}
+
+std::string OpName(const caffe2::NetDef& net, int index) {
+  return "op #" + std::to_string(index) + " (" + net.op(index).type() + ")";
+}
+
+}  // namespace
+
+Case OpAloneCase(const Case& c, int index, const Blobs& state) {
+  const caffe2::OperatorDef& original = c.net().op(index);
+  caffe2::OperatorDef op = original;
+  Case single;
+  single.set_seed(c.seed() * 31 + static_cast<uint64_t>(index));
+  single.set_description("op #" + std::to_string(index) + " of a net, alone (maker check)");
+  caffe2::NetDef* net = single.mutable_net();
+  net->set_name("maker_check");
+  for (int i = 0; i < original.input_size(); ++i) {
+    const std::string name = "in" + std::to_string(i);
+    op.set_input(i, name);
+    net->add_external_input(name);
+    auto it = state.find(original.input(i));
+    if (it == state.end()) continue;  // the run will say which blob is missing
+    caffe2::TensorProto* tensor = single.add_inputs();
+    if (IsFloatingProto(it->second)) {
+      tensor->set_data_type(caffe2::TensorProto::FLOAT);
+      *tensor->mutable_dims() = it->second.dims();
+      for (double v : ProtoValues(it->second)) tensor->add_float_data(static_cast<float>(v));
+    } else {
+      *tensor = it->second;
+    }
+    tensor->set_name(name);
+  }
+  for (int j = 0; j < original.output_size(); ++j) {
+    // An output written in place over an input stays in place (some schemas require it).
+    std::string name = "out" + std::to_string(j);
+    for (int i = 0; i < original.input_size(); ++i) {
+      if (original.input(i) == original.output(j)) name = op.input(i);
+    }
+    op.set_output(j, name);
+    net->add_external_output(name);
+  }
+  *net->add_op() = op;
+  return single;
+}
+
+namespace {
+
+// Every blob's value when op k starts, k = 0..n (the last: at the end), from a traced f64
+// reference run; empty when the reference cannot run the net.
+std::vector<Blobs> StatesBeforeEachOp(const Case& c) {
+  const int n = c.net().op_size();
+  BackendRun forward = GetBackend(kReference).Run(c, {/*trace=*/true, ""});
+  if (forward.error || static_cast<int>(forward.trace.size()) != n) return {};
+  std::vector<Blobs> before(n + 1);
+  before[0] = CaseInputs(c);
+  for (int k = 0; k < n; ++k) {
+    before[k + 1] = before[k];
+    for (const auto& [name, value] : forward.trace[k].outputs) before[k + 1][name] = value;
+  }
+  return before;
+}
+
+}  // namespace
+
+BackwardBlame FirstWrongMaker(const Case& c, const SingleOpCheck& check_single_op) {
+  BackwardBlame blame;
+  if (c.has_init_net()) return blame;
+  const std::vector<Blobs> before = StatesBeforeEachOp(c);
+  if (before.empty()) return blame;
+  for (int k = c.net().op_size() - 1; k >= 0; --k) {
+    OracleResult alone = check_single_op(OpAloneCase(c, k, before[k]));
+    if (!alone.finding) continue;
+    blame.op_index = k;
+    blame.error_class = kGradientMaker;
+    blame.detail = OpName(c.net(), k) +
+                   "'s gradient maker is wrong on the op alone: " + alone.finding->message();
+    return blame;
+  }
+  return blame;
+}
+
+BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
+                                  const std::map<std::string, std::string>& gradient_of,
+                                  const BackwardRuns& runs, double rtol, double atol,
+                                  const SingleOpCheck& check_single_op) {
+  BackwardBlame blame;
+  if (c.has_init_net() || runs.production == nullptr) return blame;
+  const caffe2::NetDef& net = c.net();
+  const int n = net.op_size();
+  const std::vector<Blobs> before = StatesBeforeEachOp(c);
+  if (before.empty()) return blame;
+  // Blobs with one version: a case input never written, or written once at a differentiable
+  // output position. Producer -1 is the case input.
+  std::map<std::string, int> writes, producer;
+  for (const auto& [name, value] : before[0]) producer[name] = -1;
+  for (int k = 0; k < n; ++k) {
+    const OpSchema* schema = SchemaOf(net.op(k));
+    for (int j = 0; j < net.op(k).output_size(); ++j) {
+      const std::string& name = net.op(k).output(j);
+      ++writes[name];
+      producer[name] = (schema == nullptr || schema->IsOutputDifferentiable(j)) ? k : -2;
+    }
+  }
+  struct Candidate {
+    std::string blob;
+    int producer;
+  };
+  std::vector<Candidate> candidates;
+  std::set<std::string> seen;
+  for (int k = 0; k < n; ++k) {
+    for (const std::string& name : net.op(k).input()) {
+      if (seen.count(name) || !ReadsDifferentiably(net.op(k), name)) continue;
+      seen.insert(name);
+      auto p = producer.find(name);
+      if (p == producer.end() || p->second == -2) continue;
+      const bool input = before[0].count(name) > 0;
+      if (writes[name] > (input ? 0 : 1)) continue;
+      const Blobs& state = before[p->second + 1];
+      auto value = state.find(name);
+      if (value == state.end() || !IsFloatingProto(value->second)) continue;
+      candidates.push_back({name, p->second});
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.producer > b.producer; });
+
+  std::mt19937_64 rng(c.seed() * 0xD1B54A32D192ED03ull + 5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const Candidate& candidate : candidates) {
+    const Blobs& state = before[candidate.producer + 1];
+    const caffe2::TensorProto& value = state.at(candidate.blob);
+    std::vector<double> w(ProtoValues(value).size());
+    for (double& e : w) e = normal(rng);
+    Case suffix = c;
+    suffix.mutable_net()->clear_op();
+    for (int k = candidate.producer + 1; k < n; ++k) *suffix.mutable_net()->add_op() = net.op(k);
+    auto derivative = SuffixDerivative(suffix, state, weights, {{candidate.blob, w}});
+    if (!derivative || !derivative->smooth) continue;  // no verdict on this blob
+    auto analytic = Projection(runs.production, gradient_of, candidate.blob, value, w);
+    const double numeric = derivative->value;
+    double allowed = atol + rtol * std::abs(numeric);
+    if (analytic) {
+      auto g = gradient_of.find(candidate.blob);
+      if (g != gradient_of.end() && runs.production->blobs.count(g->second)) {
+        std::vector<double> values = ProtoValues(runs.production->blobs.at(g->second));
+        for (size_t i = 0; i < values.size() && i < w.size(); ++i) {
+          allowed += rtol * std::abs(values[i] * w[i]);
+        }
+      }
+      auto a64 = Projection(runs.reference64, gradient_of, candidate.blob, value, w);
+      auto a32 = Projection(runs.reference32, gradient_of, candidate.blob, value, w);
+      if (a64 && a32) allowed += kF32PeerFactor * std::abs(*a32 - *a64);
+      if (std::abs(*analytic - numeric) <= allowed) continue;
+    }
+    std::ostringstream values;
+    values.precision(9);
+    values << "the gradient of '" << candidate.blob << "' ("
+           << (gradient_of.count(candidate.blob) ? "'" + gradient_of.at(candidate.blob) + "'"
+                                                 : std::string("none built"))
+           << ") is wrong: projection "
+           << (analytic ? std::to_string(*analytic) : std::string("missing or misshapen"))
+           << ", finite differences of the rest of the net " << numeric;
+    blame.blob = candidate.blob;
+    std::vector<int> consumers;
+    for (int k = candidate.producer + 1; k < n; ++k) {
+      if (ReadsDifferentiably(net.op(k), candidate.blob)) consumers.push_back(k);
+    }
+    bool inconclusive = false;
+    for (int k : consumers) {
+      OracleResult alone = check_single_op(OpAloneCase(c, k, before[k]));
+      if (alone.finding) {
+        blame.op_index = k;
+        blame.error_class = kGradientMaker;
+        blame.detail = values.str() + "; " + OpName(net, k) +
+                       "'s gradient maker is wrong on the op alone: " + alone.finding->message();
+        return blame;
+      }
+      if (!alone.not_applicable.empty() || alone.rejected) inconclusive = true;
+    }
+    if (consumers.empty() || inconclusive) {
+      blame.detail = values.str() + "; its consumers' makers could not all be checked alone";
+      return blame;
+    }
+    std::string readers;
+    for (int k : consumers) readers += (readers.empty() ? "" : ", ") + OpName(net, k);
+    blame.op_index = consumers.front();
+    blame.error_class = kGradientWiring;
+    blame.detail = values.str() + "; the gradients of its consumers' outputs are right and their " +
+                   "makers are right alone (" + readers +
+                   "): the backward pass sums or routes them into a wrong gradient of '" +
+                   candidate.blob + "'";
+    return blame;
+  }
+  return blame;
+}
+
+}  // namespace parity::oracles

@@ -1,0 +1,72 @@
+// Localizing a wrong backward net. A bug in a gradient maker or in the backward-pass builder
+// (accumulation of shared gradients, seeds, renaming) builds the same wrong net for every engine,
+// so every gradient op agrees with its reference and op-by-op localization finds nothing. Then the
+// net itself is checked against the truth, blob by blob:
+//
+//  1. For every intermediate blob b (and every differentiable case input), nearest the outputs
+//     first, the gradient the backward net computed for b is compared with the finite-difference
+//     derivative of the objective ⟨v, y⟩ with respect to b: the reference runs the rest of the net
+//     (the ops after b's producer) from the traced state with b moved along a random direction.
+//  2. The first blob whose gradient is wrong has consumers whose own outputs' gradients are right
+//     (they are nearer the outputs and were checked before). Each consumer's maker is then checked
+//     on its own: the op alone, inputs renamed apart, at the values it saw in the net, through the
+//     gradient oracle. A consumer whose maker is wrong there is blamed as "gradient maker".
+//  3. Otherwise every maker is right and the right gradients of the consumers' outputs were turned
+//     into a wrong gradient of b: the builder summed or routed them wrongly — "gradient wiring",
+//     blamed on b's first consumer (where the builder accumulates b's gradient).
+//
+// Blobs written more than once (in-place chains) have no single gradient and are not checked.
+#ifndef PARITY_ORACLES_BACKWARD_LOCALIZE_H_
+#define PARITY_ORACLES_BACKWARD_LOCALIZE_H_
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/proto/parity.pb.h"
+#include "oracles/backend.h"
+#include "oracles/oracle.h"
+
+namespace parity::oracles {
+
+inline constexpr char kGradientMaker[] = "gradient maker";
+inline constexpr char kGradientWiring[] = "gradient wiring";
+
+struct BackwardBlame {
+  int op_index = -1;        // forward op to blame; -1: nothing found
+  std::string error_class;  // kGradientMaker or kGradientWiring
+  std::string blob;         // the blob whose gradient is wrong
+  std::string detail;       // readable: values, and why maker or wiring
+};
+
+// The objective whose gradient the backward net computes: Σ_y ⟨weights[y], y⟩.
+using OutputWeights = std::map<std::string, std::vector<double>>;
+
+struct BackwardRuns {
+  const BackendRun* production = nullptr;   // the backward net under test (every blob)
+  const BackendRun* reference64 = nullptr;  // the reference's runs of the same backward net, or
+  const BackendRun* reference32 = nullptr;  // null (they size the f32 rounding allowance)
+};
+
+// Checks one op's maker alone: the gradient oracle on a one-op case, without localization.
+using SingleOpCheck = std::function<OracleResult(const Case&)>;
+
+BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
+                                  const std::map<std::string, std::string>& gradient_of,
+                                  const BackwardRuns& runs, double rtol, double atol,
+                                  const SingleOpCheck& check_single_op);
+
+// When the backward net cannot run at all (on the reference either: it is built wrong), the last
+// forward op whose maker is wrong on the op alone.
+BackwardBlame FirstWrongMaker(const Case& c, const SingleOpCheck& check_single_op);
+
+// The one-op case the maker check runs: op `index` of `c`'s net with its inputs and outputs
+// renamed apart ("in0", "out0", ...) and fed the values `state` holds for them (floating ones as
+// f32, as production sees them).
+Case OpAloneCase(const Case& c, int index, const Blobs& state);
+
+}  // namespace parity::oracles
+
+#endif  // PARITY_ORACLES_BACKWARD_LOCALIZE_H_
