@@ -153,6 +153,9 @@ class SpecRegistry {
 // Common shape draws (RapidCheck, must run inside rc::gen::exec).
 std::vector<int64_t> AnyDims(int min_rank = 1, int max_rank = 4, int64_t max_dim = 5);
 int64_t Dim(int64_t min = 1, int64_t max = 5);
+// [n] or [1, n] with n = block * k + r, k in 1..max_blocks, r in {0, 1, block - 1}: the edges of a
+// blocked or vectorized kernel's main loop and tail (core/ops/common/size_paths.h).
+std::vector<int64_t> BlockEdgeDims(int64_t block, int64_t max_blocks = 8);
 
 }  // namespace parity::fuzz
 

@@ -9,9 +9,27 @@
 namespace parity::fuzz {
 namespace {
 
+// One case in 25 drawn on its own is an image large enough that the kernels unfold it in several
+// row blocks (the size path Conv declares: ConvRowBlocks, kConvColBlockBytes = 512 KiB of
+// unfolded floats). 4 channels of 64-72 x 60-72 with a 3x3 kernel give 2 blocks, with a partial
+// last one, at a cost of ~0.3M multiply-adds per reference run: few large cases, many small.
+OpInstance LargeConv() {
+  const int64_t c = 4, m = *rc::gen::inRange<int64_t>(1, 3);
+  OpInstance op("Conv");
+  op.Input({1, c, *rc::gen::inRange<int64_t>(64, 73), *rc::gen::inRange<int64_t>(60, 73)});
+  op.Input({m, c, 3, 3});
+  if (*rc::gen::arbitrary<bool>()) op.Input({m});
+  conv_args::Geometry g;
+  g.kh = g.kw = 3;
+  g.pt = g.pb = g.pl = g.pr = 1;
+  conv_args::GeometryArgs(op, g, true);
+  return op;
+}
+
 // X [N, C, H, W] (small: N <= 2, C <= 4, H, W <= 7 when drawn here), filter
 // [M, C / group, kh, kw], optional bias [M].
 std::optional<OpInstance> MakeConv(const Primary* primary) {
+  if (primary == nullptr && *rc::gen::inRange(0, 25) == 0) return LargeConv();
   std::vector<int64_t> x =
       primary ? *primary : std::vector<int64_t>{Dim(1, 2), Dim(1, 4), Dim(1, 7), Dim(1, 7)};
   if (x.size() != 4 || x[1] > 8 || x[2] > 16 || x[3] > 16) return std::nullopt;

@@ -7,15 +7,17 @@
 // is one cblas_?gemm on it: Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with
 // stride 1 and no padding skips the unfolding (the input already is that matrix). The unfold buffer
 // is a member tensor, so repeated runs at one shape do not allocate.
+#include "core/ops/conv/conv.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "core/ops/conv/conv.h"
+#include "core/operator.h"
 #include "core/ops/common/conv_geometry.h"
 #include "core/ops/common/gemm.h"
-#include "core/operator.h"
+#include "core/ops/common/size_paths.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -29,20 +31,20 @@ void ConvShape(const std::string& label, ConvGeometry g, int64_t group,
                  ": takes a 4-D NCHW input X, got ", ShapeString(x));
   PARITY_ENFORCE(w.size() == 4, ErrorKind::kShapeMismatch, label,
                  ": filter W must be 4-D [M, C / group, kernel_h, kernel_w], got ", ShapeString(w));
-  PARITY_ENFORCE(x[1] % group == 0, ErrorKind::kShapeMismatch, label, ": input channels C = ",
-                 x[1], " of X ", ShapeString(x), " are not divisible by group ", group);
+  PARITY_ENFORCE(x[1] % group == 0, ErrorKind::kShapeMismatch, label, ": input channels C = ", x[1],
+                 " of X ", ShapeString(x), " are not divisible by group ", group);
   PARITY_ENFORCE(x[1] / group == w[1], ErrorKind::kShapeMismatch, label, ": X ", ShapeString(x),
                  " has ", x[1], " channels, so with group ", group, " filter W ", ShapeString(w),
                  " should have ", x[1] / group, " channels in dim 1, not ", w[1]);
-  PARITY_ENFORCE(w[0] % group == 0, ErrorKind::kShapeMismatch, label, ": output channels M = ",
-                 w[0], " of filter W ", ShapeString(w), " are not divisible by group ", group);
+  PARITY_ENFORCE(w[0] % group == 0, ErrorKind::kShapeMismatch, label,
+                 ": output channels M = ", w[0], " of filter W ", ShapeString(w),
+                 " are not divisible by group ", group);
   PARITY_ENFORCE(w[2] == g.kernel_h && w[3] == g.kernel_w, ErrorKind::kShapeMismatch, label,
                  ": kernel ", g.kernel_h, "x", g.kernel_w, " does not match filter W ",
                  ShapeString(w));
   if (b != nullptr) {
-    PARITY_ENFORCE(b->size() == 1 && (*b)[0] == w[0], ErrorKind::kShapeMismatch, label,
-                   ": bias b ", ShapeString(*b), " should be [", w[0], "] (filter W ",
-                   ShapeString(w), ")");
+    PARITY_ENFORCE(b->size() == 1 && (*b)[0] == w[0], ErrorKind::kShapeMismatch, label, ": bias b ",
+                   ShapeString(*b), " should be [", w[0], "] (filter W ", ShapeString(w), ")");
   }
   ConvOutputDims(label, x, w[0], &g, y_dims);
 }
@@ -149,8 +151,8 @@ PARITY_OP_SCHEMA(Conv)
                        const std::vector<TensorType>& in) {
       const ConvGeometry g = ParseConvGeometry(args, ConvKind::kConv);
       const int64_t group = args.Get<int64_t>("group");
-      PARITY_ENFORCE(group > 0, ErrorKind::kBadArgument, args.op_label(), ": argument 'group' = ",
-                     group, " must be positive");
+      PARITY_ENFORCE(group > 0, ErrorKind::kBadArgument, args.op_label(),
+                     ": argument 'group' = ", group, " must be positive");
       TensorType y;
       y.dtype = in[0].dtype;
       ConvShape(args.op_label(), g, group, in[0].dims, in[1].dims,
@@ -162,10 +164,31 @@ PARITY_OP_SCHEMA(Conv)
       }
       return std::vector<TensorType>{y};
     })
-    .Doc("2-D convolution (NCHW) of X with filter W, optionally plus a per-channel bias; groups "
-         "split the channels. Output size per dim: floor((in + pad_head + pad_tail - "
-         "(dilation * (kernel - 1) + 1)) / stride) + 1.");
+    .Doc(
+        "2-D convolution (NCHW) of X with filter W, optionally plus a per-channel bias; groups "
+        "split the channels. Output size per dim: floor((in + pad_head + pad_tail - "
+        "(dilation * (kernel - 1) + 1)) / stride) + 1.");
 PARITY_REGISTER_CPU_OPERATOR(Conv, ConvOp);
 
+PARITY_SIZE_PATH(Conv, "the unfolded input split into several row blocks (kConvColBlockBytes)",
+                 /*threshold=*/2, /*block=*/0, ConvRowBlocks);
+
 }  // namespace
+
+int64_t ConvRowBlocks(const caffe2::OperatorDef& def, const std::vector<std::vector<int64_t>>& in) {
+  if (in.size() < 2 || in[0].size() != 4 || in[1].size() != 4) return -1;
+  try {
+    ConvGeometry g =
+        ParseConvGeometry(ArgumentHelper(def, OpSchemaRegistry::Find("Conv")), ConvKind::kConv);
+    if (IsPointwiseConv(g)) return -1;
+    std::vector<int64_t> y;
+    ConvOutputDims(def.type(), in[0], in[1][0], &g, &y);
+    const int64_t rows =
+        ConvRowsPerBlock(in[0][1] * g.kernel_h * g.kernel_w, y[3], int64_t{sizeof(float)});
+    return (y[2] + rows - 1) / rows;
+  } catch (const Error&) {
+    return -1;
+  }
+}
+
 }  // namespace parity

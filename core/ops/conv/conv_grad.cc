@@ -20,9 +20,10 @@
 #include <vector>
 
 #include "core/operator.h"
-#include "core/ops/conv/conv.h"
 #include "core/ops/common/conv_geometry.h"
 #include "core/ops/common/gemm.h"
+#include "core/ops/common/size_paths.h"
+#include "core/ops/conv/conv.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -225,6 +226,10 @@ PARITY_OP_SCHEMA(ConvGradient)
         "Gradient of Conv: (X, W, dY) -> (dW, db[, dX]), or (dW[, dX]) with no_bias=1, by im2col "
         "and GEMMs per group (dW = dY col^T, dX = col2im(W^T dY), db = sums of dY).");
 PARITY_REGISTER_CPU_OPERATOR(ConvGradient, ConvGradientOp);
+
+// Its blocks are Conv's; col2im accumulates dX across them.
+PARITY_SIZE_PATH(ConvGradient, "row blocks, dX accumulated across them by col2im", 2, 0,
+                 ConvRowBlocks);
 
 }  // namespace
 }  // namespace parity

@@ -18,6 +18,7 @@
 
 #include "core/operator.h"
 #include "core/ops/common/elementwise.h"
+#include "core/ops/common/size_paths.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -363,6 +364,15 @@ OpSchema& UnaryOpSchema(OpSchema& schema) {
 
 PARITY_UNARY_OP(Relu, "Y = max(X, 0) elementwise.");
 PARITY_UNARY_OP(Sigmoid, "Y = 1 / (1 + exp(-X)) elementwise.");
+#ifdef PARITY_SIGMOID_AVX2
+PARITY_SIZE_PATH(Sigmoid, "AVX2 + FMA loop over 8 floats, tail padded to 8", 8, 8,
+                 [](const caffe2::OperatorDef&, const InputDims& in) -> int64_t {
+                   if (in.empty()) return -1;
+                   int64_t n = 1;
+                   for (int64_t d : in[0]) n *= d;
+                   return n;
+                 });
+#endif
 PARITY_UNARY_OP(Tanh, "Y = tanh(X) elementwise.");
 PARITY_UNARY_OP(Softsign, "Y = X / (1 + |X|) elementwise.");
 PARITY_UNARY_OP(Exp, "Y = exp(X) elementwise.");
