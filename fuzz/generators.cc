@@ -62,10 +62,17 @@ std::vector<double> DistinctValues(const std::string& name, int64_t n) {
 InputSpec Tame(const InputSpec& spec) {
   InputSpec tame = spec;
   switch (spec.domain) {
-    case Domain::kLogits: tame.domain = Domain::kDistinct; break;
-    case Domain::kVariance: tame.domain = Domain::kPositive; break;
-    case Domain::kNarrow: tame.domain = Domain::kAny; break;
-    default: break;
+    case Domain::kLogits:
+      tame.domain = Domain::kDistinct;
+      break;
+    case Domain::kVariance:
+      tame.domain = Domain::kPositive;
+      break;
+    case Domain::kNarrow:
+      tame.domain = Domain::kAny;
+      break;
+    default:
+      break;
   }
   return tame;
 }
@@ -166,7 +173,7 @@ rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
     for (int i = 0; i < inst->num_outputs(); ++i) {
       auto inplace = inst->inplace_outputs().find(i);
       outputs.push_back(inplace != inst->inplace_outputs().end() ? inputs.at(inplace->second)
-                                                                  : "out" + std::to_string(i));
+                                                                 : "out" + std::to_string(i));
     }
     caffe2::NetDef* net = c.mutable_net();
     net->set_name(spec.type() + "_case");
@@ -178,6 +185,56 @@ rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
     return c;
   });
 }
+
+namespace {
+
+// Text that parsers and printers mishandle: comment starters, quotes, backslashes and escape
+// sequences (literal and real), non-ASCII (Latin, CJK, a 4-byte emoji), spaces, braces, the empty
+// string, and what the workbench itself parses out of messages ("op #9").
+const std::vector<std::string>& HostileTexts() {
+  static const auto* texts = new std::vector<std::string>{"//c",
+                                                          "#c",
+                                                          "\"q\"",
+                                                          "'q'",
+                                                          "\\",
+                                                          "\\n",
+                                                          "\n",
+                                                          "\t",
+                                                          " sp",
+                                                          "\xC3\xA9",
+                                                          "\xE5\x90\x8D\xE5\x89\x8D",
+                                                          "\xF0\x9F\x98\x80",
+                                                          "{x: 1}",
+                                                          "<b>&amp;",
+                                                          "op #9",
+                                                          ""};
+  return *texts;
+}
+
+// One net in 8 has every blob name decorated with a hostile suffix, hostile op names, and a
+// hostile string argument no op reads (Caffe2 ignores unknown arguments): the round-trip oracle
+// prints and re-parses them, every other oracle runs them.
+void DecorateWithHostileText(Case* c) {
+  const std::string suffix = *rc::gen::elementOf(HostileTexts());
+  if (suffix.empty()) return;  // an empty blob name is not a blob
+  auto rename = [&suffix](std::string* name) { *name += suffix; };
+  caffe2::NetDef* net = c->mutable_net();
+  for (auto& op : *net->mutable_op()) {
+    for (auto& in : *op.mutable_input()) rename(&in);
+    for (auto& out : *op.mutable_output()) rename(&out);
+    op.set_name(*rc::gen::elementOf(HostileTexts()));
+    caffe2::Argument* note = op.add_arg();
+    note->set_name("parity_note");
+    note->set_s(*rc::gen::elementOf(HostileTexts()));
+  }
+  for (auto& name : *net->mutable_external_input()) rename(&name);
+  for (auto& name : *net->mutable_external_output()) rename(&name);
+  for (auto& input : *c->mutable_inputs()) rename(input.mutable_name());
+  for (auto& name : *c->mutable_grad_inputs()) rename(&name);
+  for (auto& name : *c->mutable_loss_blobs()) rename(&name);
+}
+
+}  // namespace
 
 rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
   return rc::gen::exec([options] {
@@ -300,6 +357,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
       for (const auto& in : net->op(i).input()) read_later.insert(in);
     }
     for (auto it = sinks.rbegin(); it != sinks.rend(); ++it) net->add_external_output(*it);
+    if (*rc::gen::inRange(0, 8) == 0) DecorateWithHostileText(&c);
     c.set_generator_version(kGeneratorVersion);
     c.set_description("net of " + std::to_string(net->op_size()) + " ops");
     return c;

@@ -16,7 +16,7 @@
 
 namespace parity::fuzz {
 
-constexpr char kGeneratorVersion[] = "parity-gen-1";
+constexpr char kGeneratorVersion[] = "parity-gen-2";
 
 // Values for `spec` (draws; call inside rc::gen::exec).
 caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec);
