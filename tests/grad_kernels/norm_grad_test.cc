@@ -49,6 +49,23 @@ TEST(SpatialBNGradient, TrainingThroughBatchStatistics) {
   }
 }
 
+TEST(SpatialBNGradient, AChannelFarFromZeroKeepsItsPrecision) {
+  // One channel at 1000 with a spread of 2^-7 (every value exact in f32): mean 1000, inv_std 128,
+  // so xhat = [-1, 0, 1]. dY = [1, 0, 0], scale 1: dbias = 1, dscale = -1 and
+  // dX = 128 * (dY - 1/3 + xhat / 3) = [128/3, -128/3, 0]. Folding the mean into the constant term
+  // (b * x + k with b * x ~ 5e6) loses ~0.5 of these ~43 in f32; centering first keeps ~1e-6.
+  const float d = 1.0f / 128;
+  auto ws = RunOp(MakeOp("SpatialBNGradient", {"x", "s", "dy", "m", "r"}, {"dx", "ds", "db"}),
+                  {{"x", MakeTensor<float>({3, 1}, {1000 - d, 1000, 1000 + d})},
+                   {"s", MakeTensor<float>({1}, {1})},
+                   {"dy", MakeTensor<float>({3, 1}, {1, 0, 0})},
+                   {"m", MakeTensor<float>({1}, {1000})},
+                   {"r", MakeTensor<float>({1}, {128})}});
+  ExpectTensorNear(ws->GetTensor("dx"), {3, 1}, {128.0 / 3, -128.0 / 3, 0}, 1e-4, 1e-6);
+  ExpectTensorNear(ws->GetTensor("ds"), {1}, {-1});
+  ExpectTensorNear(ws->GetTensor("db"), {1}, {1});
+}
+
 TEST(LayerNormGradient, Plain) {
   // Row X = [-1, 1, 3], mean 1, std 2: xhat = [-1, 0, 1]. dY = [1, 0, 0]: mean(dY) = 1/3,
   // mean(dY * xhat) = -1/3; dX = (dY - 1/3 + xhat/3) / 2 = [1/6, -1/6, 0].

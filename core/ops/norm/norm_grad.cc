@@ -1,5 +1,6 @@
-// Gradient kernels of the normalizations (conventions in core/ops/GRADIENTS.md; makers in core/ops/norm/makers.cc; the forward op's
-// arguments are copied onto the gradient op). float and double; sums in double.
+// Gradient kernels of the normalizations (conventions in core/ops/GRADIENTS.md; makers in
+// core/ops/norm/makers.cc; the forward op's arguments are copied onto the gradient op). float and
+// double; sums in double.
 //
 // SpatialBNGradient (X, scale, dY, saved_mean, saved_inv_std) -> (dX, dscale, dbias), per channel
 // c over its M = N*HxW values, with xhat = (x - mean) * rstd:
@@ -19,9 +20,9 @@
 #include <cmath>
 
 #include "core/operator.h"
-#include "core/ops/norm/norm.h"
 #include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
+#include "core/ops/norm/norm.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -60,11 +61,10 @@ class SpatialBNGradientOp final : public Operator {
   template <typename T>
   const T* Channel(int i, int64_t c) const {
     const Tensor& t = Input(i);
-    PARITY_ENFORCE(t.dtype() == DataTypeOf<T>::value && t.numel() == c, ErrorKind::kShapeMismatch,
-                   label(), ": input '", InputName(i), "' must be ",
-                   DataTypeName(DataTypeOf<T>::value), " with ", c,
-                   " elements (one per channel of X ", Input(0).DebugString(), "), got ",
-                   t.DebugString());
+    PARITY_ENFORCE(
+        t.dtype() == DataTypeOf<T>::value && t.numel() == c, ErrorKind::kShapeMismatch, label(),
+        ": input '", InputName(i), "' must be ", DataTypeName(DataTypeOf<T>::value), " with ", c,
+        " elements (one per channel of X ", Input(0).DebugString(), "), got ", t.DebugString());
     return t.data<T>();
   }
 
@@ -114,7 +114,10 @@ class SpatialBNGradientOp final : public Operator {
         dscale_ += gd * (xd - mean_) * rstd_;
       }
     });
-    // dX = a * dY + b * x + k per channel.
+    // dX = a * dY + b * (x - mean) + k per channel. Centering first matters: with the mean folded
+    // into k, b * x and k are large and cancel in T when a channel's mean is large against its
+    // spread (the forward kernel's fix, the same way; campaigns with training-mode SpatialBN in
+    // nets found it as a nonzero gradient of a bias whose true gradient is 0).
     const double m = static_cast<double>(l.n * l.hxw);
     const Eigen::ArrayXd sr = ConstArrayMap<T>(scale, l.c).template cast<double>() * rstd_;
     if (is_test_ || m == 0) {
@@ -124,7 +127,7 @@ class SpatialBNGradientOp final : public Operator {
     } else {
       a_ = sr;
       b_ = -sr * rstd_ * dscale_ / m;
-      k_ = -sr * (dbias_ / m) - b_ * mean_;
+      k_ = -sr * (dbias_ / m);
     }
     Tensor* dX = Output(0);
     Tensor* dScale = Output(1);
@@ -136,10 +139,12 @@ class SpatialBNGradientOp final : public Operator {
       ConstArrayMap<T> gv(g + off, len);
       ConstArrayMap<T> xv(x + off, len);
       if (c >= 0) {
-        out = static_cast<T>(a_[c]) * gv + static_cast<T>(b_[c]) * xv + static_cast<T>(k_[c]);
+        out = static_cast<T>(a_[c]) * gv + static_cast<T>(b_[c]) * (xv - static_cast<T>(mean_[c])) +
+              static_cast<T>(k_[c]);
       } else {
         for (int64_t j = 0; j < len; ++j) {
-          out[j] = static_cast<T>(a_[j]) * gv[j] + static_cast<T>(b_[j]) * xv[j] +
+          out[j] = static_cast<T>(a_[j]) * gv[j] +
+                   static_cast<T>(b_[j]) * (xv[j] - static_cast<T>(mean_[j])) +
                    static_cast<T>(k_[j]);
         }
       }
@@ -164,9 +169,8 @@ PARITY_OP_SCHEMA(SpatialBNGradient)
     .NotDifferentiable()
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
-      const BNLayout l =
-          BNDims(in[0].dims, IsNCHW(args.Get<std::string>("order"), args.op_label()),
-                 args.op_label());
+      const BNLayout l = BNDims(in[0].dims, IsNCHW(args.Get<std::string>("order"), args.op_label()),
+                                args.op_label());
       TensorType per_channel{in[0].dtype, {l.c}, true};
       return std::vector<TensorType>{in[0], per_channel, per_channel};
     })
@@ -178,8 +182,9 @@ PARITY_OP_SCHEMA(SpatialBNGradient)
     .OutputDoc(0, "dX", "Gradient of X.")
     .OutputDoc(1, "dscale", "[C] gradient of scale.")
     .OutputDoc(2, "dbias", "[C] gradient of bias.")
-    .Doc("Gradient of SpatialBN (training: through the batch statistics; is_test=1: with the "
-         "given statistics held constant).");
+    .Doc(
+        "Gradient of SpatialBN (training: through the batch statistics; is_test=1: with the "
+        "given statistics held constant).");
 PARITY_REGISTER_CPU_OPERATOR(SpatialBNGradient, SpatialBNGradientOp);
 
 // ---------------------------------------------------------------------------------------------
@@ -189,13 +194,13 @@ class LayerNormGradientOp final : public Operator {
  public:
   LayerNormGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws), axis_(Arg<int64_t>("axis")), affine_(Arg<bool>("elementwise_affine")) {
-    PARITY_ENFORCE(affine_ ? (InputSize() == 6 && OutputSize() == 3)
-                           : (InputSize() == 5 && OutputSize() == 1),
-                   ErrorKind::kBadArgument, label(),
-                   affine_ ? ": elementwise_affine=1 takes (dY, Y, mean, std, X, gamma) -> "
-                             "(dX, dgamma, dbeta)"
-                           : ": takes (dY, Y, mean, std, X) -> dX unless elementwise_affine=1",
-                   ", got ", InputSize(), " inputs and ", OutputSize(), " outputs");
+    PARITY_ENFORCE(
+        affine_ ? (InputSize() == 6 && OutputSize() == 3) : (InputSize() == 5 && OutputSize() == 1),
+        ErrorKind::kBadArgument, label(),
+        affine_ ? ": elementwise_affine=1 takes (dY, Y, mean, std, X, gamma) -> "
+                  "(dX, dgamma, dbeta)"
+                : ": takes (dY, Y, mean, std, X) -> dX unless elementwise_affine=1",
+        ", got ", InputSize(), " inputs and ", OutputSize(), " outputs");
   }
 
   void Run() override {
@@ -206,8 +211,8 @@ class LayerNormGradientOp final : public Operator {
  private:
   void Expect(int i, const Tensor& t, const std::vector<int64_t>& dims, DataType dtype,
               const char* what) const {
-    PARITY_ENFORCE(t.dims() == dims && t.dtype() == dtype, ErrorKind::kShapeMismatch, label(),
-                   ": ", what, " '", InputName(i), "' must be ", DataTypeName(dtype), " ",
+    PARITY_ENFORCE(t.dims() == dims && t.dtype() == dtype, ErrorKind::kShapeMismatch, label(), ": ",
+                   what, " '", InputName(i), "' must be ", DataTypeName(dtype), " ",
                    ShapeString(dims), ", got ", t.DebugString());
   }
 
@@ -226,8 +231,8 @@ class LayerNormGradientOp final : public Operator {
     if (affine_) {
       const Tensor& t = Input(5);
       PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == n, ErrorKind::kShapeMismatch, label(),
-                     ": gamma '", InputName(5), "' must be ", DataTypeName(X.dtype()), " with ",
-                     n, " elements (X ", X.DebugString(), " from axis ", axis, "), got ",
+                     ": gamma '", InputName(5), "' must be ", DataTypeName(X.dtype()), " with ", n,
+                     " elements (X ", X.DebugString(), " from axis ", axis, "), got ",
                      t.DebugString());
       gamma = t.data<T>();
     }
@@ -246,7 +251,9 @@ class LayerNormGradientOp final : public Operator {
     for (int64_t i = 0; i < m; ++i) {
       auto dyr = ConstArrayMap<T>(dy + i * n, n).template cast<double>();
       const double inv = 1.0 / static_cast<double>(sd[i]);
-      xhat_ = (ConstArrayMap<T>(x + i * n, n).template cast<double>() - static_cast<double>(mean[i])) * inv;
+      xhat_ =
+          (ConstArrayMap<T>(x + i * n, n).template cast<double>() - static_cast<double>(mean[i])) *
+          inv;
       if (affine_) {
         dgamma_ += dyr * xhat_;
         dbeta_ += dyr;
@@ -277,15 +284,15 @@ class LayerNormGradientOp final : public Operator {
 PARITY_OP_SCHEMA(LayerNormGradient)
     .NumInputs(5, 6)
     .NumOutputs(1, 3)
-    .NumInputsOutputs([](int in, int out) { return (in == 5 && out == 1) || (in == 6 && out == 3); },
+    .NumInputsOutputs([](int in,
+                         int out) { return (in == 5 && out == 1) || (in == 6 && out == 3); },
                       "(dY, Y, mean, std, X) -> dX, or with gamma -> (dX, dgamma, dbeta)")
     .Apply(norm_util::LayerNormArgs)
     .NotDifferentiable()
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
-      const int axis = CanonicalAxis(args.Get<int64_t>("axis"),
-                                     static_cast<int>(in[4].dims.size()), args.op_label(), "axis",
-                                     in[4].dims);
+      const int axis = CanonicalAxis(args.Get<int64_t>("axis"), static_cast<int>(in[4].dims.size()),
+                                     args.op_label(), "axis", in[4].dims);
       std::vector<TensorType> out{in[4]};
       if (def.output_size() == 3) {
         TensorType param{in[4].dtype,
