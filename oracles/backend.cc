@@ -26,8 +26,8 @@ bool Backend::SupportsDtype(int data_type) const {
 
 bool RegisterBackend(std::unique_ptr<Backend> backend) {
   const std::string name = backend->name();
-  PARITY_ENFORCE(!name.empty() && !Backends().count(name), ErrorKind::kInternal,
-                 "backend '", name, "' registered twice (or without a name)");
+  PARITY_ENFORCE(!name.empty() && !Backends().count(name), ErrorKind::kInternal, "backend '", name,
+                 "' registered twice (or without a name)");
   Backends()[name] = std::move(backend);
   return true;
 }
@@ -47,8 +47,7 @@ const Backend& GetBackend(const std::string& name) {
   if (const Backend* backend = FindBackend(name)) return *backend;
   std::string known;
   for (const auto& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
-  throw MakeError(ErrorKind::kBadArgument, "unknown engine '", name, "' (registered: ", known,
-                  ")");
+  throw MakeError(ErrorKind::kBadArgument, "unknown engine '", name, "' (registered: ", known, ")");
 }
 
 Blobs CaseInputs(const Case& c) {

@@ -33,7 +33,7 @@ using Blobs = std::map<std::string, caffe2::TensorProto>;
 struct OpTrace {
   int op_index = 0;  // position in the main net (init-net ops are not traced)
   std::string op_type;
-  Blobs outputs;     // every tensor output of the op right after it ran
+  Blobs outputs;  // every tensor output of the op right after it ran
 };
 
 struct BackendRun {
@@ -104,7 +104,7 @@ std::vector<std::string> ComparedBlobs(const Case& c);
 
 #define PARITY_BACKEND_CONCAT_INNER(a, b) a##b
 #define PARITY_BACKEND_CONCAT(a, b) PARITY_BACKEND_CONCAT_INNER(a, b)
-#define PARITY_REGISTER_BACKEND(...)                                               \
+#define PARITY_REGISTER_BACKEND(...)                                                 \
   static const bool PARITY_BACKEND_CONCAT(parity_registered_backend_, __COUNTER__) = \
       ::parity::oracles::RegisterBackend(__VA_ARGS__)
 

@@ -24,11 +24,11 @@ namespace parity::oracles {
 const std::vector<std::string>& DefaultOracles();
 
 struct CheckRequest {
-  std::vector<std::string> oracles;  // empty: DefaultOracles()
+  std::vector<std::string> oracles;    // empty: DefaultOracles()
   std::string backend = "production";  // the backend under test, by registered name
-  std::string tolerance;  // a tolerance class; "": the loosest class of the case's ops
-  bool full_jacobian = false;  // gradient: every input element on its own, too
-  bool localize = true;        // blame the first diverging op
+  std::string tolerance;               // a tolerance class; "": the loosest class of the case's ops
+  bool full_jacobian = false;          // gradient: every input element on its own, too
+  bool localize = true;                // blame the first diverging op
   // Set (by a signal handler) to stop between oracles: the rest are NOT_APPLICABLE, "interrupted".
   const std::atomic<bool>* stop = nullptr;
 };

@@ -19,8 +19,8 @@ std::optional<Finding> CompareRuns(const Case& c, const BackendRun& a, const Bac
     if (!BitwiseEqual(x->second, y->second)) {
       Finding finding = MakeFinding("determinism", c, "nondeterministic",
                                     what + ": blob '" + blob + "' differs between runs");
-      Comparison comparison = CompareWithTruth(x->second, x->second, y->second,
-                                               GetToleranceClass("exact"));
+      Comparison comparison =
+          CompareWithTruth(x->second, x->second, y->second, GetToleranceClass("exact"));
       AddComparison(&finding, blob, x->second, y->second, comparison);
       return finding;
     }

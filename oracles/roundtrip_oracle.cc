@@ -48,10 +48,10 @@ OracleResult CheckRoundTrip(const Case& c, const OracleOptions& options) {
       auto x = original.blobs.find(blob), y = again.blobs.find(blob);
       if (x == original.blobs.end() || y == again.blobs.end()) continue;
       if (!BitwiseEqual(x->second, y->second)) {
-        return {MakeFinding("roundtrip", c, "value mismatch",
-                            std::string("blob '") + blob + "' differs after a " + form +
-                                " round trip"),
-                ""};
+        return {
+            MakeFinding("roundtrip", c, "value mismatch",
+                        std::string("blob '") + blob + "' differs after a " + form + " round trip"),
+            ""};
       }
     }
   }

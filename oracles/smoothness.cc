@@ -21,6 +21,7 @@ Derivative DerivativeFromSamples(const std::map<double, double>& samples) {
   const double fine = (4 * d4 - d2) / 3;
   Derivative out;
   out.value = fine;
+  out.uncertainty = std::abs(coarse - fine);
   const double scale = std::max({std::abs(d1), std::abs(d2), std::abs(d4), 1e-3});
   // The gap between the one-sided slopes is about step·f'' on a smooth function, so it halves
   // with the step; at a kink sitting exactly at x (where the central differences agree with each

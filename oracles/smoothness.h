@@ -25,6 +25,10 @@ using Direction = std::map<std::string, std::vector<double>>;  // per input blob
 struct Derivative {
   double value = 0;
   bool smooth = true;
+  // How far the two Richardson extrapolations (steps h and h/2) disagree: the finite
+  // differences' own error is about this or less (a kink too small for `smooth` to see leaves
+  // its mark here). A comparison with the derivative allows it.
+  double uncertainty = 0;
 };
 
 // From f at every sample point (t -> f(t)).

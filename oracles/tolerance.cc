@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "core/proto/error.h"
@@ -80,7 +80,8 @@ Comparison CompareWithTruth(const caffe2::TensorProto& expected,
   if (expected_dims != actual_dims) {
     out.ok = false;
     out.error_class = "shape mismatch";
-    out.detail = "expected dims " + ShapeString(expected_dims) + ", got " + ShapeString(actual_dims);
+    out.detail =
+        "expected dims " + ShapeString(expected_dims) + ", got " + ShapeString(actual_dims);
     return out;
   }
   bool expected_float = IsFloatingProto(expected);
