@@ -13,11 +13,6 @@
 namespace parity::oracles {
 namespace {
 
-// The f32 reference's own rounding of a projection, times this, is allowed on top of the
-// tolerance (the gradient oracle's kF32PeerFactor, for the same reason: production sums in
-// another order than the naive loops).
-constexpr double kF32PeerFactor = 8.0;
-
 const OpSchema* SchemaOf(const caffe2::OperatorDef& op) {
   return OpSchemaRegistry::Find(op.type());
 }
@@ -30,63 +25,35 @@ bool ReadsDifferentiably(const caffe2::OperatorDef& op, const std::string& blob)
   return false;
 }
 
-// Σ_y ⟨weights[y], y⟩ after the reference runs `c` from `inputs`; nullopt when it fails.
-std::optional<double> WeightedOutputs(const Case& c, const Blobs& inputs,
-                                      const OutputWeights& weights) {
-  Case copy = c;
-  copy.clear_inputs();
-  for (const auto& [name, tensor] : inputs) *copy.add_inputs() = tensor;
-  BackendRun run = GetBackend(kReference).Run(copy);
-  if (run.error) return std::nullopt;
-  double f = 0;
-  for (const auto& [y, w] : weights) {
-    auto it = run.blobs.find(y);
-    if (it == run.blobs.end()) return std::nullopt;
-    std::vector<double> values = ProtoValues(it->second);
-    if (values.size() != w.size()) return std::nullopt;
-    for (size_t i = 0; i < values.size(); ++i) f += w[i] * values[i];
-  }
-  return f;
-}
-
-std::optional<Derivative> SuffixDerivative(const Case& suffix, const Blobs& state,
-                                           const OutputWeights& weights, const Direction& dir) {
-  std::map<double, double> f;
-  for (double t : FdSamplePoints()) {
-    auto value = WeightedOutputs(suffix, ShiftInputs(state, dir, t), weights);
-    if (!value) return std::nullopt;
-    f[t] = *value;
-  }
-  return DerivativeFromSamples(f);
-}
-
-// ⟨gradient of `blob` in `run`, w⟩, or nullopt when the run has no such gradient blob or its dims
-// are not `dims` (the blob's own).
-std::optional<double> Projection(const BackendRun* run,
-                                 const std::map<std::string, std::string>& gradient_of,
-                                 const std::string& blob, const caffe2::TensorProto& value,
-                                 const std::vector<double>& w) {
-  if (run == nullptr || run->error) return std::nullopt;
-  auto g = gradient_of.find(blob);
-  if (g == gradient_of.end()) return 0.0;
-  auto it = run->blobs.find(g->second);
-  if (it == run->blobs.end()) return std::nullopt;
-  if (!std::equal(it->second.dims().begin(), it->second.dims().end(), value.dims().begin(),
-                  value.dims().end())) {
-    return std::nullopt;
-  }
-  std::vector<double> values = ProtoValues(it->second);
-  if (values.size() != w.size()) return std::nullopt;
-  double sum = 0;
-  for (size_t i = 0; i < w.size(); ++i) sum += values[i] * w[i];
-  return sum;
-}
-
 std::string OpName(const caffe2::NetDef& net, int index) {
   return "op #" + std::to_string(index) + " (" + net.op(index).type() + ")";
 }
 
 }  // namespace
+
+std::optional<Projected> GradientProjection(const BackendRun& run,
+                                            const std::map<std::string, std::string>& gradient_of,
+                                            const std::string& blob,
+                                            const caffe2::TensorProto& value,
+                                            const std::vector<double>& w) {
+  if (run.error) return std::nullopt;
+  auto g = gradient_of.find(blob);
+  if (g == gradient_of.end()) return Projected{};
+  auto it = run.blobs.find(g->second);
+  if (it == run.blobs.end()) return std::nullopt;
+  if (!std::equal(it->second.dims().begin(), it->second.dims().end(), value.dims().begin(),
+                  value.dims().end())) {
+    return std::nullopt;
+  }
+  const std::vector<double> values = ProtoValues(it->second);
+  if (values.size() != w.size()) return std::nullopt;
+  Projected out;
+  for (size_t i = 0; i < w.size(); ++i) {
+    out.value += values[i] * w[i];
+    out.scale += std::abs(values[i] * w[i]);
+  }
+  return out;
+}
 
 Case OpAloneCase(const Case& c, int index, const Blobs& state) {
   const caffe2::OperatorDef& original = c.net().op(index);
@@ -216,23 +183,19 @@ BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
     Case suffix = c;
     suffix.mutable_net()->clear_op();
     for (int k = candidate.producer + 1; k < n; ++k) *suffix.mutable_net()->add_op() = net.op(k);
-    auto derivative = SuffixDerivative(suffix, state, weights, {{candidate.blob, w}});
+    auto derivative = WeightedOutputDerivative(suffix, state, weights, {{candidate.blob, w}});
     if (!derivative || !derivative->smooth) continue;  // no verdict on this blob
-    auto analytic = Projection(runs.production, gradient_of, candidate.blob, value, w);
+    const std::optional<Projected> analytic =
+        GradientProjection(*runs.production, gradient_of, candidate.blob, value, w);
     const double numeric = derivative->value;
-    double allowed = atol + rtol * std::abs(numeric);
     if (analytic) {
-      auto g = gradient_of.find(candidate.blob);
-      if (g != gradient_of.end() && runs.production->blobs.count(g->second)) {
-        std::vector<double> values = ProtoValues(runs.production->blobs.at(g->second));
-        for (size_t i = 0; i < values.size() && i < w.size(); ++i) {
-          allowed += rtol * std::abs(values[i] * w[i]);
-        }
+      double allowed = atol + rtol * (analytic->scale + std::abs(numeric));
+      if (runs.reference64 != nullptr && runs.reference32 != nullptr) {
+        auto a64 = GradientProjection(*runs.reference64, gradient_of, candidate.blob, value, w);
+        auto a32 = GradientProjection(*runs.reference32, gradient_of, candidate.blob, value, w);
+        if (a64 && a32) allowed += kF32PeerFactor * std::abs(a32->value - a64->value);
       }
-      auto a64 = Projection(runs.reference64, gradient_of, candidate.blob, value, w);
-      auto a32 = Projection(runs.reference32, gradient_of, candidate.blob, value, w);
-      if (a64 && a32) allowed += kF32PeerFactor * std::abs(*a32 - *a64);
-      if (std::abs(*analytic - numeric) <= allowed) continue;
+      if (std::abs(analytic->value - numeric) <= allowed) continue;
     }
     std::ostringstream values;
     values.precision(9);
@@ -240,7 +203,7 @@ BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
            << (gradient_of.count(candidate.blob) ? "'" + gradient_of.at(candidate.blob) + "'"
                                                  : std::string("none built"))
            << ") is wrong: projection "
-           << (analytic ? std::to_string(*analytic) : std::string("missing or misshapen"))
+           << (analytic ? std::to_string(analytic->value) : std::string("missing or misshapen"))
            << ", finite differences of the rest of the net " << numeric;
     blame.blob = candidate.blob;
     std::vector<int> consumers;

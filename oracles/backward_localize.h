@@ -28,8 +28,15 @@
 #include "core/proto/parity.pb.h"
 #include "oracles/backend.h"
 #include "oracles/oracle.h"
+#include "oracles/smoothness.h"
 
 namespace parity::oracles {
+
+// The f32 reference's own rounding of a gradient projection, times this, is allowed on top of a
+// gradient tolerance: production sums in another order (blocked, vectorized) than the naive loops,
+// whose error differs by a factor of a few; 8 is that factor with margin (the gradient oracle
+// explains where it applies).
+inline constexpr double kF32PeerFactor = 8.0;
 
 inline constexpr char kGradientMaker[] = "gradient maker";
 inline constexpr char kGradientWiring[] = "gradient wiring";
@@ -41,14 +48,24 @@ struct BackwardBlame {
   std::string detail;       // readable: values, and why maker or wiring
 };
 
-// The objective whose gradient the backward net computes: Σ_y ⟨weights[y], y⟩.
-using OutputWeights = std::map<std::string, std::vector<double>>;
-
 struct BackwardRuns {
   const BackendRun* production = nullptr;   // the backward net under test (every blob)
   const BackendRun* reference64 = nullptr;  // the reference's runs of the same backward net, or
   const BackendRun* reference32 = nullptr;  // null (they size the f32 rounding allowance)
 };
+
+// ⟨the gradient `run` holds for `blob` (gradient_of names it), w⟩ and Σ|gradient·w| (the scale of
+// its rounding); 0 when the backward pass built no gradient for `blob`; nullopt when `run` lacks
+// that gradient or its dims are not `value`'s (the blob's own).
+struct Projected {
+  double value = 0;
+  double scale = 0;
+};
+std::optional<Projected> GradientProjection(const BackendRun& run,
+                                            const std::map<std::string, std::string>& gradient_of,
+                                            const std::string& blob,
+                                            const caffe2::TensorProto& value,
+                                            const std::vector<double>& w);
 
 // Checks one op's maker alone: the gradient oracle on a one-op case, without localization.
 using SingleOpCheck = std::function<OracleResult(const Case&)>;

@@ -7,26 +7,37 @@
 namespace parity::oracles {
 namespace {
 
-// Whether `run` matches the truth on every compared blob.
-bool AgreesWithTruth(const Case& c, const BackendRun& truth, const BackendRun& f32,
-                     const BackendRun& run, const OracleOptions& options) {
+// `run` against the truth on every compared blob: a finding holding each blob out of tolerance
+// (or missing on one side), or nothing when all agree.
+std::optional<Finding> CompareWithTruthRun(const Case& c, const BackendRun& truth,
+                                           const BackendRun& f32, const BackendRun& run,
+                                           const OracleOptions& options) {
+  std::optional<Finding> finding;
   for (const std::string& blob : ComparedBlobs(c)) {
     auto expected = truth.blobs.find(blob);
     auto actual = run.blobs.find(blob);
+    if (expected == truth.blobs.end() && actual == run.blobs.end()) continue;
     if (expected == truth.blobs.end() || actual == run.blobs.end()) {
-      if ((expected == truth.blobs.end()) != (actual == run.blobs.end())) return false;
+      std::string side = expected == truth.blobs.end() ? "the reference" : "production";
+      if (!finding) {
+        finding =
+            MakeFinding("forward", c, "missing output", side + " did not produce '" + blob + "'");
+      }
       continue;
     }
     auto reference_f32 = f32.blobs.find(blob);
-    if (!CompareWithTruth(
-             expected->second,
-             reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second,
-             actual->second, options.tolerance)
-             .ok) {
-      return false;
+    Comparison comparison = CompareWithTruth(
+        expected->second,
+        reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second, actual->second,
+        options.tolerance);
+    if (comparison.ok) continue;
+    if (!finding) {
+      finding = MakeFinding("forward", c, comparison.error_class,
+                            "blob '" + blob + "': " + comparison.detail);
     }
+    AddComparison(&*finding, blob, expected->second, actual->second, comparison);
   }
-  return true;
+  return finding;
 }
 
 OracleResult CheckForward(const Case& c, const OracleOptions& options) {
@@ -57,37 +68,13 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
   }
   BackendRun f32 = exact ? truth : GetBackend(kReferenceF32).Run(c, traced);
 
-  std::optional<Finding> finding;
-  for (const std::string& blob : ComparedBlobs(c)) {
-    auto expected = truth.blobs.find(blob);
-    auto actual = production.blobs.find(blob);
-    if (expected == truth.blobs.end() && actual == production.blobs.end()) continue;
-    if (expected == truth.blobs.end() || actual == production.blobs.end()) {
-      std::string side = expected == truth.blobs.end() ? "the reference" : "production";
-      if (!finding) {
-        finding =
-            MakeFinding("forward", c, "missing output", side + " did not produce '" + blob + "'");
-      }
-      continue;
-    }
-    auto reference_f32 = f32.blobs.find(blob);
-    Comparison comparison = CompareWithTruth(
-        expected->second,
-        reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second, actual->second,
-        options.tolerance);
-    if (comparison.ok) continue;
-    if (!finding) {
-      finding = MakeFinding("forward", c, comparison.error_class,
-                            "blob '" + blob + "': " + comparison.detail);
-    }
-    AddComparison(&*finding, blob, expected->second, actual->second, comparison);
-  }
+  std::optional<Finding> finding = CompareWithTruthRun(c, truth, f32, production, options);
   if (!finding) return {};
   if (options.localize) {
     const BackendRun in_order = options.backend->Run(c, traced);
     Blame blame = Localize(c.net(), CaseInputs(c), in_order, truth, f32, options.tolerance);
     if (blame.op_index < 0 && !in_order.error &&
-        AgreesWithTruth(c, truth, f32, in_order, options)) {
+        !CompareWithTruthRun(c, truth, f32, in_order, options)) {
       // Every op is right when run in order: the executor put them together wrongly.
       const std::string executor = c.net().type().empty() ? "simple" : c.net().type();
       finding->set_blamed_op_path("executor '" + executor + "'");

@@ -86,37 +86,9 @@ struct Problem {
   Blobs base_inputs;
 };
 
-// f = ⟨v, y⟩ on the f64 reference with the inputs replaced by `shifted`; nullopt when it fails.
-std::optional<double> Objective(const Problem& p, const Blobs& shifted) {
-  Case copy = *p.c;
-  copy.clear_inputs();
-  for (const auto& [name, tensor] : p.base_inputs) {
-    auto it = shifted.find(name);
-    *copy.add_inputs() = it == shifted.end() ? tensor : it->second;
-  }
-  BackendRun run = GetBackend(kReference).Run(copy);
-  if (run.error) return std::nullopt;
-  double f = 0;
-  for (const auto& y : p.outputs) {
-    auto it = run.blobs.find(y);
-    if (it == run.blobs.end()) return std::nullopt;
-    std::vector<double> values = ProtoValues(it->second);
-    const std::vector<double>& w = p.v.at(y);
-    if (values.size() != w.size()) return std::nullopt;
-    for (size_t i = 0; i < values.size(); ++i) f += w[i] * values[i];
-  }
-  return f;
-}
-
-// d/dt f(x + t·dir) at 0, with whether f looked smooth there (oracles/smoothness.h).
+// d/dt ⟨v, y(x + t·dir)⟩ at 0 on the f64 reference, with whether it looked smooth there.
 std::optional<Derivative> DirectionalDerivative(const Problem& p, const Direction& dir) {
-  std::map<double, double> f;  // t -> f(x + t·dir)
-  for (double t : FdSamplePoints()) {
-    auto value = Objective(p, ShiftInputs(p.base_inputs, dir, t));
-    if (!value) return std::nullopt;
-    f[t] = *value;
-  }
-  return DerivativeFromSamples(f);
+  return WeightedOutputDerivative(*p.c, p.base_inputs, p.v, dir);
 }
 
 OracleResult CheckGradient(const Case& c, const OracleOptions& options);
@@ -304,9 +276,8 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   // backward net in f32 with its naive loops: its distance from the f64 reference on this
   // projection measures the rounding this computation carries in f32. Production may sum in
   // another order (blocked, vectorized), whose error differs from the naive order's by a factor
-  // of a few; kF32PeerFactor = 8 is that factor with margin. Run only when a projection is off,
-  // so passing cases pay nothing.
-  constexpr double kF32PeerFactor = 8.0;
+  // of a few; kF32PeerFactor (oracles/backward_localize.h) is that factor with margin. Run only
+  // when a projection is off, so passing cases pay nothing.
   // The reference's runs of the backward net, f64 and f32: made once, when the allowance below or
   // the localization at the end first needs them.
   std::optional<BackendRun> peer64, peer32;
@@ -319,16 +290,10 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     run_peers();
     if (!peer64->error && !peer32->error) {
       auto projection = [&](const BackendRun& run, const std::string& x) -> std::optional<double> {
-        auto g = pass.gradient_of.find(x);
-        if (g == pass.gradient_of.end()) return 0.0;
-        auto it = run.blobs.find(g->second);
-        if (it == run.blobs.end()) return std::nullopt;
-        std::vector<double> values = ProtoValues(it->second);
-        const std::vector<double>& u = p.u.at(x);
-        if (values.size() != u.size()) return std::nullopt;
-        double sum = 0;
-        for (size_t i = 0; i < u.size(); ++i) sum += values[i] * u[i];
-        return sum;
+        auto projected =
+            GradientProjection(run, pass.gradient_of, x, p.base_inputs.at(x), p.u.at(x));
+        if (!projected) return std::nullopt;
+        return projected->value;
       };
       // One realization of f32 rounding can land near zero by luck (the f32 reference's sum
       // happening to cancel better than production's), so the rounding is sampled

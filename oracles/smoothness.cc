@@ -52,6 +52,41 @@ Blobs ShiftInputs(const Blobs& base, const Direction& dir, double t) {
   return shifted;
 }
 
+namespace {
+
+// The objective after the reference runs `c` from `inputs`; nullopt when it cannot be formed.
+std::optional<double> WeightedOutputs(const Case& c, const Blobs& inputs,
+                                      const OutputWeights& weights) {
+  Case copy = c;
+  copy.clear_inputs();
+  for (const auto& [name, tensor] : inputs) *copy.add_inputs() = tensor;
+  BackendRun run = GetBackend(kReference).Run(copy);
+  if (run.error) return std::nullopt;
+  double f = 0;
+  for (const auto& [y, w] : weights) {
+    auto it = run.blobs.find(y);
+    if (it == run.blobs.end()) return std::nullopt;
+    std::vector<double> values = ProtoValues(it->second);
+    if (values.size() != w.size()) return std::nullopt;
+    for (size_t i = 0; i < values.size(); ++i) f += w[i] * values[i];
+  }
+  return f;
+}
+
+}  // namespace
+
+std::optional<Derivative> WeightedOutputDerivative(const Case& c, const Blobs& inputs,
+                                                   const OutputWeights& weights,
+                                                   const Direction& dir) {
+  std::map<double, double> f;  // t -> objective(inputs + t·dir)
+  for (double t : FdSamplePoints()) {
+    auto value = WeightedOutputs(c, ShiftInputs(inputs, dir, t), weights);
+    if (!value) return std::nullopt;
+    f[t] = *value;
+  }
+  return DerivativeFromSamples(f);
+}
+
 std::string LocateKink(const Case& c, const Blobs& base, const Direction& dir) {
   std::map<double, BackendRun> runs;
   for (double t : FdSamplePoints()) {

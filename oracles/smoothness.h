@@ -7,6 +7,7 @@
 #define PARITY_ORACLES_SMOOTHNESS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,15 @@ Derivative DerivativeFromSamples(const std::map<double, double>& f);
 
 // `base` with every input named in `dir` moved by t·dir, as f64 tensors.
 Blobs ShiftInputs(const Blobs& base, const Direction& dir, double t);
+
+// The objective the gradient checks differentiate: Σ_y ⟨weights[y], y⟩ over output blobs y.
+using OutputWeights = std::map<std::string, std::vector<double>>;
+
+// d/dt of the objective at t = 0, with `c`'s net run on the f64 reference from `inputs` moved by
+// t·dir; nullopt when a run fails or an output is missing or misshapen.
+std::optional<Derivative> WeightedOutputDerivative(const Case& c, const Blobs& inputs,
+                                                   const OutputWeights& weights,
+                                                   const Direction& dir);
 
 // The first op (execution order) of `c`'s net with an output element that is not smooth along
 // `dir` on the f64 reference: "op #2 (Relu) output 'h' element 5". Its inputs are smooth (they are
