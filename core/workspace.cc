@@ -13,8 +13,18 @@ Workspace::Workspace(Workspace* parent) : parent_(parent) {}
 
 Workspace::Workspace(Workspace* parent, const std::map<std::string, std::string>& forwarded)
     : parent_(parent), read_through_parent_(false) {
+  AddForwarding(parent, forwarded, false);
+}
+
+void Workspace::AddForwarding(Workspace* parent,
+                              const std::map<std::string, std::string>& forwarded,
+                              bool skip_defined) {
   PARITY_ENFORCE(parent != nullptr, ErrorKind::kInternal, "forwarding blobs needs a parent");
+  PARITY_ENFORCE(!read_through_parent_ || parent_ == nullptr, ErrorKind::kInternal,
+                 "a workspace that reads through to its parent cannot forward blobs");
+  read_through_parent_ = false;
   for (const auto& [inner, outer] : forwarded) {
+    if (skip_defined && HasBlob(inner)) continue;
     PARITY_ENFORCE(parent->HasBlob(outer), ErrorKind::kMissingBlob, "blob '", outer,
                    "' bound to inner blob '", inner, "' does not exist in the parent workspace");
     forwarded_[inner] = {parent, outer};

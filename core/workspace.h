@@ -43,6 +43,12 @@ class Workspace {
   // Creates a new local blob even when a parent has one of that name (shadowing).
   Blob* CreateLocalBlob(const std::string& name);
   bool RemoveBlob(const std::string& name);
+  // Adds forwarded blobs (inner name -> blob `outer` of `parent`; kMissingBlob when absent), as
+  // Caffe2's AddBlobMapping. With `skip_defined`, an inner name already visible here keeps what
+  // it names (how a gradient Do reuses its forward workspace's local blobs). Workspaces made
+  // with forwarded blobs only: they never read through to a parent.
+  void AddForwarding(Workspace* parent, const std::map<std::string, std::string>& forwarded,
+                     bool skip_defined);
   // Local blob names, sorted; with `include_parents`, every visible name.
   std::vector<std::string> Blobs(bool include_parents = false) const;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -146,15 +147,68 @@ caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec) {
 
 namespace {
 
-caffe2::OperatorDef BuildOp(const OpInstance& inst, const std::vector<std::string>& inputs,
-                            const std::vector<std::string>& outputs) {
+// "$<i>" -> inputs[i], "@<j>" -> outputs[j] in the ops of `net` and of the nets nested in them.
+void ResolvePlaceholders(caffe2::NetDef* net, const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs) {
+  auto resolve = [&](std::string* name) {
+    if (name->size() < 2 || ((*name)[0] != '$' && (*name)[0] != '@')) return;
+    if (name->find_first_not_of("0123456789", 1) != std::string::npos) return;
+    const size_t k = std::stoul(name->substr(1));
+    const auto& names = (*name)[0] == '$' ? inputs : outputs;
+    if (k < names.size()) *name = names[k];
+  };
+  for (auto& op : *net->mutable_op()) {
+    for (auto& in : *op.mutable_input()) resolve(&in);
+    for (auto& out : *op.mutable_output()) resolve(&out);
+    for (auto& arg : *op.mutable_arg()) {
+      if (arg.has_n()) ResolvePlaceholders(arg.mutable_n(), inputs, outputs);
+      for (auto& nested : *arg.mutable_nets()) ResolvePlaceholders(&nested, inputs, outputs);
+    }
+  }
+}
+
+// The instance as ops: a CreateScope for each workspace-stack input, then the op itself (inputs in
+// the instance's op order, placeholders in its nets resolved). `inputs` are named by instance
+// input.
+std::vector<caffe2::OperatorDef> BuildOps(const OpInstance& inst,
+                                          const std::vector<std::string>& inputs,
+                                          const std::vector<std::string>& outputs) {
+  std::vector<caffe2::OperatorDef> ops;
+  for (size_t i = 0; i < inst.inputs().size(); ++i) {
+    if (inst.inputs()[i].domain != Domain::kScope) continue;
+    caffe2::OperatorDef create;
+    create.set_type("CreateScope");
+    create.add_output(inputs[i]);
+    ops.push_back(create);
+  }
   caffe2::OperatorDef def;
   def.set_type(inst.type());
-  for (const auto& in : inputs) def.add_input(in);
+  if (inst.op_input_order().empty()) {
+    for (const auto& in : inputs) def.add_input(in);
+  } else {
+    for (int i : inst.op_input_order()) def.add_input(inputs.at(i));
+  }
   for (const auto& out : outputs) def.add_output(out);
-  for (const auto& arg : inst.args()) *def.add_arg() = arg;
-  return def;
+  for (const auto& arg : inst.args()) {
+    caffe2::Argument* added = def.add_arg();
+    *added = arg;
+    if (added->has_n()) ResolvePlaceholders(added->mutable_n(), inputs, outputs);
+    for (auto& nested : *added->mutable_nets()) ResolvePlaceholders(&nested, inputs, outputs);
+  }
+  ops.push_back(def);
+  return ops;
 }
+
+// `values` (one per instance input) in the op's input order.
+template <typename T>
+std::vector<T> InOpOrder(const OpInstance& inst, const std::vector<T>& values) {
+  if (inst.op_input_order().empty()) return values;
+  std::vector<T> ordered;
+  for (int i : inst.op_input_order()) ordered.push_back(values.at(i));
+  return ordered;
+}
+
+bool IsScope(const InputSpec& spec) { return spec.domain == Domain::kScope; }
 
 }  // namespace
 
@@ -164,22 +218,23 @@ rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
     RC_PRE(inst.has_value());
     Case c;
     std::vector<std::string> inputs, outputs;
+    caffe2::NetDef* net = c.mutable_net();
     for (size_t i = 0; i < inst->inputs().size(); ++i) {
       std::string name = "in" + std::to_string(i);
       inputs.push_back(name);
+      if (IsScope(inst->inputs()[i])) continue;  // made by CreateScope, not fed
       *c.add_inputs() = DrawTensor(name, inst->inputs()[i]);
+      net->add_external_input(name);
       if (inst->inputs()[i].differentiable) c.add_grad_inputs(name);
     }
     for (int i = 0; i < inst->num_outputs(); ++i) {
       auto inplace = inst->inplace_outputs().find(i);
       outputs.push_back(inplace != inst->inplace_outputs().end() ? inputs.at(inplace->second)
                                                                  : "out" + std::to_string(i));
+      if (!inst->IsScopeOutput(i)) net->add_external_output(outputs.back());
     }
-    caffe2::NetDef* net = c.mutable_net();
     net->set_name(spec.type() + "_case");
-    *net->add_op() = BuildOp(*inst, inputs, outputs);
-    for (const auto& in : inputs) net->add_external_input(in);
-    for (const auto& out : outputs) net->add_external_output(out);
+    for (auto& op : BuildOps(*inst, inputs, outputs)) *net->add_op() = std::move(op);
     c.set_generator_version(kGeneratorVersion);
     c.set_description("single op " + spec.type());
     return c;
@@ -214,14 +269,29 @@ const std::vector<std::string>& HostileTexts() {
 // One net in 8 has every blob name decorated with a hostile suffix, hostile op names, and a
 // hostile string argument no op reads (Caffe2 ignores unknown arguments): the round-trip oracle
 // prints and re-parses them, every other oracle runs them.
+// Renames every blob of `net`'s ops, of the nets nested in them, and Do's inner_blobs (names in
+// its subnet) with `rename`.
+void RenameBlobs(caffe2::NetDef* net, const std::function<void(std::string*)>& rename) {
+  for (auto& op : *net->mutable_op()) {
+    for (auto& in : *op.mutable_input()) rename(&in);
+    for (auto& out : *op.mutable_output()) rename(&out);
+    for (auto& arg : *op.mutable_arg()) {
+      if (arg.has_n()) RenameBlobs(arg.mutable_n(), rename);
+      for (auto& nested : *arg.mutable_nets()) RenameBlobs(&nested, rename);
+      if (arg.name() == "inner_blobs") {
+        for (auto& inner : *arg.mutable_strings()) rename(&inner);
+      }
+    }
+  }
+}
+
 void DecorateWithHostileText(Case* c) {
   const std::string suffix = *rc::gen::elementOf(HostileTexts());
   if (suffix.empty()) return;  // an empty blob name is not a blob
   auto rename = [&suffix](std::string* name) { *name += suffix; };
   caffe2::NetDef* net = c->mutable_net();
+  RenameBlobs(net, rename);
   for (auto& op : *net->mutable_op()) {
-    for (auto& in : *op.mutable_input()) rename(&in);
-    for (auto& out : *op.mutable_output()) rename(&out);
     op.set_name(*rc::gen::elementOf(HostileTexts()));
     caffe2::Argument* note = op.add_arg();
     note->set_name("parity_note");
@@ -267,6 +337,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
 
     const int num_ops = *rc::gen::inRange(options.min_ops, options.max_ops + 1);
     int param = 0;
+    std::set<std::string> scopes;  // workspace stacks: no tensor, never an external output
     for (int k = 0; k < num_ops; ++k) {
       for (int attempt = 0; attempt < 8; ++attempt) {
         const OpSpec& spec = *SpecRegistry::Find(*rc::gen::elementOf(types));
@@ -276,15 +347,28 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         if (!inst || inst->inputs().empty() || inst->inputs()[0].dtype != DataType::kFloat) {
           continue;
         }
-        std::vector<std::string> inputs = {primary};
+        // An op that updates its primary in place (a loop-carried While, an If without else) must
+        // not overwrite the net's own input: it gets a copy.
+        bool updates_primary = false;
+        for (const auto& [output, input] : inst->inplace_outputs()) {
+          updates_primary = updates_primary || input == 0;
+        }
+        const bool copy_input = updates_primary && primary == "x0";
+        std::vector<std::string> inputs = {copy_input ? "c" + std::to_string(k) : primary};
         std::vector<TensorType> in_types = {types_of[primary]};
-        std::vector<caffe2::TensorProto> new_inputs;
+        std::vector<std::pair<caffe2::TensorProto, bool>> new_inputs;  // value, differentiable
         for (size_t i = 1; i < inst->inputs().size(); ++i) {
           const InputSpec& in = inst->inputs()[i];
+          if (IsScope(in)) {
+            inputs.push_back("ws" + std::to_string(param++));
+            scopes.insert(inputs.back());
+            in_types.push_back(TensorType{DataType::kUndefined, {}, true});
+            continue;
+          }
           std::string name = "p" + std::to_string(param++);
           inputs.push_back(name);
           in_types.push_back(TensorType{in.dtype, in.dims, true});
-          new_inputs.push_back(DrawTensor(name, Tame(in)));
+          new_inputs.emplace_back(DrawTensor(name, Tame(in)), in.differentiable);
         }
         std::vector<std::string> outputs;
         bool inplace_on_primary = false;
@@ -297,13 +381,21 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
             outputs.push_back("t" + std::to_string(k) + (j ? "_" + std::to_string(j) : ""));
           }
         }
-        if (inplace_on_primary) continue;
-        caffe2::OperatorDef def = BuildOp(*inst, inputs, outputs);
+        std::vector<caffe2::OperatorDef> built = BuildOps(*inst, inputs, outputs);
+        if (copy_input) {
+          caffe2::OperatorDef copy;
+          copy.set_type("Copy");
+          copy.add_input(primary);
+          copy.add_output(inputs[0]);
+          built.insert(built.begin(), copy);
+        }
+        caffe2::OperatorDef def = built.back();
+        built.pop_back();
         std::vector<TensorType> out_types;
         try {
           const OpSchema& schema = OpSchemaRegistry::Get(def.type());
           schema.Verify(def);
-          out_types = schema.InferShapes(def, in_types);
+          out_types = schema.InferShapes(def, InOpOrder(*inst, in_types));
         } catch (const Error&) {
           continue;
         }
@@ -314,16 +406,18 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         if (!fits) continue;
         // Sometimes run in place on the primary input, where the schema allows it.
         const OpSchema& schema = OpSchemaRegistry::Get(def.type());
-        if (schema.IsInplaceAllowed(0, 0) && out_types[0].dims == dims && primary != "x0" &&
+        if (!inplace_on_primary && inst->op_input_order().empty() &&
+            schema.IsInplaceAllowed(0, 0) && out_types[0].dims == dims && primary != "x0" &&
             *rc::gen::inRange(0, 8) == 0) {
           def.set_output(0, primary);
           outputs[0] = primary;
         }
-        for (size_t i = 0; i < new_inputs.size(); ++i) {
-          *c.add_inputs() = new_inputs[i];
-          net->add_external_input(new_inputs[i].name());
-          if (inst->inputs()[i + 1].differentiable) c.add_grad_inputs(new_inputs[i].name());
+        for (const auto& [value, differentiable] : new_inputs) {
+          *c.add_inputs() = value;
+          net->add_external_input(value.name());
+          if (differentiable) c.add_grad_inputs(value.name());
         }
+        for (auto& op : built) *net->add_op() = std::move(op);
         *net->add_op() = def;
         for (size_t j = 0; j < outputs.size(); ++j) {
           // Statistics outputs carry no gradient: a loss built on them would differ from what
@@ -350,7 +444,8 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
     std::vector<std::string> sinks;
     for (int i = net->op_size() - 1; i >= 0; --i) {
       for (const auto& out : net->op(i).output()) {
-        if (!read_later.count(out) && std::find(sinks.begin(), sinks.end(), out) == sinks.end()) {
+        if (!read_later.count(out) && !scopes.count(out) &&
+            std::find(sinks.begin(), sinks.end(), out) == sinks.end()) {
           sinks.push_back(out);
         }
       }

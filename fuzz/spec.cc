@@ -1,12 +1,12 @@
 #include "fuzz/spec.h"
 
+#include <rapidcheck.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
-
-#include <rapidcheck.h>
 
 #include "oracles/op_facts.h"
 
@@ -35,6 +35,12 @@ int OpInstance::IndexInput(const std::vector<int64_t>& dims, int64_t bound, Data
 int OpInstance::ShapeInput(const std::vector<int64_t>& values, DataType dtype) {
   int i = Input({static_cast<int64_t>(values.size())}, Domain::kShape, dtype);
   inputs_[i].values = values;
+  inputs_[i].differentiable = false;
+  return i;
+}
+
+int OpInstance::ScopeInput() {
+  int i = Input({}, Domain::kScope, DataType::kUndefined);
   inputs_[i].differentiable = false;
   return i;
 }

@@ -50,6 +50,7 @@ enum class Domain {
   kIndex,  // integers in [0, bound)
   kBool,   // true / false
   kShape,  // the exact values given (shape inputs, split sizes)
+  kScope,  // a workspace stack: the generator puts CreateScope before the op, draws no tensor
 };
 
 struct InputSpec {
@@ -62,6 +63,10 @@ struct InputSpec {
 };
 
 // One op with its inputs' descriptions; input i is named by the generator.
+//
+// Control ops carry nets in their arguments. Ops of those nets that run in the op's own workspace
+// (If, While) name the op's blobs by placeholder: "$<i>" is the blob of instance input i, "@<j>"
+// that of output j; the generator replaces them (in nested nets too) with the names it picks.
 class OpInstance {
  public:
   explicit OpInstance(const std::string& type, int num_outputs = 1);
@@ -72,6 +77,21 @@ class OpInstance {
   int IndexInput(const std::vector<int64_t>& dims, int64_t bound,
                  DataType dtype = DataType::kInt32);
   int ShapeInput(const std::vector<int64_t>& values, DataType dtype = DataType::kInt64);
+  // A workspace stack made by CreateScope (Do's last input).
+  int ScopeInput();
+  // Any input, described in full (control specs copy the inputs of the ops in their nets).
+  int AddInput(const InputSpec& spec) {
+    inputs_.push_back(spec);
+    return static_cast<int>(inputs_.size()) - 1;
+  }
+  void SetNumOutputs(int n) { num_outputs_ = n; }
+  // The op's inputs are the instance inputs in this order (default: as added). Lets input 0 of
+  // the instance, the one nets chain through, be a later input of the op (If's condition first).
+  OpInstance& OpInputOrder(std::vector<int> order) {
+    op_input_order_ = std::move(order);
+    return *this;
+  }
+  const std::vector<int>& op_input_order() const { return op_input_order_; }
   void NotDifferentiable(int input) { inputs_[input].differentiable = false; }
   // Output `output` is written in place over input `input` (an op that updates a state blob,
   // such as SpatialBN's running statistics in training). In nets the input is a fresh parameter,
@@ -81,6 +101,19 @@ class OpInstance {
     return *this;
   }
   const std::map<int, int>& inplace_outputs() const { return inplace_outputs_; }
+  // Output `output` is a workspace stack (CreateScope), not a tensor: never an external output.
+  OpInstance& ScopeOutput(int output) {
+    scope_outputs_.push_back(output);
+    return *this;
+  }
+  bool IsScopeOutput(int output) const {
+    for (int j : scope_outputs_) {
+      if (j == output) return true;
+    }
+    auto inplace = inplace_outputs_.find(output);
+    return inplace != inplace_outputs_.end() &&
+           inputs_.at(inplace->second).domain == Domain::kScope;
+  }
 
   OpInstance& Arg(const std::string& name, int64_t value);
   OpInstance& Arg(const std::string& name, float value);
@@ -103,6 +136,8 @@ class OpInstance {
   std::vector<InputSpec> inputs_;
   std::vector<caffe2::Argument> args_;
   std::map<int, int> inplace_outputs_;  // output -> input it overwrites
+  std::vector<int> op_input_order_;
+  std::vector<int> scope_outputs_;
 };
 
 using Primary = std::vector<int64_t>;

@@ -1,5 +1,7 @@
 #include "oracles/op_facts.h"
 
+#include <functional>
+
 #include "oracles/tolerance.h"
 
 namespace parity::oracles {
@@ -8,6 +10,19 @@ namespace {
 OpFactsLookup& Lookup() {
   static auto* lookup = new OpFactsLookup();
   return *lookup;
+}
+
+// Every op of `net` and of the nets nested in its ops' arguments (control ops, step nets): the
+// tolerance of a control op is that of the ops it runs.
+void ForEachOp(const caffe2::NetDef& net,
+               const std::function<void(const caffe2::OperatorDef&)>& fn) {
+  for (const auto& op : net.op()) {
+    fn(op);
+    for (const auto& arg : op.arg()) {
+      if (arg.has_n()) ForEachOp(arg.n(), fn);
+      for (const auto& nested : arg.nets()) ForEachOp(nested, fn);
+    }
+  }
 }
 
 }  // namespace
@@ -24,14 +39,16 @@ std::optional<OpTestFacts> FindOpFacts(const std::string& op_type) {
 
 std::string ToleranceForNet(const caffe2::NetDef& net) {
   std::vector<std::string> names;
-  for (const auto& op : net.op()) {
+  ForEachOp(net, [&names](const caffe2::OperatorDef& op) {
     std::optional<OpTestFacts> facts = FindOpFacts(op.type());
     names.push_back(facts ? facts->tolerance : "default");
-  }
+  });
   return Loosest(names).name;
 }
 
 std::string SkipReason(const caffe2::NetDef& net, const std::string& oracle) {
+  // Top-level ops only: a skip describes the op's own case (LE has no gradient), not a control op
+  // that runs it in a condition net. Control specs keep ops with skips out of their nets.
   for (const auto& op : net.op()) {
     std::optional<OpTestFacts> facts = FindOpFacts(op.type());
     if (!facts) continue;

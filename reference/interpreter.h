@@ -74,8 +74,10 @@
 //     invalid rows: dG = 0, dH_prev = dH (0 with drop_states).
 // Not ops in Caffe2 (their makers emit other forward ops), hence absent here: Exp, Log, Sqrt,
 // Sqr, Pow, Neg, Scale, MatMul, BatchMatMul, Reshape, Transpose, Concat, Split, ... gradients.
-// Composite gradients (RecurrentNetworkGradient, gradient Do/If/While) are finite-differences
-// only; see FiniteDifferenceOnlyOps().
+// The gradient control ops are the control ops themselves with is_gradient_op set: a gradient Do
+// pops the workspace its forward Do left (see reference/ops/control.cc); gradient If and While
+// run generated gradient nets like any If and While. RecurrentNetworkGradient is
+// finite-differences only; see FiniteDifferenceOnlyOps().
 #ifndef PARITY_REFERENCE_INTERPRETER_H_
 #define PARITY_REFERENCE_INTERPRETER_H_
 

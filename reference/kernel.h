@@ -30,6 +30,9 @@ class Workspace {
   void SetBindings(std::map<std::string, std::pair<Workspace*, std::string>> bindings) {
     bindings_ = std::move(bindings);
   }
+  const std::map<std::string, std::pair<Workspace*, std::string>>& bindings() const {
+    return bindings_;
+  }
 
   // The blob `name` as seen from here, or nullptr.
   Value<T>* Find(const std::string& name) {

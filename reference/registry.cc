@@ -169,15 +169,6 @@ std::map<std::string, std::string> FiniteDifferenceOnlyOps() {
        "composite: its meaning is the backward pass of the unrolled step net over links, aliases "
        "and per-step workspaces, which is exactly the machinery under test; the reference checks "
        "it by central finite differences of RecurrentNetwork (unrolled) instead"},
-      {"Do (is_gradient_op)",
-       "gradient Do pops the saved forward workspace and runs a generated gradient net in it; its "
-       "result is defined as the derivative of the forward Do, checked by finite differences"},
-      {"If (gradient)",
-       "the gradient If is an ordinary If over generated gradient nets (runs here), but its "
-       "correctness is defined by finite differences of the forward If"},
-      {"While (gradient)",
-       "the gradient While loops gradient Dos over the stack of saved forward workspaces "
-       "(HasScope as condition); checked by finite differences of the forward While"},
   };
 }
 

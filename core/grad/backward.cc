@@ -26,6 +26,53 @@ struct Generator {
   bool has_device_option = false;
 };
 
+// Renames the writes of `from` to `to` in `net`, and the reads that follow a write, descending
+// into the nets of ops that run in the same workspace. Returns whether `net` wrote it.
+bool RenameWritesInNet(caffe2::NetDef* net, const std::string& from, const std::string& to,
+                       bool written);
+
+bool RenameWritesInOp(caffe2::OperatorDef* op, const std::string& from, const std::string& to,
+                      bool written) {
+  for (auto& in : *op->mutable_input()) {
+    if (written && in == from) in = to;
+  }
+  bool writes = false;
+  // If and While run their nets in the op's own workspace; Do's net names blobs of its own.
+  if (op->type() == "If" || op->type() == "While") {
+    for (auto& arg : *op->mutable_arg()) {
+      if (arg.has_n() && (arg.name() == "then_net" || arg.name() == "else_net" ||
+                          arg.name() == "loop_net" || arg.name() == "cond_net")) {
+        writes = RenameWritesInNet(arg.mutable_n(), from, to, written) || writes;
+      }
+    }
+  }
+  for (auto& out : *op->mutable_output()) {
+    if (out == from) {
+      out = to;
+      writes = true;
+    }
+  }
+  return writes;
+}
+
+bool RenameWritesInNet(caffe2::NetDef* net, const std::string& from, const std::string& to,
+                       bool written) {
+  bool writes = false;
+  for (auto& op : *net->mutable_op())
+    writes = RenameWritesInOp(&op, from, to, written || writes) || writes;
+  return writes;
+}
+
+// Renames output `index` of gradient op `op` to `to`. A gradient If or While writes that blob from
+// the nets it runs, so the writes there (and the reads after them) are renamed with it.
+void RenameGradientOutput(caffe2::OperatorDef* op, int index, const std::string& to) {
+  const std::string from = op->output(index);
+  if (op->type() == "If" || op->type() == "While") {
+    RenameWritesInOp(op, from, to, false);
+  }
+  op->set_output(index, to);
+}
+
 class IR {
  public:
   explicit IR(const std::vector<caffe2::OperatorDef>& ops) {
@@ -244,7 +291,7 @@ class IR {
         const std::string old_name = meta->ops[k].output(i);
         if (!live.count(old_name)) continue;
         const std::string fresh = "_" + old_name + "_ssa_" + std::to_string(renames_++);
-        meta->ops[k].set_output(i, fresh);
+        RenameGradientOutput(&meta->ops[k], i, fresh);
         for (size_t later = k + 1; later < meta->ops.size(); ++later) {
           for (int j = 0; j < meta->ops[later].input_size(); ++j) {
             if (meta->ops[later].input(j) == old_name) meta->ops[later].set_input(j, fresh);
@@ -302,7 +349,7 @@ class IR {
           first_op = false;
         } else {
           out = "_" + out + "_autosplit_" + std::to_string(count++);
-          ops_[gen.op].set_output(gen.index, out);
+          RenameGradientOutput(&ops_[gen.op], gen.index, out);
         }
         sum_inputs.push_back(out);
       } else {

@@ -7,10 +7,13 @@
 //   followed by outputs-minus-scope; every outer name bound exactly once). Each run pushes a
 //   child (reusing the slot's workspace if one was allocated before) unless reuse_workspace=1 and
 //   the stack is non-empty, in which case the top workspace runs again with its local blobs.
-//   A gradient Do (is_gradient_op) is finite-differences only (see FiniteDifferenceOnlyOps).
+//   A gradient Do (is_gradient_op) pops the top workspace instead (the one its forward Do
+//   left) and adds its bindings there except for names already visible in it, so its net reads
+//   the forward net's local blobs; an empty stack is an error.
 // * If(cond bool[1]) runs then_net or else_net in the SAME workspace.
 // * While(cond) repeats: run cond_net (if any) in the same workspace, read input 0, stop when
-//   false, else run loop_net; more than max_loop_iterations passes -> kResourceLimit.
+//   false, else run loop_net; more passes than max_iterations (argument; default the runner's
+//   max_loop_iterations) -> kResourceLimit.
 #include <set>
 
 #include "reference/ops/util.h"
@@ -53,9 +56,6 @@ void HasScope(OpContext<T>& c) {
 
 template <typename T>
 void Do(OpContext<T>& c) {
-  PARITY_ENFORCE(!c.def.is_gradient_op(), ErrorKind::kUnknownOp,
-                 "gradient Do is finite-differences only in the reference: ",
-                 FiniteDifferenceOnlyOps().at("Do (is_gradient_op)"));
   const int n_in = c.InputSize() - 1, n_out = c.OutputSize() - 1;
   PARITY_ENFORCE(c.InputName(n_in) == c.OutputName(n_out), ErrorKind::kBadArgument,
                  "the last input and the last output of Do must be the same scope blob, got '",
@@ -88,18 +88,30 @@ void Do(OpContext<T>& c) {
                  "every outer blob of Do must be bound by inner_blobs/outer_blobs_idx");
   for (int i = 0; i < n_in; ++i) c.Input(i);  // Bound inputs must exist (Caffe2 checks too).
 
-  auto stack = ScopeInput(c, n_in, true);
+  auto stack = ScopeInput(c, n_in, false);
   std::shared_ptr<Workspace<T>> child;
-  if (c.args.Bool("reuse_workspace") && stack->top >= 0) {
+  if (c.def.is_gradient_op()) {
+    PARITY_ENFORCE(!c.args.Bool("reuse_workspace"), ErrorKind::kBadArgument,
+                   "a gradient Do cannot set reuse_workspace");
+    PARITY_ENFORCE(stack->top >= 0, ErrorKind::kBadArgument, "workspace stack '", c.InputName(n_in),
+                   "' is empty: a gradient Do pops its forward Do's workspace");
+    child = stack->workspaces[stack->top--];
+    auto merged = child->bindings();
+    for (const auto& [inner, target] : bindings) {
+      if (child->Find(inner) == nullptr) merged[inner] = target;
+    }
+    child->SetBindings(merged);
+  } else if (c.args.Bool("reuse_workspace") && stack->top >= 0) {
     child = stack->workspaces[stack->top];
+    child->SetBindings(bindings);
   } else {
     ++stack->top;
     if (stack->top == static_cast<int>(stack->workspaces.size())) {
       stack->workspaces.push_back(std::make_shared<Workspace<T>>(nullptr));
     }
     child = stack->workspaces[stack->top];
+    child->SetBindings(bindings);
   }
-  child->SetBindings(bindings);
   c.runner->RunNet(child.get(), net, false);
   Value<T> scope;
   scope.dtype = DType::kScope;
@@ -130,7 +142,8 @@ void While(OpContext<T>& c) {
   const caffe2::NetDef loop = c.args.Net("loop_net");
   const bool has_cond = c.args.Has("cond_net");
   const caffe2::NetDef cond = has_cond ? c.args.Net("cond_net") : caffe2::NetDef();
-  const int64_t cap = c.runner->options().max_loop_iterations;
+  const int64_t cap = c.args.Has("max_iterations") ? c.args.Int("max_iterations")
+                                                   : c.runner->options().max_loop_iterations;
   for (int64_t pass = 0;; ++pass) {
     if (has_cond) c.runner->RunNet(c.ws, cond, false);
     if (!Condition(c)) return;
@@ -162,7 +175,13 @@ void RegisterControlOps(Registry* r) {
   // by name, and Do's workspace stack is both its last input and its last output.
   r->Add({"If", 1, -1, 0, -1, {{"then_net", ""}, {"else_net", ""}}, PARITY_REF_KERNEL(If)})
       .any_inplace = true;
-  r->Add({"While", 1, -1, 0, -1, {{"loop_net", ""}, {"cond_net", ""}}, PARITY_REF_KERNEL(While)})
+  r->Add({"While",
+          1,
+          -1,
+          0,
+          -1,
+          {{"loop_net", ""}, {"cond_net", ""}, {"max_iterations", ""}},
+          PARITY_REF_KERNEL(While)})
       .any_inplace = true;
 }
 

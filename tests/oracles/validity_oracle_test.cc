@@ -80,21 +80,13 @@ TEST(ValidityOracle, ANetBothHalvesRejectIsBadInputNotAFinding) {
 }
 
 TEST(ValidityOracle, AnOpOneEngineLacksIsACapabilityGapNotAFinding) {
-  // The reference runs If; production has no control flow yet.
+  // The reference runs RecurrentNetwork (unrolled); production has no RNN yet.
   Case c = ReluThenTanh();
-  caffe2::OperatorDef cond = MakeOp("ConstantFill", {}, {"cond"});
-  auto* shape = cond.add_arg();
-  shape->set_name("shape");
-  shape->add_ints(1);
-  auto* dtype = cond.add_arg();
-  dtype->set_name("dtype");
-  dtype->set_i(5);  // BOOL
-  caffe2::OperatorDef branch = MakeOp("If", {"cond"}, {});
-  auto* then_net = branch.add_arg();
-  then_net->set_name("then_net");
-  then_net->mutable_n()->set_name("then");
-  *c.mutable_net()->add_op() = cond;
-  *c.mutable_net()->add_op() = branch;
+  caffe2::OperatorDef rnn = MakeOp("RecurrentNetwork", {"x"}, {"scratch"});
+  auto* step_net = rnn.add_arg();
+  step_net->set_name("step_net");
+  step_net->mutable_n()->set_name("step");
+  *c.mutable_net()->add_op() = rnn;
   const OracleVerdict verdict = Verdict(c, "validity", "production");
   EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
   EXPECT_NE(verdict.reason().find("unknown op"), std::string::npos) << verdict.reason();

@@ -89,11 +89,32 @@ TEST(Control, DoBindsBlobsIntoAChildScope) {
         RunOps({Op("CreateScope", {}, {"ws"}), unbound}, {{"x", F({1}, {1})}});
       },
       ErrorKind::kBadArgument);
+  // A gradient Do pops the workspace its forward Do left: on a fresh stack there is none.
   ExpectError(
       [&] {
         RunOps({Op("CreateScope", {}, {"ws"}), Op(do_op).Gradient()}, {{"x", F({1}, {1})}});
       },
-      ErrorKind::kUnknownOp);
+      ErrorKind::kBadArgument);
+}
+
+TEST(Control, GradientDoPopsTheForwardWorkspaceAndReadsItsLocals) {
+  // Forward: tmp = Relu(ix) stays local in the child. The gradient Do reads tmp there (a saved
+  // forward blob) and its own binding g -> y_grad, and writes gx -> x_grad; then the stack is empty.
+  const auto forward = Op("Do", {"x", "ws"}, {"y", "ws"})
+                           .Net("net", MakeNet({Op("Relu", {"ix"}, {"tmp"}),
+                                                Op("Scale", {"tmp"}, {"iy"}).F("scale", 2)}))
+                           .Strs("inner_blobs", {"ix", "iy"})
+                           .Ints("outer_blobs_idx", {0, 1});
+  const auto backward = Op("Do", {"y_grad", "ws"}, {"x_grad", "ws"})
+                            .Net("net", MakeNet({Op("Mul", {"g", "tmp"}, {"gx"})}))
+                            .Strs("inner_blobs", {"g", "gx"})
+                            .Ints("outer_blobs_idx", {0, 1})
+                            .Gradient();
+  RunResult r = RunOps({Op("CreateScope", {}, {"ws"}), forward, backward,
+                        Op("HasScope", {"ws"}, {"has"})},
+                       {{"x", F({2}, {-1, 3})}, {"y_grad", F({2}, {10, 10})}});
+  EXPECT_VALUES_NEAR(r.blobs.at("x_grad"), (std::vector<double>{0, 30}), 0);
+  EXPECT_EQ(IntValues(r.blobs.at("has")), (std::vector<int64_t>{0}));
 }
 
 TEST(Control, DoReuseWorkspaceKeepsLocals) {
