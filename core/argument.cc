@@ -1,5 +1,7 @@
 #include "core/argument.h"
 
+#include <google/protobuf/text_format.h>
+
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -174,11 +176,16 @@ std::vector<T> ArgumentHelper::GetVector(const std::string& name) const {
   return spec == nullptr ? std::vector<T>{} : VectorFromDefault<T>(spec->default_value);
 }
 
-const caffe2::NetDef& ArgumentHelper::GetNet(const std::string& name) const {
+caffe2::NetDef ArgumentHelper::GetNet(const std::string& name) const {
   const caffe2::Argument* arg = Find(name);
   if (arg == nullptr) Missing(label_, name);
-  if (!arg->has_n()) WrongKind(label_, *arg, "a net");
-  return arg->n();
+  if (arg->has_n()) return arg->n();
+  if (!arg->has_s()) WrongKind(label_, *arg, "a net");
+  caffe2::NetDef net;
+  PARITY_ENFORCE(google::protobuf::TextFormat::ParseFromString(arg->s(), &net),
+                 ErrorKind::kBadArgument, label_, ": argument '", name,
+                 "' is a string that does not parse as a NetDef in text format");
+  return net;
 }
 
 std::vector<caffe2::NetDef> ArgumentHelper::GetNets(const std::string& name) const {

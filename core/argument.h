@@ -34,7 +34,9 @@ class ArgumentHelper {
   // T: float, double, int, int64_t, std::string. A missing list with no default is empty.
   template <typename T>
   std::vector<T> GetVector(const std::string& name) const;
-  const caffe2::NetDef& GetNet(const std::string& name) const;
+  // A NetDef argument: field n, or the net in protobuf text format in field s (Caffe2's
+  // recurrent_net passes step nets as text); kBadArgument when the text does not parse.
+  caffe2::NetDef GetNet(const std::string& name) const;
   std::vector<caffe2::NetDef> GetNets(const std::string& name) const;
   const caffe2::TensorProto& GetTensorProto(const std::string& name) const;
 

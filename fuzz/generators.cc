@@ -147,23 +147,37 @@ caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec) {
 
 namespace {
 
-// "$<i>" -> inputs[i], "@<j>" -> outputs[j] in the ops of `net` and of the nets nested in them.
+// "$<i>" -> inputs[i], "@<j>" -> outputs[j], also with a suffix after the number ("$0_grad" ->
+// inputs[0] + "_grad", as RecurrentNetwork's gradient links name them).
+void ResolvePlaceholder(std::string* name, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs) {
+  if (name->size() < 2 || ((*name)[0] != '$' && (*name)[0] != '@')) return;
+  size_t end = name->find_first_not_of("0123456789", 1);
+  if (end == 1) return;
+  if (end == std::string::npos) end = name->size();
+  const size_t k = std::stoul(name->substr(1, end - 1));
+  const auto& names = (*name)[0] == '$' ? inputs : outputs;
+  if (k < names.size()) *name = names[k] + name->substr(end);
+}
+
+// Placeholders in an argument: its string list (blob names such as RecurrentNetwork's links) and
+// the nets in it.
+void ResolvePlaceholders(caffe2::NetDef* net, const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs);
+void ResolveArgument(caffe2::Argument* arg, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs) {
+  for (auto& str : *arg->mutable_strings()) ResolvePlaceholder(&str, inputs, outputs);
+  if (arg->has_n()) ResolvePlaceholders(arg->mutable_n(), inputs, outputs);
+  for (auto& nested : *arg->mutable_nets()) ResolvePlaceholders(&nested, inputs, outputs);
+}
+
+// Placeholders in the ops of `net` and of the nets nested in them.
 void ResolvePlaceholders(caffe2::NetDef* net, const std::vector<std::string>& inputs,
                          const std::vector<std::string>& outputs) {
-  auto resolve = [&](std::string* name) {
-    if (name->size() < 2 || ((*name)[0] != '$' && (*name)[0] != '@')) return;
-    if (name->find_first_not_of("0123456789", 1) != std::string::npos) return;
-    const size_t k = std::stoul(name->substr(1));
-    const auto& names = (*name)[0] == '$' ? inputs : outputs;
-    if (k < names.size()) *name = names[k];
-  };
   for (auto& op : *net->mutable_op()) {
-    for (auto& in : *op.mutable_input()) resolve(&in);
-    for (auto& out : *op.mutable_output()) resolve(&out);
-    for (auto& arg : *op.mutable_arg()) {
-      if (arg.has_n()) ResolvePlaceholders(arg.mutable_n(), inputs, outputs);
-      for (auto& nested : *arg.mutable_nets()) ResolvePlaceholders(&nested, inputs, outputs);
-    }
+    for (auto& in : *op.mutable_input()) ResolvePlaceholder(&in, inputs, outputs);
+    for (auto& out : *op.mutable_output()) ResolvePlaceholder(&out, inputs, outputs);
+    for (auto& arg : *op.mutable_arg()) ResolveArgument(&arg, inputs, outputs);
   }
 }
 
@@ -192,8 +206,7 @@ std::vector<caffe2::OperatorDef> BuildOps(const OpInstance& inst,
   for (const auto& arg : inst.args()) {
     caffe2::Argument* added = def.add_arg();
     *added = arg;
-    if (added->has_n()) ResolvePlaceholders(added->mutable_n(), inputs, outputs);
-    for (auto& nested : *added->mutable_nets()) ResolvePlaceholders(&nested, inputs, outputs);
+    ResolveArgument(added, inputs, outputs);
   }
   ops.push_back(def);
   return ops;
@@ -288,6 +301,11 @@ void RenameBlobs(caffe2::NetDef* net, const std::function<void(std::string*)>& r
 void DecorateWithHostileText(Case* c) {
   const std::string suffix = *rc::gen::elementOf(HostileTexts());
   if (suffix.empty()) return;  // an empty blob name is not a blob
+  // RecurrentNetwork derives blob names ("<state>_grad", "<input>_grad") that a suffix would
+  // separate from the names its links spell out: its nets keep their names.
+  for (const auto& op : c->net().op()) {
+    if (op.type() == "RecurrentNetwork") return;
+  }
   auto rename = [&suffix](std::string* name) { *name += suffix; };
   caffe2::NetDef* net = c->mutable_net();
   RenameBlobs(net, rename);

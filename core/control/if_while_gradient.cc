@@ -62,17 +62,6 @@ std::string BranchInputGradient(const caffe2::NetDef& branch, const SubnetGradie
   return it == grad.gradient_of.end() ? "" : it->second;
 }
 
-caffe2::OperatorDef ZeroFill(const std::string& like, const std::string& output) {
-  caffe2::OperatorDef fill;
-  fill.set_type("ConstantFill");
-  fill.add_input(like);
-  fill.add_output(output);
-  caffe2::Argument* value = fill.add_arg();
-  value->set_name("value");
-  value->set_f(0.0f);
-  return fill;
-}
-
 Ops IfGradient(GradientContext& g) {
   const caffe2::OperatorDef& def = g.def();
   std::vector<std::string> g_output = OutputGradients(g);
@@ -114,7 +103,7 @@ Ops IfGradient(GradientContext& g) {
     for (auto [grad, from] :
          {std::make_pair(&then_grad, from_then), std::make_pair(&else_grad, from_else)}) {
       if (from.empty()) {
-        *grad->net.add_op() = ZeroFill(blob, target);
+        *grad->net.add_op() = ZeroFillLike(blob, target);
       } else if (from != target) {
         *grad->net.add_op() = CopyOp(from, target);
       }
@@ -190,7 +179,7 @@ Ops WhileGradient(GradientContext& g) {
     sum.add_input(step);
     sum.add_output(accum);
     *loop.net.add_op() = sum;
-    before.push_back(ZeroFill(blob, accum));
+    before.push_back(ZeroFillLike(blob, accum));
     after.push_back(CopyOp(accum, grad));
   }
   // Loop-carried gradients travel in a carrier blob "<grad>_carry": copied in before the loop,

@@ -70,7 +70,7 @@ Ops DedupeOutputGradients(const caffe2::OperatorDef& def, std::vector<std::strin
 
 std::vector<std::string> OutputGradients(const GradientContext& g) {
   std::vector<std::string> out;
-  for (int j = 0; j < g.num_outputs(); ++j) out.push_back(g.HasGO(j) ? g.GO(j) : "");
+  for (int j = 0; j < g.num_outputs(); ++j) out.push_back(g.ProvidedGO(j));
   return out;
 }
 

@@ -26,7 +26,7 @@ std::mutex& EntriesMutex() {
 
 GradientContext::GradientContext(const caffe2::OperatorDef& def,
                                  const std::vector<std::string>& g_output)
-    : def_(def), g_output_(g_output), g_input_(def.input_size()) {}
+    : def_(def), g_output_(g_output), g_input_(def.input_size()), zero_filled_(def.output_size()) {}
 
 const std::string& GradientContext::I(int i) const {
   PARITY_ENFORCE(i >= 0 && i < def_.input_size(), ErrorKind::kBadArgument, OpLabel(def_),
@@ -53,11 +53,32 @@ bool GradientContext::HasGO(int i) const {
   return i >= 0 && i < static_cast<int>(g_output_.size()) && !g_output_[i].empty();
 }
 
-const std::string& GradientContext::GO(int i) const {
-  PARITY_ENFORCE(HasGO(i), ErrorKind::kBadArgument, OpLabel(def_),
-                 ": its gradient needs the gradient of output ", i, " ('", O(i),
-                 "'), which nothing downstream provides");
-  return g_output_[i];
+const std::string& GradientContext::GO(int i) {
+  if (HasGO(i)) return g_output_[i];
+  const std::string& output = O(i);  // checks i
+  if (zero_filled_[i].empty()) zero_filled_[i] = output + "_zero_grad";
+  return zero_filled_[i];
+}
+
+Ops GradientContext::ZeroFilledOutputGradients() const {
+  Ops ops;
+  for (size_t i = 0; i < zero_filled_.size(); ++i) {
+    if (zero_filled_[i].empty()) continue;
+    ops.push_back(ZeroFillLike(def_.output(i), zero_filled_[i]));
+    if (def_.has_device_option()) *ops.back().mutable_device_option() = def_.device_option();
+  }
+  return ops;
+}
+
+caffe2::OperatorDef ZeroFillLike(const std::string& like, const std::string& output) {
+  caffe2::OperatorDef fill;
+  fill.set_type("ConstantFill");
+  fill.add_input(like);
+  fill.add_output(output);
+  caffe2::Argument* value = fill.add_arg();
+  value->set_name("value");
+  value->set_f(0.0f);
+  return fill;
 }
 
 std::string GradientContext::GI(int i) {
@@ -122,8 +143,8 @@ bool GradientRegistry::Register(const std::string& type, GradientEntry entry) {
 GradientEntry GradientRegistry::Replace(const std::string& type, GradientEntry entry) {
   std::lock_guard<std::mutex> lock(EntriesMutex());
   auto it = Entries().find(type);
-  PARITY_ENFORCE(it != Entries().end(), ErrorKind::kUnknownOp, "no gradient registered for '",
-                 type, "'");
+  PARITY_ENFORCE(it != Entries().end(), ErrorKind::kUnknownOp, "no gradient registered for '", type,
+                 "'");
   GradientEntry old = std::move(it->second);
   it->second = std::move(entry);
   return old;
@@ -163,6 +184,7 @@ GradientOpsMeta GetGradientForOp(const caffe2::OperatorDef& def,
   g_out.resize(def.output_size());
   GradientContext context(def, g_out);
   GradientOpsMeta meta{entry->maker(context), context.g_input()};
+  const Ops zero_fills = context.ZeroFilledOutputGradients();
   for (caffe2::OperatorDef& op : meta.ops) {
     if (entry->options.copy_device_option && def.has_device_option()) {
       *op.mutable_device_option() = def.device_option();
@@ -173,6 +195,8 @@ GradientOpsMeta GetGradientForOp(const caffe2::OperatorDef& def,
     }
     op.set_is_gradient_op(true);
   }
+  // The zero gradients are not the maker's: they keep no copied arguments.
+  meta.ops.insert(meta.ops.begin(), zero_fills.begin(), zero_fills.end());
   return meta;
 }
 

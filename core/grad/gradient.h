@@ -31,9 +31,13 @@ class GradientContext {
   const caffe2::OperatorDef& def() const { return def_; }
   const std::string& I(int i) const;
   const std::string& O(int i) const;
-  // The gradient of output i; kBadArgument naming the op when the backward pass has none for it.
-  const std::string& GO(int i) const;
+  // The gradient of output i. When nothing downstream provides it, a zero gradient of output i's
+  // shape: "<output>_zero_grad", made by a ConstantFill the gradient ops start with (PyTorch
+  // autograd's rule; Caffe2 raised "gradient of output ... is not provided" instead).
+  const std::string& GO(int i);
   bool HasGO(int i) const;
+  // The gradient of output i that the backward pass provides, or "" (no zero fill).
+  std::string ProvidedGO(int i) const { return HasGO(i) ? g_output_[i] : ""; }
   // Marks input i's gradient as I(i) + "_grad" and returns that name.
   std::string GI(int i);
   // Marks input i's gradient as `name` (pass-through gradients such as Sum's reuse GO(0)).
@@ -47,14 +51,19 @@ class GradientContext {
                          const std::vector<caffe2::Argument>& args = {}) const;
 
   const std::vector<std::string>& g_input() const { return g_input_; }
+  // The ConstantFill ops for the zero gradients GO handed out, to run before the gradient ops.
+  Ops ZeroFilledOutputGradients() const;
 
  private:
   const caffe2::OperatorDef& def_;
   const std::vector<std::string>& g_output_;
   std::vector<std::string> g_input_;
+  std::vector<std::string> zero_filled_;  // per output: the zero gradient's name, or ""
 };
 
 caffe2::Argument IntArg(const std::string& name, int64_t value);
+// ConstantFill(like) -> output, value 0: zeros of `like`'s shape (float).
+caffe2::OperatorDef ZeroFillLike(const std::string& like, const std::string& output);
 caffe2::Argument FloatArg(const std::string& name, float value);
 caffe2::Argument IntsArg(const std::string& name, const std::vector<int64_t>& values);
 

@@ -150,6 +150,37 @@ void RecurrentNetwork(OpContext<T>& c) {
   c.SetOutputShared(c.OutputSize() - 1, std::move(scratch));
 }
 
+// rnn_internal_apply_link(timestep, external) -> (internal, external): internal = rows
+// [t + offset, t + offset + window) of external (production makes it a view; here, a copy).
+template <typename T>
+void ApplyLink(OpContext<T>& c) {
+  const int64_t t = c.Input(0).i()[0];
+  const int64_t offset = c.args.Int("offset"), window = c.args.Int("window");
+  PARITY_ENFORCE(offset >= 0 && window >= 0, ErrorKind::kBadArgument,
+                 "offset and window must be set and >= 0");
+  c.SetOutput(0, Rows(c, c.Input(1), t + offset, window, "link '" + c.OutputName(0) + "'"));
+  c.SetOutput(1, c.Input(1).Clone());
+}
+
+// rnn_internal_accumulate_gradient_input(timestep, og, g) -> g: row t + offset of g += row t of og.
+template <typename T>
+void AccumulateGradientInput(OpContext<T>& c) {
+  const int64_t t = c.Input(0).i()[0];
+  const int64_t offset = c.args.Int("offset");
+  PARITY_ENFORCE(offset >= 0, ErrorKind::kBadArgument, "offset must be set and >= 0");
+  const Value<T>& og = c.Input(1);
+  Value<T> g = c.Input(2).Clone();
+  PARITY_ENFORCE(!g.dims.empty() && g.dims[0] > 0, ErrorKind::kShapeMismatch,
+                 "the gradient must have a time axis, got ", Describe(c, 2));
+  const int64_t row = SizeFromDim(g.dims, 1);
+  PARITY_ENFORCE((t + offset + 1) * row <= g.size() && (t + 1) * row <= og.size(),
+                 ErrorKind::kShapeMismatch, "step ", t, " with offset ", offset, ": row ", t,
+                 " of ", Describe(c, 1), " added to row ", t + offset, " of ", Describe(c, 2),
+                 " is out of bounds");
+  for (int64_t k = 0; k < row; ++k) g.r()[(t + offset) * row + k] += og.r()[t * row + k];
+  c.SetOutput(0, std::move(g));
+}
+
 }  // namespace
 
 void RegisterRecurrentOps(Registry* r) {
@@ -168,14 +199,29 @@ void RegisterRecurrentOps(Registry* r) {
                          {"enable_rnn_executor", "0"},
                          {"param", "[]"},
                          {"param_grads", "[]"},
-                         {"outputs_with_grads", "[]"},
+                         {"outputs_with_grads", "[0]"},
                          {"backward_link_internal", "[]"},
                          {"backward_link_external", "[]"},
                          {"backward_link_offset", "[]"},
-                         {"backward_link_window", "[]"},
                          {"recompute_blobs_on_backward", "[]"},
                          {"num_workspaces", "2"}};
   r->Add({"RecurrentNetwork", 1, -1, 1, -1, args, PARITY_REF_KERNEL(RecurrentNetwork)});
+  r->Add({"rnn_internal_apply_link",
+          2,
+          2,
+          2,
+          2,
+          {{"offset", "-1"}, {"window", "-1"}},
+          PARITY_REF_KERNEL(ApplyLink)})
+      .enforce_inplace = {{1, 1}};
+  r->Add({"rnn_internal_accumulate_gradient_input",
+          3,
+          3,
+          1,
+          1,
+          {{"offset", "-1"}},
+          PARITY_REF_KERNEL(AccumulateGradientInput)})
+      .enforce_inplace = {{2, 0}};
 }
 
 PARITY_REFERENCE_FAMILY(RegisterRecurrentOps);

@@ -3,6 +3,9 @@
 // pass-through gradients, and the version checks.
 #include "core/grad/backward.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/grad/gradient.h"
 #include "tests/test_util.h"
 
@@ -37,8 +40,10 @@ TEST(Backward, BlobUsedTwiceIsAccumulatedWithAutosplitAndSum) {
                                      "SigmoidGradient(z,s_autogen_grad)->(x_grad)",
                                      "ReluGradient(y,s_autogen_grad)->(_x_grad_autosplit_0)",
                                      "Sum(x_grad,_x_grad_autosplit_0)->(x_grad)"}));
-  EXPECT_EQ(pass.gradient_of, (GradMap{{"s", "s_autogen_grad"}, {"x", "x_grad"},
-                                       {"y", "s_autogen_grad"}, {"z", "s_autogen_grad"}}));
+  EXPECT_EQ(pass.gradient_of, (GradMap{{"s", "s_autogen_grad"},
+                                       {"x", "x_grad"},
+                                       {"y", "s_autogen_grad"},
+                                       {"z", "s_autogen_grad"}}));
   EXPECT_EQ(pass.ops[0].arg(0).name(), "value");
   EXPECT_EQ(pass.ops[0].arg(0).f(), 1.0f);
   EXPECT_TRUE(pass.ops[1].is_gradient_op());
@@ -51,10 +56,10 @@ TEST(Backward, ThreeUsersRenameInOrder) {
   Ops forward = {MakeOp("Tanh", {"x"}, {"a"}), MakeOp("Sigmoid", {"x"}, {"b"}),
                  MakeOp("Relu", {"x"}, {"c"}), MakeOp("Sum", {"a", "b", "c"}, {"s"})};
   BackwardPass pass = GetBackwardPass(forward, {{"s", "ds"}});
-  EXPECT_EQ(Show(pass.ops), (Strings{"ReluGradient(c,ds)->(x_grad)",
-                                     "SigmoidGradient(b,ds)->(_x_grad_autosplit_0)",
-                                     "TanhGradient(a,ds)->(_x_grad_autosplit_1)",
-                                     "Sum(x_grad,_x_grad_autosplit_0,_x_grad_autosplit_1)->(x_grad)"}));
+  EXPECT_EQ(Show(pass.ops),
+            (Strings{"ReluGradient(c,ds)->(x_grad)", "SigmoidGradient(b,ds)->(_x_grad_autosplit_0)",
+                     "TanhGradient(a,ds)->(_x_grad_autosplit_1)",
+                     "Sum(x_grad,_x_grad_autosplit_0,_x_grad_autosplit_1)->(x_grad)"}));
 }
 
 TEST(Backward, SameBlobTwiceInOneOpSumsPassThroughGradients) {
@@ -72,16 +77,20 @@ TEST(Backward, InPlaceChain) {
   EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(h)->(h_autogen_grad)",
                                      "ReluGradient(h,h_autogen_grad)->(h_grad)",
                                      "FCGradient(x,w,h_grad)->(w_grad,b_grad,x_grad)"}));
-  EXPECT_EQ(pass.gradient_of, (GradMap{{"b", "b_grad"}, {"h", "h_grad"}, {"w", "w_grad"},
-                                       {"x", "x_grad"}}));
+  EXPECT_EQ(pass.gradient_of,
+            (GradMap{{"b", "b_grad"}, {"h", "h_grad"}, {"w", "w_grad"}, {"x", "x_grad"}}));
 }
 
 TEST(Backward, OverwrittenOutputNeededByGradientIsAnErrorWithHistory) {
   // Sigmoid's gradient needs y at version 0, but the in-place Relu made it version 1.
   Ops forward = {MakeOp("Sigmoid", {"x"}, {"y"}), MakeOp("Relu", {"y"}, {"y"})};
-  ExpectError([&] { GetBackwardPass(forward, {{"y", ""}}); }, ErrorKind::kBadArgument,
-              {"op Sigmoid", "needs output 'y' at version 0", "version 1",
-               "version history of 'y'", "written at version 1 by op Relu"});
+  ExpectError(
+      [&] {
+        GetBackwardPass(forward, {{"y", ""}});
+      },
+      ErrorKind::kBadArgument,
+      {"op Sigmoid", "needs output 'y' at version 0", "version 1", "version history of 'y'",
+       "written at version 1 by op Relu"});
 }
 
 TEST(Backward, StopGradientStopsFlow) {
@@ -96,8 +105,11 @@ TEST(Backward, StopGradientStopsFlow) {
 TEST(Backward, OrphanStopGradientIsRejected) {
   Ops forward = {MakeOp("Relu", {"x"}, {"h"}), MakeOp("StopGradient", {"h"}, {"h_stopped"}),
                  MakeOp("Tanh", {"h"}, {"y"})};
-  ExpectError([&] { GetBackwardPass(forward, {{"y", ""}}); }, ErrorKind::kBadArgument,
-              {"StopGradient's output 'h_stopped' is never read"});
+  ExpectError(
+      [&] {
+        GetBackwardPass(forward, {{"y", ""}});
+      },
+      ErrorKind::kBadArgument, {"StopGradient's output 'h_stopped' is never read"});
 }
 
 TEST(Backward, DeadBranchIsSkipped) {
@@ -122,8 +134,8 @@ TEST(Backward, OpsWithoutGradientInTheMiddle) {
   ASSERT_EQ(pass.ops[2].arg_size(), 2);
   EXPECT_EQ(pass.ops[2].arg(0).name(), "to");
   EXPECT_EQ(pass.ops[2].arg(0).i(), 5);
-  EXPECT_EQ(pass.gradient_of, (GradMap{{"loss", "loss_autogen_grad"}, {"m", "m_grad"},
-                                       {"mf", "mf_grad"}}));
+  EXPECT_EQ(pass.gradient_of,
+            (GradMap{{"loss", "loss_autogen_grad"}, {"m", "m_grad"}, {"mf", "mf_grad"}}));
 }
 
 TEST(Backward, GradientOpsCopyDeviceEngineAndArguments) {
@@ -144,30 +156,62 @@ TEST(Backward, MatMulTransposes) {
   Ops forward = {MakeOp("MatMul", {"a", "b"}, {"c"}, {{"trans_b", 1}})};
   BackwardPass pass = GetBackwardPass(forward, {{"c", "dc"}});
   // C = A Bᵀ: dA = dC B, dB = dCᵀ A (on the 2-D views, then back to the inputs' dims).
-  EXPECT_EQ(Show(pass.ops), (Strings{"MatMul(dc,b)->(_a_grad_2d)", "MatMul(dc,a)->(_b_grad_2d)",
-                                     "ResizeLike(_a_grad_2d,a)->(a_grad)",
-                                     "ResizeLike(_b_grad_2d,b)->(b_grad)"}));
+  EXPECT_EQ(Show(pass.ops),
+            (Strings{"MatMul(dc,b)->(_a_grad_2d)", "MatMul(dc,a)->(_b_grad_2d)",
+                     "ResizeLike(_a_grad_2d,a)->(a_grad)", "ResizeLike(_b_grad_2d,b)->(b_grad)"}));
   EXPECT_EQ(pass.ops[1].arg(0).name(), "trans_a");
   EXPECT_EQ(pass.ops[1].arg(0).i(), 1);
 }
 
 TEST(Backward, ConcatSplitAndMissingOutputGradients) {
-  Ops forward = {MakeOp("Split", {"x"}, {"p", "q"}, {{"axis", 0}}),
-                 MakeOp("Relu", {"q"}, {"y"})};
+  Ops forward = {MakeOp("Split", {"x"}, {"p", "q"}, {{"axis", 0}}), MakeOp("Relu", {"q"}, {"y"})};
   BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});
-  EXPECT_EQ(Show(pass.ops), (Strings{"ConstantFill(y)->(y_autogen_grad)",
-                                     "ReluGradient(y,y_autogen_grad)->(q_grad)",
-                                     "ConstantFill(p)->(_p_zero_grad)",
-                                     "Concat(_p_zero_grad,q_grad)->(x_grad,_x_grad_dims)"}));
+  EXPECT_EQ(Show(pass.ops),
+            (Strings{"ConstantFill(y)->(y_autogen_grad)",
+                     "ReluGradient(y,y_autogen_grad)->(q_grad)", "ConstantFill(p)->(_p_zero_grad)",
+                     "Concat(_p_zero_grad,q_grad)->(x_grad,_x_grad_dims)"}));
 }
 
 TEST(Backward, RegistryErrors) {
   ExpectError([] { GetGradientForOp(MakeOp("Frobnicate", {"x"}, {"y"}), {"dy"}); },
               ErrorKind::kUnknownOp, {"Frobnicate", "no gradient"});
-  ExpectError([] { GetGradientForOp(MakeOp("Softmax", {"x"}, {"y"}), {""}); },
-              ErrorKind::kBadArgument, {"op Softmax", "gradient of output 0 ('y')"});
-  ExpectError([] { GetBackwardPass({MakeOp("Frobnicate", {"x"}, {"y"})}, {{"y", ""}}); },
-              ErrorKind::kUnknownOp, {"backward pass: forward op #0"});
+  ExpectError(
+      [] {
+        GetBackwardPass({MakeOp("Frobnicate", {"x"}, {"y"})}, {{"y", ""}});
+      },
+      ErrorKind::kUnknownOp, {"backward pass: forward op #0"});
+}
+
+// A gradient that needs an output's gradient nobody provides gets zeros of that output's shape
+// (PyTorch's rule; Caffe2 raised "gradient of output ... is not provided"). LSTMUnit's gradient
+// reads both output gradients; only the hidden state's is given, as for the last step of a
+// hand-unrolled LSTM whose loss reads h only.
+TEST(Backward, AMissingOutputGradientIsZeroFilled) {
+  const GradientOpsMeta meta = GetGradientForOp(
+      MakeOp("LSTMUnit", {"h0", "c0", "g", "len", "t"}, {"h", "c"}), {"h_grad", ""});
+  ASSERT_EQ(meta.ops.size(), 2u);
+  EXPECT_EQ(Show(meta.ops[0]), "ConstantFill(c)->(c_zero_grad)");
+  EXPECT_EQ(meta.ops[0].arg_size(), 1);  // value 0 only: the forward op's arguments stay off it
+  EXPECT_EQ(meta.ops[1].type(), "LSTMUnitGradient");
+  EXPECT_NE(std::find(meta.ops[1].input().begin(), meta.ops[1].input().end(), "c_zero_grad"),
+            meta.ops[1].input().end());
+  // And the net runs: the cell gradient through c is zero, so dC_prev = dH path only.
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("LSTMUnit", {"h0", "c0", "g", "len", "t"}, {"h", "c"});
+  const GradMap map = AddGradientOperators(&net, {{"h", ""}});
+  Workspace ws;
+  ws.CreateTensor("h0")->CopyFrom(MakeTensor<float>({1, 1, 1}, {0.5f}));
+  ws.CreateTensor("c0")->CopyFrom(MakeTensor<float>({1, 1, 1}, {0.25f}));
+  ws.CreateTensor("g")->CopyFrom(MakeTensor<float>({1, 1, 4}, {0.1f, 0.2f, 0.3f, 0.4f}));
+  ws.CreateTensor("len")->CopyFrom(MakeTensor<int32_t>({1}, {1}));
+  ws.CreateTensor("t")->CopyFrom(MakeTensor<int32_t>({1}, {0}));
+  ws.RunNetOnce(net);
+  // dL/dc0 = dh * o * (1 - tanh(c)^2) * f, with c = f c0 + i g~ (gates i, f, o, g~ = 0.1..0.4).
+  const double i = 1 / (1 + std::exp(-0.1)), f = 1 / (1 + std::exp(-0.2)),
+               o = 1 / (1 + std::exp(-0.3)), g = std::tanh(0.4);
+  const double c = f * 0.25 + i * g;
+  EXPECT_NEAR(ws.GetTensor(map.at("c0")).data<float>()[0],
+              o * (1 - std::tanh(c) * std::tanh(c)) * f, 1e-6);
 }
 
 TEST(Backward, AddGradientOperatorsAppendsAfterSkip) {

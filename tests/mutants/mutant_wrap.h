@@ -63,6 +63,7 @@ void AddMakerMutants(std::vector<Entry>* out);       // maker_mutants.cc
 void AddInferenceMutants(std::vector<Entry>* out);   // inference_mutants.cc
 void AddBackwardMutants(std::vector<Entry>* out);    // backward_mutants.cc
 void AddExecutorMutants(std::vector<Entry>* out);    // executor_mutants.cc
+void AddRnnMutants(std::vector<Entry>* out);         // rnn_mutants.cc
 
 }  // namespace parity::mutants
 

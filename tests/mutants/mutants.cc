@@ -71,6 +71,7 @@ std::vector<Entry> BuildCatalogue() {
   AddInferenceMutants(&out);
   AddBackwardMutants(&out);
   AddExecutorMutants(&out);
+  AddRnnMutants(&out);
   return out;
 }
 

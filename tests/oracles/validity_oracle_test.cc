@@ -9,7 +9,24 @@
 #include "oracles/backend.h"
 #include "oracles/check.h"
 #include "oracles/testing/op_checks.h"
+#include "reference/kernel.h"
 #include "tests/test_util.h"
+
+namespace parity::reference {
+namespace {
+
+// A reference-only op: production has no schema or kernel for it.
+template <typename T>
+void ReferenceOnlyFrob(OpContext<T>& c) {
+  c.SetOutput(0, c.Input(0).Clone());
+}
+void RegisterReferenceOnlyFrob(Registry* r) {
+  r->Add({"ReferenceOnlyFrob", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(ReferenceOnlyFrob)});
+}
+PARITY_REFERENCE_FAMILY(RegisterReferenceOnlyFrob);
+
+}  // namespace
+}  // namespace parity::reference
 
 namespace parity::testing {
 namespace {
@@ -80,13 +97,9 @@ TEST(ValidityOracle, ANetBothHalvesRejectIsBadInputNotAFinding) {
 }
 
 TEST(ValidityOracle, AnOpOneEngineLacksIsACapabilityGapNotAFinding) {
-  // The reference runs RecurrentNetwork (unrolled); production has no RNN yet.
+  // An op only the reference has (registered below, as an out-of-tree reference family would).
   Case c = ReluThenTanh();
-  caffe2::OperatorDef rnn = MakeOp("RecurrentNetwork", {"x"}, {"scratch"});
-  auto* step_net = rnn.add_arg();
-  step_net->set_name("step_net");
-  step_net->mutable_n()->set_name("step");
-  *c.mutable_net()->add_op() = rnn;
+  *c.mutable_net()->add_op() = MakeOp("ReferenceOnlyFrob", {"x"}, {"z"});
   const OracleVerdict verdict = Verdict(c, "validity", "production");
   EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
   EXPECT_NE(verdict.reason().find("unknown op"), std::string::npos) << verdict.reason();

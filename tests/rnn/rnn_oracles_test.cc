@@ -1,0 +1,124 @@
+// Every default oracle on RecurrentNetwork cases: forward values against the reference's unrolled
+// run, gradients (RecurrentNetworkGradient) against f64 finite differences of it, determinism and
+// round trips. Caffe2's test_sum_mul and test_mul cells for T in {1, 2, 5} with [D] and [N, D]
+// initial states, and the LSTM with and without recompute, and forward-only.
+#include <gtest/gtest.h>
+
+#include "core/tensor_proto.h"
+#include "oracles/check.h"
+#include "tests/rnn/rnn_test_util.h"
+
+namespace parity::testing {
+namespace {
+
+void ExpectEveryOracleOk(const Case& c) {
+  const CaseReport report = oracles::CheckCase(c);
+  EXPECT_EQ(report.verdicts_size(), static_cast<int>(oracles::DefaultOracles().size()));
+  for (const auto& verdict : report.verdicts()) {
+    EXPECT_EQ(verdict.status(), OracleVerdict::OK)
+        << verdict.oracle() << ": " << verdict.reason() << " " << verdict.finding().message();
+  }
+}
+
+struct SimpleCase {
+  bool sum_first;
+  int64_t steps;
+  int init_rank;
+};
+
+class SimpleCellOracles : public ::testing::TestWithParam<SimpleCase> {};
+
+TEST_P(SimpleCellOracles, AllPass) {
+  const SimpleCase p = GetParam();
+  const int64_t n = 2, d = 3;
+  Case c;
+  c.set_seed(17);
+  caffe2::NetDef* net = c.mutable_net();
+  net->set_name("rnn_case");
+  const RecurrentNetOutputs out = AddSimpleRnn(net, p.sum_first, {0, 1});
+  net->add_external_input("x");
+  net->add_external_input("o_init");
+  for (const std::string& o : out.outputs) net->add_external_output(o);
+  *c.add_inputs() = TensorToProto(RandomTensor({p.steps, n, d}, 5, 0.5f, 1.5f), "x");
+  *c.add_inputs() = TensorToProto(
+      RandomTensor(p.init_rank == 1 ? std::vector<int64_t>{d} : std::vector<int64_t>{n, d}, 6),
+      "o_init");
+  ExpectEveryOracleOk(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cells, SimpleCellOracles,
+                         ::testing::Values(SimpleCase{true, 1, 1}, SimpleCase{true, 2, 2},
+                                           SimpleCase{true, 5, 1}, SimpleCase{true, 5, 2},
+                                           SimpleCase{false, 1, 2}, SimpleCase{false, 2, 1},
+                                           SimpleCase{false, 5, 2}));
+
+struct LstmCase {
+  int64_t steps;
+  bool memory_optimization;
+  bool forward_only;
+  int init_rank;  // 1: [H], 2: [N, H], 3: [1, N, H]
+};
+
+class LstmOracles : public ::testing::TestWithParam<LstmCase> {};
+
+TEST_P(LstmOracles, AllPass) {
+  const LstmCase p = GetParam();
+  const int64_t n = 2, d = 3, h = 2;
+  Case c;
+  c.set_seed(23);
+  caffe2::NetDef* net = c.mutable_net();
+  net->set_name("lstm_case");
+  LstmSpec spec;
+  spec.input = "input";
+  spec.seq_lengths = "seq_lengths";
+  spec.hidden_init = "hidden_init";
+  spec.cell_init = "cell_init";
+  spec.dim_in = d;
+  spec.dim_out = h;
+  spec.forget_bias = 1.0f;
+  spec.memory_optimization = p.memory_optimization;
+  spec.forward_only = p.forward_only;
+  spec.outputs_with_grads = {0, 1, 2, 3};
+  const LstmOutputs out = Lstm(net, spec);
+  for (const std::string& o : {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last}) {
+    net->add_external_output(o);
+  }
+  std::vector<int64_t> state_dims = {h};
+  if (p.init_rank >= 2) state_dims.insert(state_dims.begin(), n);
+  if (p.init_rank == 3) state_dims.insert(state_dims.begin(), 1);
+  *c.add_inputs() = TensorToProto(RandomTensor({p.steps, n, d}, 31), "input");
+  *c.add_inputs() =
+      TensorToProto(MakeTensor<int32_t>({n}, {static_cast<int32_t>(p.steps),
+                                              static_cast<int32_t>(p.steps > 1 ? p.steps - 1 : 1)}),
+                    "seq_lengths");
+  *c.add_inputs() = TensorToProto(RandomTensor(state_dims, 32), "hidden_init");
+  *c.add_inputs() = TensorToProto(RandomTensor(state_dims, 33), "cell_init");
+  *c.add_inputs() = TensorToProto(RandomTensor({4 * h, d}, 34), out.i2h_w);
+  *c.add_inputs() = TensorToProto(RandomTensor({4 * h}, 35), out.i2h_b);
+  *c.add_inputs() = TensorToProto(RandomTensor({4 * h, h}, 36), out.gates_t_w);
+  *c.add_inputs() = TensorToProto(RandomTensor({4 * h}, 37), out.gates_t_b);
+  for (const auto& t : c.inputs()) net->add_external_input(t.name());
+  if (p.forward_only) {
+    // No gradient to check: the forward oracles only.
+    oracles::CheckRequest request;
+    request.oracles = {"forward", "determinism", "roundtrip"};
+    const CaseReport report = oracles::CheckCase(c, request);
+    ASSERT_EQ(report.verdicts_size(), 3);
+    for (const auto& verdict : report.verdicts()) {
+      EXPECT_EQ(verdict.status(), OracleVerdict::OK)
+          << verdict.oracle() << ": " << verdict.reason() << " " << verdict.finding().message();
+    }
+    return;
+  }
+  ExpectEveryOracleOk(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lstm, LstmOracles,
+                         ::testing::Values(LstmCase{1, false, false, 3},
+                                           LstmCase{2, false, false, 1},
+                                           LstmCase{5, false, false, 2},
+                                           LstmCase{2, true, false, 3}, LstmCase{5, true, false, 3},
+                                           LstmCase{3, false, true, 3}));
+
+}  // namespace
+}  // namespace parity::testing

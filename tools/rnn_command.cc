@@ -1,0 +1,167 @@
+// parity rnn lstm --T T --N N --D D --H H [--layers L] [--scope S] [--forget-bias F] [--seed K]
+//     [--forward-only] [--memory-optimization] -o NET.pbtxt --init INIT.pbtxt [--inputs FILE]
+//
+// Builds an LSTM with the LSTM builder (core/rnn/recurrent_net.h), named as Caffe2's rnn_cell
+// names it: NET reads `input` [T, N, D], `seq_lengths` [N] int32, `hidden_init` and `cell_init`
+// [1, N, H] and the parameters, and outputs <scope>/hidden_t_all, <scope>/hidden_t_last,
+// <scope>/cell_t_all, <scope>/cell_t_last. INIT fills the parameters with GivenTensorFill (values
+// uniform in [-1/sqrt(H), 1/sqrt(H)] from --seed, as torch.nn.LSTM initializes). With --inputs,
+// example inputs (random input, full-length sequences, zero states) are written for `parity run
+// NET --init INIT --input FILE`. Layer l > 0 of a stack reads layer l - 1's hidden_t_all and has
+// its own scope <scope>_<l> and initial states hidden_init_<l>, cell_init_<l>.
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "core/io.h"
+#include "core/proto/error.h"
+#include "core/rnn/recurrent_net.h"
+#include "core/tensor_proto.h"
+#include "tools/command.h"
+
+namespace parity::tools {
+namespace {
+
+struct RnnOptions {
+  std::string cell;
+  int64_t steps = 0, batch = 0, dim_in = 0, hidden = 0, layers = 1;
+  std::string scope;
+  float forget_bias = 0.0f;
+  uint64_t seed = 0;
+  bool forward_only = false;
+  bool memory_optimization = false;
+  std::string net_path, init_path, inputs_path;
+};
+
+caffe2::OperatorDef GivenTensorFill(const std::string& name, const std::vector<int64_t>& dims,
+                                    std::mt19937_64* rng, float bound) {
+  caffe2::OperatorDef fill;
+  fill.set_type("GivenTensorFill");
+  fill.add_output(name);
+  caffe2::Argument* shape = fill.add_arg();
+  shape->set_name("shape");
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    shape->add_ints(d);
+    count *= d;
+  }
+  caffe2::Argument* values = fill.add_arg();
+  values->set_name("values");
+  std::uniform_real_distribution<float> uniform(-bound, bound);
+  for (int64_t i = 0; i < count; ++i) values->add_floats(uniform(*rng));
+  return fill;
+}
+
+caffe2::TensorProto FloatInput(const std::string& name, const std::vector<int64_t>& dims,
+                               std::mt19937_64* rng, bool zeros) {
+  caffe2::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(caffe2::TensorProto::FLOAT);
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    t.add_dims(d);
+    count *= d;
+  }
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int64_t i = 0; i < count; ++i) t.add_float_data(zeros ? 0.0f : normal(*rng));
+  return t;
+}
+
+int BuildRnn(const RnnOptions& o) {
+  PARITY_ENFORCE(o.cell == "lstm", ErrorKind::kBadArgument, "parity rnn: cell '", o.cell,
+                 "' is not supported (lstm is)");
+  for (const auto& [flag, value] :
+       std::vector<std::pair<const char*, int64_t>>{{"--T", o.steps},
+                                                    {"--N", o.batch},
+                                                    {"--D", o.dim_in},
+                                                    {"--H", o.hidden},
+                                                    {"--layers", o.layers}}) {
+    PARITY_ENFORCE(value >= 1 && value <= (1 << 20), ErrorKind::kBadArgument, "parity rnn: ", flag,
+                   " must be in [1, 2^20], got ", value);
+  }
+  const std::string scope = o.scope.empty() ? o.cell : o.scope;
+  caffe2::NetDef net, init;
+  net.set_name(scope);
+  init.set_name(scope + "_init");
+  std::mt19937_64 rng(o.seed);
+  const float bound = 1.0f / std::sqrt(static_cast<float>(o.hidden));
+  std::vector<caffe2::TensorProto> inputs;
+  inputs.push_back(FloatInput("input", {o.steps, o.batch, o.dim_in}, &rng, false));
+  caffe2::TensorProto lengths;
+  lengths.set_name("seq_lengths");
+  lengths.set_data_type(caffe2::TensorProto::INT32);
+  lengths.add_dims(o.batch);
+  for (int64_t n = 0; n < o.batch; ++n) lengths.add_int32_data(static_cast<int32_t>(o.steps));
+  inputs.push_back(lengths);
+  net.add_external_input("input");
+  net.add_external_input("seq_lengths");
+
+  std::string layer_input = "input";
+  int64_t layer_dim = o.dim_in;
+  LstmOutputs out;
+  for (int64_t l = 0; l < o.layers; ++l) {
+    const std::string suffix = l == 0 ? "" : "_" + std::to_string(l);
+    LstmSpec spec;
+    spec.input = layer_input;
+    spec.seq_lengths = "seq_lengths";
+    spec.hidden_init = "hidden_init" + suffix;
+    spec.cell_init = "cell_init" + suffix;
+    spec.dim_in = layer_dim;
+    spec.dim_out = o.hidden;
+    spec.scope = scope + suffix;
+    spec.forget_bias = o.forget_bias;
+    spec.forward_only = o.forward_only;
+    spec.memory_optimization = o.memory_optimization;
+    out = Lstm(&net, spec);
+    *init.add_op() = GivenTensorFill(out.i2h_w, {4 * o.hidden, layer_dim}, &rng, bound);
+    *init.add_op() = GivenTensorFill(out.i2h_b, {4 * o.hidden}, &rng, bound);
+    *init.add_op() = GivenTensorFill(out.gates_t_w, {4 * o.hidden, o.hidden}, &rng, bound);
+    *init.add_op() = GivenTensorFill(out.gates_t_b, {4 * o.hidden}, &rng, bound);
+    for (const std::string& name :
+         {spec.hidden_init, spec.cell_init, out.i2h_w, out.i2h_b, out.gates_t_w, out.gates_t_b}) {
+      net.add_external_input(name);
+    }
+    inputs.push_back(FloatInput(spec.hidden_init, {1, o.batch, o.hidden}, &rng, true));
+    inputs.push_back(FloatInput(spec.cell_init, {1, o.batch, o.hidden}, &rng, true));
+    layer_input = out.hidden_all;
+    layer_dim = o.hidden;
+  }
+  for (const std::string& name : {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last}) {
+    net.add_external_output(name);
+  }
+  SaveNetDef(o.net_path, net);
+  SaveNetDef(o.init_path, init);
+  std::cerr << "wrote " << o.net_path << " (" << net.op_size() << " ops) and " << o.init_path
+            << " (" << init.op_size() << " parameter fills)\n";
+  if (!o.inputs_path.empty()) {
+    SaveTensors(o.inputs_path, inputs);
+    std::cerr << "wrote " << inputs.size() << " example inputs to " << o.inputs_path << "\n";
+  }
+  return kExitClean;
+}
+
+PARITY_REGISTER_COMMAND(Command{
+    "rnn", "Build an LSTM with Caffe2's rnn_cell layout (a net and its init net)",
+    [](CLI::App* app) {
+      auto o = std::make_shared<RnnOptions>();
+      app->add_option("cell", o->cell, "lstm")->required();
+      app->add_option("--T", o->steps, "sequence length")->required();
+      app->add_option("--N", o->batch, "batch size")->required();
+      app->add_option("--D", o->dim_in, "input size")->required();
+      app->add_option("--H", o->hidden, "hidden size")->required();
+      app->add_option("--layers", o->layers, "stacked layers (default 1)");
+      app->add_option("--scope", o->scope, "name scope (default: the cell's name)");
+      app->add_option("--forget-bias", o->forget_bias, "added to the forget gate (default 0)");
+      app->add_option("--seed", o->seed, "seed of the parameter values")->check(kWholeNumber);
+      app->add_flag("--forward-only", o->forward_only, "no backward step net");
+      app->add_flag("--memory-optimization", o->memory_optimization,
+                    "recompute the gates on the backward pass instead of keeping them");
+      app->add_option("-o,--output", o->net_path, "the net (.pbtxt or .pb)")->required();
+      app->add_option("--init", o->init_path, "the init net filling the parameters")->required();
+      app->add_option("--inputs", o->inputs_path,
+                      "also write example inputs here (TensorProtos, for parity run --input)");
+      return [o] { return BuildRnn(*o); };
+    }});
+
+}  // namespace
+}  // namespace parity::tools
