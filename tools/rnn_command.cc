@@ -112,6 +112,9 @@ int BuildRnn(const RnnOptions& o) {
     spec.forget_bias = o.forget_bias;
     spec.forward_only = o.forward_only;
     spec.memory_optimization = o.memory_optimization;
+    // Every output may carry a gradient (Caffe2's default is hidden_t_all only), so `parity check`
+    // and `parity autodiff` work whichever outputs a loss reads.
+    spec.outputs_with_grads = {0, 1, 2, 3};
     out = Lstm(&net, spec);
     *init.add_op() = GivenTensorFill(out.i2h_w, {4 * o.hidden, layer_dim}, &rng, bound);
     *init.add_op() = GivenTensorFill(out.i2h_b, {4 * o.hidden}, &rng, bound);
