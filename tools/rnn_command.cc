@@ -1,21 +1,24 @@
-// parity rnn lstm --T T --N N --D D --H H [--layers L] [--scope S] [--forget-bias F] [--seed K]
-//     [--forward-only] [--memory-optimization] -o NET.pbtxt --init INIT.pbtxt [--inputs FILE]
+// parity rnn lstm|gru --T T --N N --D D --H H [--layers L] [--scope S] [--forget-bias F] [--seed K]
+//     [--forward-only] [--memory-optimization] [--linear-before-reset] -o NET.pbtxt --init
+//     INIT.pbtxt
+//     [--inputs FILE]
 //
-// Builds an LSTM with the LSTM builder (core/rnn/recurrent_net.h), named as Caffe2's rnn_cell
-// names it: NET reads `input` [T, N, D], `seq_lengths` [N] int32, `hidden_init` and `cell_init`
-// [1, N, H] and the parameters, and outputs <scope>/hidden_t_all, <scope>/hidden_t_last,
-// <scope>/cell_t_all, <scope>/cell_t_last. INIT fills the parameters with GivenTensorFill (values
-// uniform in [-1/sqrt(H), 1/sqrt(H)] from --seed, as torch.nn.LSTM initializes). With --inputs,
-// example inputs (random input, full-length sequences, zero states) are written for `parity run
-// NET --init INIT --input FILE`. Layer l > 0 of a stack reads layer l - 1's hidden_t_all and has
-// its own scope <scope>_<l> and initial states hidden_init_<l>, cell_init_<l>.
+// Builds an LSTM or a GRU with the cell builders (core/rnn/rnn_cell.h), named as Caffe2's rnn_cell
+// names them: NET reads `input` [T, N, D], `seq_lengths` [N] int32, `hidden_init` (and, for the
+// LSTM, `cell_init`) [1, N, H] and the parameters, and outputs <scope>/hidden_t_all,
+// <scope>/hidden_t_last (and <scope>/cell_t_all, <scope>/cell_t_last). INIT fills the parameters
+// with GivenTensorFill (values uniform in [-1/sqrt(H), 1/sqrt(H)] from --seed, as torch.nn.LSTM and
+// torch.nn.GRU initialize). With --inputs, example inputs (random input, full-length sequences,
+// zero states) are written for `parity run NET --init INIT --input FILE`. Layer l > 0 of a stack
+// reads layer l - 1's hidden_t_all and has its own scope <scope>_<l> and initial states
+// hidden_init_<l> (cell_init_<l>).
 #include <cmath>
 #include <iostream>
 #include <random>
 
 #include "core/io.h"
 #include "core/proto/error.h"
-#include "core/rnn/recurrent_net.h"
+#include "core/rnn/rnn_cell.h"
 #include "core/tensor_proto.h"
 #include "tools/command.h"
 
@@ -30,6 +33,7 @@ struct RnnOptions {
   uint64_t seed = 0;
   bool forward_only = false;
   bool memory_optimization = false;
+  bool linear_before_reset = false;
   std::string net_path, init_path, inputs_path;
 };
 
@@ -67,9 +71,56 @@ caffe2::TensorProto FloatInput(const std::string& name, const std::vector<int64_
   return t;
 }
 
+// One layer of the chosen cell; its parameters are appended to `parameters`, its outputs (in the
+// order of the net's external outputs) returned.
+std::vector<std::string> AddLayer(const RnnOptions& o, caffe2::NetDef* net,
+                                  const std::string& input, int64_t dim_in,
+                                  const std::string& scope,
+                                  const std::vector<std::string>& initial_states,
+                                  std::vector<RnnParameter>* parameters) {
+  if (o.cell == "lstm") {
+    LstmSpec spec;
+    spec.input = input;
+    spec.seq_lengths = "seq_lengths";
+    spec.hidden_init = initial_states[0];
+    spec.cell_init = initial_states[1];
+    spec.dim_in = dim_in;
+    spec.dim_out = o.hidden;
+    spec.scope = scope;
+    spec.forget_bias = o.forget_bias;
+    spec.forward_only = o.forward_only;
+    spec.memory_optimization = o.memory_optimization;
+    // Every output may carry a gradient (Caffe2's default is hidden_t_all only), so `parity
+    // check` and `parity autodiff` work whichever outputs a loss reads.
+    spec.outputs_with_grads = {0, 1, 2, 3};
+    const LstmOutputs out = Lstm(net, spec);
+    parameters->insert(parameters->end(), out.parameters.begin(), out.parameters.end());
+    return {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last};
+  }
+  GruSpec spec;
+  spec.input = input;
+  spec.seq_lengths = "seq_lengths";
+  spec.hidden_init = initial_states[0];
+  spec.dim_in = dim_in;
+  spec.dim_out = o.hidden;
+  spec.scope = scope;
+  spec.linear_before_reset = o.linear_before_reset;
+  spec.forward_only = o.forward_only;
+  spec.memory_optimization = o.memory_optimization;
+  spec.outputs_with_grads = {0, 1};
+  const GruOutputs out = Gru(net, spec);
+  parameters->insert(parameters->end(), out.parameters.begin(), out.parameters.end());
+  return {out.hidden_all, out.hidden_last};
+}
+
 int BuildRnn(const RnnOptions& o) {
-  PARITY_ENFORCE(o.cell == "lstm", ErrorKind::kBadArgument, "parity rnn: cell '", o.cell,
-                 "' is not supported (lstm is)");
+  PARITY_ENFORCE(o.cell == "lstm" || o.cell == "gru", ErrorKind::kBadArgument, "parity rnn: cell '",
+                 o.cell, "' is not supported (lstm and gru are)");
+  PARITY_ENFORCE(o.cell == "lstm" || o.forget_bias == 0.0f, ErrorKind::kBadArgument,
+                 "parity rnn gru: --forget-bias applies to the LSTM only (Caffe2's GRUCell ignores "
+                 "it)");
+  PARITY_ENFORCE(o.cell == "gru" || !o.linear_before_reset, ErrorKind::kBadArgument,
+                 "parity rnn lstm: --linear-before-reset applies to the GRU only");
   for (const auto& [flag, value] :
        std::vector<std::pair<const char*, int64_t>>{{"--T", o.steps},
                                                     {"--N", o.batch},
@@ -98,40 +149,26 @@ int BuildRnn(const RnnOptions& o) {
 
   std::string layer_input = "input";
   int64_t layer_dim = o.dim_in;
-  LstmOutputs out;
+  std::vector<std::string> outputs;
   for (int64_t l = 0; l < o.layers; ++l) {
     const std::string suffix = l == 0 ? "" : "_" + std::to_string(l);
-    LstmSpec spec;
-    spec.input = layer_input;
-    spec.seq_lengths = "seq_lengths";
-    spec.hidden_init = "hidden_init" + suffix;
-    spec.cell_init = "cell_init" + suffix;
-    spec.dim_in = layer_dim;
-    spec.dim_out = o.hidden;
-    spec.scope = scope + suffix;
-    spec.forget_bias = o.forget_bias;
-    spec.forward_only = o.forward_only;
-    spec.memory_optimization = o.memory_optimization;
-    // Every output may carry a gradient (Caffe2's default is hidden_t_all only), so `parity check`
-    // and `parity autodiff` work whichever outputs a loss reads.
-    spec.outputs_with_grads = {0, 1, 2, 3};
-    out = Lstm(&net, spec);
-    *init.add_op() = GivenTensorFill(out.i2h_w, {4 * o.hidden, layer_dim}, &rng, bound);
-    *init.add_op() = GivenTensorFill(out.i2h_b, {4 * o.hidden}, &rng, bound);
-    *init.add_op() = GivenTensorFill(out.gates_t_w, {4 * o.hidden, o.hidden}, &rng, bound);
-    *init.add_op() = GivenTensorFill(out.gates_t_b, {4 * o.hidden}, &rng, bound);
-    for (const std::string& name :
-         {spec.hidden_init, spec.cell_init, out.i2h_w, out.i2h_b, out.gates_t_w, out.gates_t_b}) {
-      net.add_external_input(name);
+    std::vector<std::string> initial_states = {"hidden_init" + suffix};
+    if (o.cell == "lstm") initial_states.push_back("cell_init" + suffix);
+    std::vector<RnnParameter> parameters;
+    outputs =
+        AddLayer(o, &net, layer_input, layer_dim, scope + suffix, initial_states, &parameters);
+    for (const std::string& state : initial_states) {
+      net.add_external_input(state);
+      inputs.push_back(FloatInput(state, {1, o.batch, o.hidden}, &rng, true));
     }
-    inputs.push_back(FloatInput(spec.hidden_init, {1, o.batch, o.hidden}, &rng, true));
-    inputs.push_back(FloatInput(spec.cell_init, {1, o.batch, o.hidden}, &rng, true));
-    layer_input = out.hidden_all;
+    for (const RnnParameter& p : parameters) {
+      *init.add_op() = GivenTensorFill(p.name, p.dims, &rng, bound);
+      net.add_external_input(p.name);
+    }
+    layer_input = outputs[0];
     layer_dim = o.hidden;
   }
-  for (const std::string& name : {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last}) {
-    net.add_external_output(name);
-  }
+  for (const std::string& name : outputs) net.add_external_output(name);
   SaveNetDef(o.net_path, net);
   SaveNetDef(o.init_path, init);
   std::cerr << "wrote " << o.net_path << " (" << net.op_size() << " ops) and " << o.init_path
@@ -144,21 +181,24 @@ int BuildRnn(const RnnOptions& o) {
 }
 
 PARITY_REGISTER_COMMAND(Command{
-    "rnn", "Build an LSTM with Caffe2's rnn_cell layout (a net and its init net)",
+    "rnn", "Build an LSTM or a GRU with Caffe2's rnn_cell layout (a net and its init net)",
     [](CLI::App* app) {
       auto o = std::make_shared<RnnOptions>();
-      app->add_option("cell", o->cell, "lstm")->required();
+      app->add_option("cell", o->cell, "lstm or gru")->required();
       app->add_option("--T", o->steps, "sequence length")->required();
       app->add_option("--N", o->batch, "batch size")->required();
       app->add_option("--D", o->dim_in, "input size")->required();
       app->add_option("--H", o->hidden, "hidden size")->required();
       app->add_option("--layers", o->layers, "stacked layers (default 1)");
       app->add_option("--scope", o->scope, "name scope (default: the cell's name)");
-      app->add_option("--forget-bias", o->forget_bias, "added to the forget gate (default 0)");
+      app->add_option("--forget-bias", o->forget_bias,
+                      "LSTM: added to the forget gate (default 0)");
       app->add_option("--seed", o->seed, "seed of the parameter values")->check(kWholeNumber);
       app->add_flag("--forward-only", o->forward_only, "no backward step net");
       app->add_flag("--memory-optimization", o->memory_optimization,
                     "recompute the gates on the backward pass instead of keeping them");
+      app->add_flag("--linear-before-reset", o->linear_before_reset,
+                    "GRU: apply the reset gate after the hidden-to-output FC (cuDNN's variant)");
       app->add_option("-o,--output", o->net_path, "the net (.pbtxt or .pb)")->required();
       app->add_option("--init", o->init_path, "the init net filling the parameters")->required();
       app->add_option("--inputs", o->inputs_path,

@@ -1,5 +1,5 @@
 // Builders of recurrent networks (C++ API): Caffe2's recurrent.recurrent_net (the newest version,
-// seeds 001 #26 and 002) and rnn_cell's LSTM.
+// seeds 001 #26 and 002). The cells built on it (LSTM, GRU) are in rnn_cell.h.
 //
 //   caffe2::NetDef cell;  // o_t = x_t * (x_t + o_{t-1}): Sum(input_t, o_prev) -> s; Mul -> o
 //   cell.add_external_input("input_t"); ...; cell.add_external_output("o");
@@ -57,36 +57,6 @@ struct RecurrentNetOutputs {
 // Appends the RecurrentNetwork op to `net`. kBadArgument for a cell that does not fit (a state
 // without a link, a link to a blob the cell does not output, a recomputed op with other outputs).
 RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& spec);
-
-// The LSTM of Caffe2's rnn_cell.LSTM, one layer: FC(input, <scope>/i2h_w, <scope>/i2h_b, axis 2)
-// -> <scope>/i2h over the whole sequence, then a RecurrentNetwork whose step is
-// FC(<scope>/hidden_t_prev, <scope>/gates_t_w, <scope>/gates_t_b, axis 2) -> <scope>/gates_t,
-// Sum(gates_t, <scope>/input_t) -> gates_t, LSTMUnit(hidden_t_prev, cell_t_prev, gates_t,
-// seq_lengths, timestep) -> (<scope>/hidden_t, <scope>/cell_t).
-struct LstmSpec {
-  std::string input;        // T x N x D
-  std::string seq_lengths;  // int32 [N]
-  std::string hidden_init;  // [1, N, H] (or [H] / [N, H])
-  std::string cell_init;
-  int64_t dim_in = 0;   // D
-  int64_t dim_out = 0;  // H
-  std::string scope = "lstm";
-  float forget_bias = 0.0f;
-  bool drop_states = false;
-  bool forward_only = false;
-  // Recompute the gates on the backward pass instead of keeping them per step.
-  bool memory_optimization = false;
-  std::vector<int64_t> outputs_with_grads = {0};
-};
-
-struct LstmOutputs {
-  std::string hidden_all, hidden_last, cell_all, cell_last;
-  // The parameters, as the init net must fill them: i2h_w [4H, D], i2h_b [4H], gates_t_w [4H, H],
-  // gates_t_b [4H] (gate order of LSTMUnit: input, forget, output, cell).
-  std::string i2h_w, i2h_b, gates_t_w, gates_t_b;
-};
-
-LstmOutputs Lstm(caffe2::NetDef* net, const LstmSpec& spec);
 
 }  // namespace parity
 

@@ -1,10 +1,11 @@
 // Mutants of RecurrentNetworkGradient (issue 13): the bugs its seed code invites. Each runs on
-// recurrent cases built with RecurrentNet / Lstm (core/rnn/recurrent_net.h) whose every output
-// has a gradient, so only the gradient oracle's finite differences of the reference's unrolled
-// forward run can see them.
+// recurrent cases built with RecurrentNet / Lstm (core/rnn/recurrent_net.h, rnn_cell.h) whose
+// every output has a gradient, so only the gradient oracle's finite differences of the reference's
+// unrolled forward run can see them.
 #include <random>
 
 #include "core/rnn/recurrent_net.h"
+#include "core/rnn/rnn_cell.h"
 #include "core/tensor_proto.h"
 #include "tests/mutants/mutant_wrap.h"
 

@@ -8,6 +8,7 @@
 #include "core/grad/backward.h"
 #include "core/net.h"
 #include "core/rnn/recurrent_net.h"
+#include "core/rnn/rnn_cell.h"
 #include "tests/rnn/rnn_test_util.h"
 
 namespace parity::testing {

@@ -1,9 +1,11 @@
 // Every default oracle on RecurrentNetwork cases: forward values against the reference's unrolled
 // run, gradients (RecurrentNetworkGradient) against f64 finite differences of it, determinism and
 // round trips. Caffe2's test_sum_mul and test_mul cells for T in {1, 2, 5} with [D] and [N, D]
-// initial states, and the LSTM with and without recompute, and forward-only.
+// initial states, the LSTM with and without recompute, and forward-only, and the GRU (both
+// output-gate variants, with and without recompute).
 #include <gtest/gtest.h>
 
+#include "core/rnn/rnn_cell.h"
 #include "core/tensor_proto.h"
 #include "oracles/check.h"
 #include "tests/rnn/rnn_test_util.h"
@@ -119,6 +121,57 @@ INSTANTIATE_TEST_SUITE_P(Lstm, LstmOracles,
                                            LstmCase{5, false, false, 2},
                                            LstmCase{2, true, false, 3}, LstmCase{5, true, false, 3},
                                            LstmCase{3, false, true, 3}));
+
+struct GruOracleCase {
+  int64_t steps;
+  bool memory_optimization;
+  bool linear_before_reset;
+  int init_rank;
+};
+
+class GruOracles : public ::testing::TestWithParam<GruOracleCase> {};
+
+TEST_P(GruOracles, AllPass) {
+  const GruOracleCase p = GetParam();
+  const int64_t n = 2, d = 3, h = 2;
+  Case c;
+  c.set_seed(29);
+  caffe2::NetDef* net = c.mutable_net();
+  net->set_name("gru_case");
+  GruSpec spec;
+  spec.input = "input";
+  spec.seq_lengths = "seq_lengths";
+  spec.hidden_init = "hidden_init";
+  spec.dim_in = d;
+  spec.dim_out = h;
+  spec.memory_optimization = p.memory_optimization;
+  spec.linear_before_reset = p.linear_before_reset;
+  spec.outputs_with_grads = {0, 1};
+  const GruOutputs out = Gru(net, spec);
+  net->add_external_output(out.hidden_all);
+  net->add_external_output(out.hidden_last);
+  std::vector<int64_t> state_dims = {h};
+  if (p.init_rank >= 2) state_dims.insert(state_dims.begin(), n);
+  if (p.init_rank == 3) state_dims.insert(state_dims.begin(), 1);
+  *c.add_inputs() = TensorToProto(RandomTensor({p.steps, n, d}, 41), "input");
+  *c.add_inputs() =
+      TensorToProto(MakeTensor<int32_t>({n}, {static_cast<int32_t>(p.steps),
+                                              static_cast<int32_t>(p.steps > 1 ? p.steps - 1 : 1)}),
+                    "seq_lengths");
+  *c.add_inputs() = TensorToProto(RandomTensor(state_dims, 42), "hidden_init");
+  uint32_t seed = 43;
+  for (const RnnParameter& param : out.parameters) {
+    *c.add_inputs() = TensorToProto(RandomTensor(param.dims, seed++), param.name);
+  }
+  for (const auto& t : c.inputs()) net->add_external_input(t.name());
+  ExpectEveryOracleOk(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gru, GruOracles,
+    ::testing::Values(GruOracleCase{1, false, false, 3}, GruOracleCase{2, false, false, 1},
+                      GruOracleCase{5, false, false, 2}, GruOracleCase{3, true, false, 3},
+                      GruOracleCase{3, false, true, 3}, GruOracleCase{4, true, true, 2}));
 
 }  // namespace
 }  // namespace parity::testing
