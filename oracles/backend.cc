@@ -125,11 +125,21 @@ class ProductionBackend final : public Backend {
   }
 
  private:
+  // Every op runs under the backend's engine, those of sub-nets (Do/If/While bodies, step nets
+  // given as NetDef arguments) too, so a kernel under test is exercised wherever it appears.
+  static void SetEngine(caffe2::NetDef* net, const std::string& engine) {
+    for (auto& op : *net->mutable_op()) {
+      op.set_engine(engine);
+      for (auto& arg : *op.mutable_arg()) {
+        if (arg.has_n()) SetEngine(arg.mutable_n(), engine);
+        for (auto& nested : *arg.mutable_nets()) SetEngine(&nested, engine);
+      }
+    }
+  }
+
   caffe2::NetDef Configured(const caffe2::NetDef& net, const RunOptions& options) const {
     caffe2::NetDef out = net;
-    if (!engine_.empty()) {
-      for (auto& op : *out.mutable_op()) op.set_engine(engine_);
-    }
+    if (!engine_.empty()) SetEngine(&out, engine_);
     if (!options.net_type.empty()) out.set_type(options.net_type);
     return out;
   }

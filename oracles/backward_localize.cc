@@ -55,19 +55,51 @@ std::optional<Projected> GradientProjection(const BackendRun& run,
   return out;
 }
 
+// An op that runs nets (If, While, Do, RecurrentNetwork) whose bodies name the op's blobs.
+bool RunsNets(const caffe2::OperatorDef& op) {
+  for (const caffe2::Argument& arg : op.arg()) {
+    if (arg.has_n() || arg.nets_size() > 0) return true;
+  }
+  return false;
+}
+
+bool MadeByCreateScope(const caffe2::NetDef& net, const std::string& blob) {
+  for (const caffe2::OperatorDef& op : net.op()) {
+    if (op.type() == "CreateScope" && op.output_size() == 1 && op.output(0) == blob) return true;
+  }
+  return false;
+}
+
 Case OpAloneCase(const Case& c, int index, const Blobs& state) {
   const caffe2::OperatorDef& original = c.net().op(index);
   caffe2::OperatorDef op = original;
+  // Inputs are renamed apart (in0, in1, ...) so a blob read twice gets two gradients; an op that
+  // runs nets keeps its names, which its bodies read (If and While share the workspace, a step
+  // net reads its parameters by name).
+  const bool keep_names = RunsNets(original);
+  auto input_name = [&](int i) {
+    return keep_names ? original.input(i) : "in" + std::to_string(i);
+  };
   Case single;
   single.set_seed(c.seed() * 31 + static_cast<uint64_t>(index));
   single.set_description("op #" + std::to_string(index) + " of a net, alone (maker check)");
   caffe2::NetDef* net = single.mutable_net();
   net->set_name("maker_check");
+  std::set<std::string> fed;
   for (int i = 0; i < original.input_size(); ++i) {
-    const std::string name = "in" + std::to_string(i);
+    const std::string name = input_name(i);
     op.set_input(i, name);
-    net->add_external_input(name);
+    if (!fed.insert(name).second) continue;  // a kept name read twice is fed once
     auto it = state.find(original.input(i));
+    if (it == state.end() && MadeByCreateScope(c.net(), original.input(i))) {
+      // A workspace stack is not a tensor the state holds: a fresh one is made as the net made
+      // it (the op alone starts from an empty stack, as it did in the net).
+      caffe2::OperatorDef* scope = net->add_op();
+      scope->set_type("CreateScope");
+      scope->add_output(name);
+      continue;
+    }
+    net->add_external_input(name);
     if (it == state.end()) continue;  // the run will say which blob is missing
     caffe2::TensorProto* tensor = single.add_inputs();
     if (IsFloatingProto(it->second)) {
@@ -81,7 +113,7 @@ Case OpAloneCase(const Case& c, int index, const Blobs& state) {
   }
   for (int j = 0; j < original.output_size(); ++j) {
     // An output written in place over an input stays in place (some schemas require it).
-    std::string name = "out" + std::to_string(j);
+    std::string name = keep_names ? original.output(j) : "out" + std::to_string(j);
     for (int i = 0; i < original.input_size(); ++i) {
       if (original.input(i) == original.output(j)) name = op.input(i);
     }
@@ -236,7 +268,9 @@ BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
                    candidate.blob + "'";
     return blame;
   }
-  return blame;
+  // No blob had a single gradient to check (every one is written in place, as an If without
+  // else updates its input): the makers are checked alone, last op first.
+  return FirstWrongMaker(c, check_single_op);
 }
 
 }  // namespace parity::oracles

@@ -14,6 +14,8 @@
 //  3. Otherwise every maker is right and the right gradients of the consumers' outputs were turned
 //     into a wrong gradient of b: the builder summed or routed them wrongly — "gradient wiring",
 //     blamed on b's first consumer (where the builder accumulates b's gradient).
+//  4. When every blob's gradient checked is right, or none can be checked (all written in place),
+//     the last op whose maker is wrong alone is blamed (FirstWrongMaker).
 //
 // Blobs written more than once (in-place chains) have no single gradient and are not checked.
 #ifndef PARITY_ORACLES_BACKWARD_LOCALIZE_H_
@@ -40,6 +42,10 @@ inline constexpr double kF32PeerFactor = 8.0;
 
 inline constexpr char kGradientMaker[] = "gradient maker";
 inline constexpr char kGradientWiring[] = "gradient wiring";
+// An op's gradient is wrong alone, and its gradient op is one the reference has no kernel for
+// (RecurrentNetworkGradient: the reference checks it only by finite differences of the forward
+// op), so a wrong maker and a wrong gradient kernel look alike: the gradient op is blamed.
+inline constexpr char kGradientOpUnchecked[] = "gradient op (finite differences only)";
 
 struct BackwardBlame {
   int op_index = -1;        // forward op to blame; -1: nothing found

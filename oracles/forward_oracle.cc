@@ -3,6 +3,7 @@
 #include "oracles/finding.h"
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
+#include "oracles/subnet_localize.h"
 
 namespace parity::oracles {
 namespace {
@@ -89,6 +90,7 @@ OracleResult CheckForward(const Case& c, const OracleOptions& options) {
                            std::to_string(blame.op_index) + " (" +
                            c.net().op(blame.op_index).type() + ") output '" + blame.blob +
                            "': " + blame.comparison.detail);
+      BlameInside(&*finding, c.net(), blame, c.seed(), *options.backend, options.tolerance);
     }
   }
   return {finding, ""};

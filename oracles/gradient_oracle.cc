@@ -23,6 +23,7 @@
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
 #include "oracles/smoothness.h"
+#include "oracles/subnet_localize.h"
 
 namespace parity::oracles {
 namespace {
@@ -392,6 +393,8 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
                              std::to_string(blame.op_index) + " (" +
                              backward.net().op(blame.op_index).type() + ") output '" + blame.blob +
                              "': " + blame.comparison.detail);
+        BlameInside(&*finding, backward.net(), blame, c.seed(), *options.backend,
+                    options.tolerance);
         return {finding, ""};
       }
     }
@@ -400,6 +403,20 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
                                                   {&production, peer64->error ? nullptr : &*peer64,
                                                    peer32->error ? nullptr : &*peer32},
                                                   rtol, atol, check_alone));
+    const int unknown = peer64->error && peer64->error->kind() == ErrorKind::kUnknownOp
+                            ? FailingOpIndex(*peer64->error)
+                            : -1;
+    if (finding->signature().error_class() == kGradientMaker && unknown >= 0 &&
+        unknown < backward.net().op_size()) {
+      // The reference could not run the backward net past a gradient op it has no kernel for:
+      // wrong alone, that op's maker and kernel cannot be told apart, and the kernel is named.
+      const std::string& type = backward.net().op(unknown).type();
+      finding->set_blamed_op_type(type);
+      finding->set_blamed_op_path(finding->blamed_op_path() + ": " + type + " (op #" +
+                                  std::to_string(unknown) + " of the backward net)");
+      finding->mutable_signature()->set_blamed_op_type(type);
+      finding->mutable_signature()->set_error_class(kGradientOpUnchecked);
+    }
   }
   return {finding, ""};
 }

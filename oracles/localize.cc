@@ -47,7 +47,7 @@ Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const BackendRun
           if (it != r->outputs.end()) r32 = &it->second;
         }
         Comparison comparison = CompareWithTruth(expected, *r32, actual->second, tolerance);
-        if (!comparison.ok) return Blame{i, name, comparison};
+        if (!comparison.ok) return Blame{i, name, comparison, truth};
       }
     }
     for (const auto& [name, value] : p->outputs) prod[name] = value;

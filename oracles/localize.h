@@ -15,6 +15,7 @@ struct Blame {
   int op_index = -1;  // -1: nothing to blame (no divergence, or inputs already diverged)
   std::string blob;   // the first diverging output of that op
   Comparison comparison;
+  Blobs truth_before;  // the reference's (f64) blobs just before that op ran
 };
 
 // `initial` holds the values every side starts from (the case inputs and init-net results).
