@@ -64,6 +64,7 @@ void AddInferenceMutants(std::vector<Entry>* out);   // inference_mutants.cc
 void AddBackwardMutants(std::vector<Entry>* out);    // backward_mutants.cc
 void AddExecutorMutants(std::vector<Entry>* out);    // executor_mutants.cc
 void AddRnnMutants(std::vector<Entry>* out);         // rnn_mutants.cc
+void AddControlMutants(std::vector<Entry>* out);     // control_mutants.cc
 
 }  // namespace parity::mutants
 

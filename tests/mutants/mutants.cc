@@ -72,6 +72,7 @@ std::vector<Entry> BuildCatalogue() {
   AddBackwardMutants(&out);
   AddExecutorMutants(&out);
   AddRnnMutants(&out);
+  AddControlMutants(&out);
   return out;
 }
 

@@ -43,9 +43,10 @@ bool BlameFits(const Mutant& m, const std::string& blamed, const std::string& er
   // The determinism oracle sees two executors disagree and cannot say which is wrong.
   if (m.family == "executor") return blamed == m.op_type || error_class == "nondeterministic";
   // RecurrentNetworkGradient runs only in production (the reference checks it by finite
-  // differences of the unrolled forward op), so backward localization cannot yet check it alone
-  // and leaves the blame empty: the kill is asserted, the blame is issue 13's open item.
-  if (m.family == "rnn") return blamed == m.op_type || blamed.empty();
+  // differences of the unrolled forward op): found wrong alone, it is named as such.
+  if (m.family == "rnn" && error_class == oracles::kGradientOpUnchecked) {
+    return blamed == m.op_type;
+  }
   return blamed == m.op_type || blamed == m.op_type + "Gradient";
 }
 
