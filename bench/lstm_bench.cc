@@ -1,0 +1,191 @@
+// The LSTM built by Lstm(...) (core/rnn/rnn_cell.h) at T=50, N=32, D=H=256 against PyTorch's
+// torch.nn.LSTM with the same sizes, in one Google Benchmark table:
+//
+//   BM_ParityLstm/forward           the forward-only net (no step workspaces kept for backward)
+//   BM_ParityLstm/forward_backward  the training net: forward, then the backward pass seeded with
+//                                   ones on hidden_t_all (RecurrentNetworkGradient, FCGradient...)
+//   BM_TorchLstm/...                torch.nn.LSTM under no_grad, and forward + out.backward(ones),
+//                                   timed by bench/torch_lstm.py's own loop in a child process
+//                                   (Debian's python3-torch) and reported as manual time
+//   BM_LstmGemmFloor/...            only the cblas_sgemm calls the LSTM's FCs make, same shapes:
+//                                   the time no LSTM on OpenBLAS can beat. time(ParityLstm) -
+//                                   time(GemmFloor) is our step overhead (links, step nets,
+//                                   LSTMUnit, Sum, gradient accumulation).
+//
+// The `threads` argument is OpenBLAS's thread count here and torch.set_num_threads in the peer.
+//
+//   bazel run -c opt //bench:lstm_bench
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/grad/backward.h"
+#include "core/net.h"
+#include "core/rnn/rnn_cell.h"
+#include "core/workspace.h"
+
+namespace parity {
+namespace {
+
+constexpr int64_t kSteps = 50, kBatch = 32, kInput = 256, kHidden = 256;
+constexpr int kIterations = 20;
+
+void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed,
+          float bound) {
+  Tensor* t = ws->CreateTensor(name);
+  t->Resize(dims);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-bound, bound);
+  for (int64_t i = 0; i < t->numel(); ++i) t->mutable_data<float>()[i] = dist(gen);
+}
+
+void RunParityLstm(benchmark::State& state, bool backward) {
+  openblas_set_num_threads(static_cast<int>(state.range(0)));
+  LstmSpec spec;
+  spec.input = "input";
+  spec.seq_lengths = "seq_lengths";
+  spec.hidden_init = "hidden_init";
+  spec.cell_init = "cell_init";
+  spec.dim_in = kInput;
+  spec.dim_out = kHidden;
+  spec.forward_only = !backward;
+  caffe2::NetDef def;
+  def.set_name("lstm");
+  const LstmOutputs out = Lstm(&def, spec);
+  if (backward) AddGradientOperators(&def, {{out.hidden_all, ""}});
+
+  Workspace ws;
+  Feed(&ws, "input", {kSteps, kBatch, kInput}, 1, 1.0f);
+  Tensor* lengths = ws.CreateTensor("seq_lengths");
+  lengths->Resize({kBatch});
+  for (int64_t n = 0; n < kBatch; ++n) lengths->mutable_data<int32_t>()[n] = kSteps;
+  Feed(&ws, "hidden_init", {1, kBatch, kHidden}, 2, 0.0f);
+  Feed(&ws, "cell_init", {1, kBatch, kHidden}, 3, 0.0f);
+  const float bound = 1.0f / std::sqrt(static_cast<float>(kHidden));  // torch's init
+  uint32_t seed = 4;
+  for (const RnnParameter& p : out.parameters) Feed(&ws, p.name, p.dims, seed++, bound);
+  NetBase* net = ws.CreateNet(def);
+  net->Run();  // allocations and step workspaces made before timing
+  for (auto _ : state) net->Run();
+}
+
+void BM_ParityLstm(benchmark::State& state, bool backward) { RunParityLstm(state, backward); }
+BENCHMARK_CAPTURE(BM_ParityLstm, forward, false)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kIterations)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ParityLstm, forward_backward, true)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kIterations)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The peer: bench/torch_lstm.py prints one timed iteration per line.
+void BM_TorchLstm(benchmark::State& state, const char* mode) {
+  const char* python = std::getenv("PARITY_BENCH_PYTHON");
+  const std::string command =
+      std::string(python ? python : "/usr/bin/python3") + " bench/torch_lstm.py --T " +
+      std::to_string(kSteps) + " --N " + std::to_string(kBatch) + " --D " + std::to_string(kInput) +
+      " --H " + std::to_string(kHidden) + " --mode " + mode + " --threads " +
+      std::to_string(state.range(0)) + " --iterations " + std::to_string(kIterations) + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::vector<double> seconds;
+  std::string output;
+  char line[4096];
+  while (pipe != nullptr && std::fgets(line, sizeof(line), pipe) != nullptr) {
+    output += line;
+    char* end = nullptr;
+    const double value = std::strtod(line, &end);
+    if (end != line) seconds.push_back(value);
+  }
+  const int status = pipe == nullptr ? -1 : pclose(pipe);
+  if (status != 0 || seconds.size() != static_cast<size_t>(kIterations)) {
+    state.SkipWithError(("the PyTorch peer did not run (apt install python3-torch; "
+                         "PARITY_BENCH_PYTHON picks the interpreter): " +
+                         output.substr(0, 300))
+                            .c_str());
+    return;
+  }
+  size_t i = 0;
+  for (auto _ : state) state.SetIterationTime(seconds[i++]);
+}
+BENCHMARK_CAPTURE(BM_TorchLstm, forward, "forward")
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kIterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TorchLstm, forward_backward, "forward_backward")
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kIterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// C[M, N] (+)= A[M, K] op(B): one sgemm of the LSTM's FCs.
+struct Gemm {
+  int64_t m, n, k;
+  bool trans_a, trans_b;
+  float beta;
+};
+
+void BM_LstmGemmFloor(benchmark::State& state, bool backward) {
+  openblas_set_num_threads(static_cast<int>(state.range(0)));
+  const int64_t rows = kSteps * kBatch, gates = 4 * kHidden;
+  // Forward: the input projection over the sequence, then per step FC(hidden_t_prev).
+  std::vector<Gemm> gemms = {{rows, gates, kInput, false, true, 0.0f}};
+  for (int64_t t = 0; t < kSteps; ++t) gemms.push_back({kBatch, gates, kHidden, false, true, 0.0f});
+  if (backward) {
+    // Per step, FCGradient of FC(hidden_t_prev): dW += dY^T X, dX = dY W.
+    for (int64_t t = 0; t < kSteps; ++t) {
+      gemms.push_back({gates, kHidden, kBatch, true, false, 1.0f});
+      gemms.push_back({kBatch, kHidden, gates, false, false, 0.0f});
+    }
+    // The input projection's FCGradient over the whole sequence.
+    gemms.push_back({gates, kInput, rows, true, false, 0.0f});
+    gemms.push_back({rows, kInput, gates, false, false, 0.0f});
+  }
+  int64_t largest = 0;
+  for (const Gemm& g : gemms) largest = std::max({largest, g.m * g.k, g.k * g.n, g.m * g.n});
+  std::vector<float> a(largest, 0.5f), b(largest, 0.25f), c(largest);
+  for (auto _ : state) {
+    for (const Gemm& g : gemms) {
+      cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
+                  g.trans_b ? CblasTrans : CblasNoTrans, g.m, g.n, g.k, 1.0f, a.data(),
+                  g.trans_a ? g.m : g.k, b.data(), g.trans_b ? g.k : g.n, g.beta, c.data(), g.n);
+    }
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward, false)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kIterations)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_backward, true)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(kIterations)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace parity
