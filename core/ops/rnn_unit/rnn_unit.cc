@@ -10,12 +10,13 @@
 // Rows n with timestep >= seq_lengths[n] are past their sequence: the previous state is copied
 // (zeros with drop_states=1). seq_lengths is an input only with sequence_lengths=1 (the default);
 // timestep is the last input, a one-element int tensor.
-#include <cmath>
-
 #include "core/ops/rnn_unit/rnn_unit.h"
+
+#include <cmath>
 
 #include "core/operator.h"
 #include "core/ops/common/shape_util.h"
+#include "core/ops/common/sigmoid.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -41,9 +42,9 @@ namespace {
 using rnn_unit_util::RnnUnitArgs;
 
 template <typename T>
-T Sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
+using RowMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstRowMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // Shared input handling of the two cells. `gate_count` is 4 (LSTM) or 3 (GRU); `state_inputs`
 // the number of leading state inputs (2 for LSTM: hidden, cell; 1 for GRU: hidden).
@@ -56,10 +57,11 @@ class RnnUnitBase : public Operator {
         drop_states_(Arg<bool>("drop_states")),
         has_lengths_(Arg<bool>("sequence_lengths")) {
     const int expected = state_inputs + (has_lengths_ ? 3 : 2);
-    PARITY_ENFORCE(InputSize() == expected, ErrorKind::kBadArgument, label(), ": with "
-                   "sequence_lengths=", has_lengths_ ? 1 : 0, " takes ", expected,
-                   " inputs (states, gates, ", has_lengths_ ? "seq_lengths, " : "",
-                   "timestep), got ", InputSize());
+    PARITY_ENFORCE(InputSize() == expected, ErrorKind::kBadArgument, label(),
+                   ": with "
+                   "sequence_lengths=",
+                   has_lengths_ ? 1 : 0, " takes ", expected, " inputs (states, gates, ",
+                   has_lengths_ ? "seq_lengths, " : "", "timestep), got ", InputSize());
   }
 
  protected:
@@ -82,9 +84,9 @@ class RnnUnitBase : public Operator {
       const Tensor& x = Input(i);
       const std::vector<int64_t> want =
           i < state_inputs_ ? h.dims() : std::vector<int64_t>{1, s.n, gate_count_ * s.d};
-      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch,
-                     label(), ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()),
-                     " ", ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
+      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch, label(),
+                     ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()), " ",
+                     ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
                      x.DebugString());
     }
     const int t_index = InputSize() - 1;
@@ -136,23 +138,23 @@ class LSTMUnitOp final : public RnnUnitBase {
     T* c = C->template mutable_data<T>();
     const T fb = static_cast<T>(forget_bias_);
     const int64_t d = s.d;
+    const SigmoidScalarOp<T> sigmoid;
     for (int64_t n = 0; n < s.n; ++n) {
-      const T* x = gates + n * 4 * d;
-      for (int64_t j = 0; j < d; ++j) {
-        const int64_t k = n * d + j;
-        if (!s.valid[n]) {
-          h[k] = drop_states_ ? T(0) : h_prev[k];
-          c[k] = drop_states_ ? T(0) : c_prev[k];
-          continue;
+      const int64_t row = n * d;
+      if (!s.valid[n]) {
+        for (int64_t j = 0; j < d; ++j) {
+          h[row + j] = drop_states_ ? T(0) : h_prev[row + j];
+          c[row + j] = drop_states_ ? T(0) : c_prev[row + j];
         }
-        const T i = Sigmoid(x[j]);
-        const T f = Sigmoid(x[d + j] + fb);
-        const T o = Sigmoid(x[2 * d + j]);
-        const T g = std::tanh(x[3 * d + j]);
-        const T cell = f * c_prev[k] + i * g;
-        c[k] = cell;
-        h[k] = o * std::tanh(cell);
+        continue;
       }
+      // One row's gates at a time, through Eigen's packets: the activations are most of a step's
+      // work outside its GEMM (bench/lstm_bench). Elementwise, so c may alias c_prev.
+      const T* x = gates + n * 4 * d;
+      RowMap<T> cell(c + row, d);
+      cell = (ConstRowMap<T>(x + d, d) + fb).unaryExpr(sigmoid) * ConstRowMap<T>(c_prev + row, d) +
+             ConstRowMap<T>(x, d).unaryExpr(sigmoid) * ConstRowMap<T>(x + 3 * d, d).tanh();
+      RowMap<T>(h + row, d) = ConstRowMap<T>(x + 2 * d, d).unaryExpr(sigmoid) * cell.tanh();
     }
   }
 
@@ -198,16 +200,16 @@ class GRUUnitOp final : public RnnUnitBase {
     T* h = H->template mutable_data<T>();
     const int64_t d = s.d;
     for (int64_t n = 0; n < s.n; ++n) {
-      const T* x = gates + n * 3 * d;
-      for (int64_t j = 0; j < d; ++j) {
-        const int64_t k = n * d + j;
-        if (!s.valid[n]) {
-          h[k] = drop_states_ ? T(0) : h_prev[k];
-          continue;
-        }
-        const T u = Sigmoid(x[d + j]);
-        h[k] = h_prev[k] * u + std::tanh(x[2 * d + j]) * (T(1) - u);
+      const int64_t row = n * d;
+      if (!s.valid[n]) {
+        for (int64_t j = 0; j < d; ++j) h[row + j] = drop_states_ ? T(0) : h_prev[row + j];
+        continue;
       }
+      const T* x = gates + n * 3 * d;
+      const Eigen::Array<T, Eigen::Dynamic, 1> u =
+          ConstRowMap<T>(x + d, d).unaryExpr(SigmoidScalarOp<T>());
+      RowMap<T>(h + row, d) =
+          ConstRowMap<T>(h_prev + row, d) * u + ConstRowMap<T>(x + 2 * d, d).tanh() * (T(1) - u);
     }
   }
 };
