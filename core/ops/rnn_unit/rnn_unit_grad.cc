@@ -14,20 +14,24 @@
 //   valid rows: dh_prev = dh * u;  dr = 0 (the reset gate acts in the step net);
 //     du = dh * (h_prev - tanh(o)) * u(1 - u);  do = dh * (1 - u) * (1 - tanh(o)^2)
 //   rows past their sequence: dgates = 0; dh_prev = dh (0 with drop_states=1).
+#include <algorithm>
 #include <cmath>
 
 #include "core/operator.h"
-#include "core/ops/rnn_unit/rnn_unit.h"
 #include "core/ops/common/shape_util.h"
+#include "core/ops/common/sigmoid.h"
+#include "core/ops/rnn_unit/rnn_unit.h"
 #include "core/schema.h"
 
 namespace parity {
 namespace {
 
 template <typename T>
-T Sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
+using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+template <typename T>
+using RowMap = Eigen::Map<Row<T>>;
+template <typename T>
+using ConstRowMap = Eigen::Map<const Row<T>>;
 
 // Input layout and checks shared by both gradients. The forward inputs come first (states, gates,
 // [seq_lengths], timestep), then `extra` tensors shaped like hidden_prev (outputs and their
@@ -67,9 +71,9 @@ class RnnUnitGradientBase : public Operator {
       if (i >= forward_inputs_ - (has_lengths_ ? 2 : 1) && i < forward_inputs_) continue;
       const std::vector<int64_t>& want = i == state_inputs_ ? gates_dims : h.dims();
       const Tensor& x = Input(i);
-      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch,
-                     label(), ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()),
-                     " ", ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
+      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch, label(),
+                     ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()), " ",
+                     ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
                      x.DebugString());
     }
     const int t_index = forward_inputs_ - 1;
@@ -143,30 +147,34 @@ class LSTMUnitGradientOp final : public RnnUnitGradientBase {
     T* dg = dG->template mutable_data<T>();
     const T fb = static_cast<T>(forget_bias_);
     const int64_t d = s.d;
+    const SigmoidScalarOp<T> sigmoid;
     for (int64_t n = 0; n < s.n; ++n) {
+      const int64_t row = n * d;
       const T* x = gates + n * 4 * d;
       T* gx = dg + n * 4 * d;
-      for (int64_t j = 0; j < d; ++j) {
-        const int64_t k = n * d + j;
-        if (!valid_[n]) {
-          dh_prev[k] = drop_states_ ? T(0) : dh[k];
-          dc_prev[k] = drop_states_ ? T(0) : dc[k];
-          gx[j] = gx[d + j] = gx[2 * d + j] = gx[3 * d + j] = T(0);
-          continue;
+      if (!valid_[n]) {
+        for (int64_t j = 0; j < d; ++j) {
+          dh_prev[row + j] = drop_states_ ? T(0) : dh[row + j];
+          dc_prev[row + j] = drop_states_ ? T(0) : dc[row + j];
         }
-        const T i = Sigmoid(x[j]);
-        const T f = Sigmoid(x[d + j] + fb);
-        const T o = Sigmoid(x[2 * d + j]);
-        const T g = std::tanh(x[3 * d + j]);
-        const T tanh_c = std::tanh(c[k]);
-        const T dct = dc[k] + dh[k] * o * (T(1) - tanh_c * tanh_c);
-        dc_prev[k] = dct * f;
-        dh_prev[k] = T(0);
-        gx[j] = dct * g * i * (T(1) - i);
-        gx[d + j] = dct * c_prev[k] * f * (T(1) - f);
-        gx[2 * d + j] = dh[k] * tanh_c * o * (T(1) - o);
-        gx[3 * d + j] = dct * i * (T(1) - g * g);
+        std::fill(gx, gx + 4 * d, T(0));
+        continue;
       }
+      // A row at a time through Eigen's packets, as the forward kernel; the gate gradients are
+      // written before dc_prev and dh_prev, which read nothing after them.
+      const Row<T> i = ConstRowMap<T>(x, d).unaryExpr(sigmoid);
+      const Row<T> f = (ConstRowMap<T>(x + d, d) + fb).unaryExpr(sigmoid);
+      const Row<T> o = ConstRowMap<T>(x + 2 * d, d).unaryExpr(sigmoid);
+      const Row<T> g = ConstRowMap<T>(x + 3 * d, d).tanh();
+      const Row<T> tanh_c = ConstRowMap<T>(c + row, d).tanh();
+      const ConstRowMap<T> dh_row(dh + row, d);
+      const Row<T> dct = ConstRowMap<T>(dc + row, d) + dh_row * o * (T(1) - tanh_c * tanh_c);
+      RowMap<T>(gx, d) = dct * g * i * (T(1) - i);
+      RowMap<T>(gx + d, d) = dct * ConstRowMap<T>(c_prev + row, d) * f * (T(1) - f);
+      RowMap<T>(gx + 2 * d, d) = dh_row * tanh_c * o * (T(1) - o);
+      RowMap<T>(gx + 3 * d, d) = dct * i * (T(1) - g * g);
+      RowMap<T>(dc_prev + row, d) = dct * f;
+      RowMap<T>(dh_prev + row, d).setZero();
     }
   }
 
@@ -190,8 +198,9 @@ PARITY_OP_SCHEMA(LSTMUnitGradient)
     .OutputDoc(0, "hidden_prev_grad", "[1, N, D]: 0 on valid rows, dh passed through past the end.")
     .OutputDoc(1, "cell_prev_grad", "[1, N, D].")
     .OutputDoc(2, "gates_grad", "[1, N, 4D]: 0 on rows past their sequence.")
-    .Doc("Gradient of LSTMUnit (Caffe2's LSTMUnitGradient): inputs are LSTMUnit's inputs, then "
-         "hidden_t, cell_t, d hidden_t, d cell_t.");
+    .Doc(
+        "Gradient of LSTMUnit (Caffe2's LSTMUnitGradient): inputs are LSTMUnit's inputs, then "
+        "hidden_t, cell_t, d hidden_t, d cell_t.");
 PARITY_REGISTER_CPU_OPERATOR(LSTMUnitGradient, LSTMUnitGradientOp);
 
 // ---------------------------------------------------------------------------------------------
@@ -225,22 +234,21 @@ class GRUUnitGradientOp final : public RnnUnitGradientBase {
     T* dg = dG->template mutable_data<T>();
     const int64_t d = s.d;
     for (int64_t n = 0; n < s.n; ++n) {
+      const int64_t row = n * d;
       const T* x = gates + n * 3 * d;
       T* gx = dg + n * 3 * d;
-      for (int64_t j = 0; j < d; ++j) {
-        const int64_t k = n * d + j;
-        if (!valid_[n]) {
-          dh_prev[k] = drop_states_ ? T(0) : dh[k];
-          gx[j] = gx[d + j] = gx[2 * d + j] = T(0);
-          continue;
-        }
-        const T u = Sigmoid(x[d + j]);
-        const T o = std::tanh(x[2 * d + j]);
-        dh_prev[k] = dh[k] * u;
-        gx[j] = T(0);
-        gx[d + j] = dh[k] * (h_prev[k] - o) * u * (T(1) - u);
-        gx[2 * d + j] = dh[k] * (T(1) - u) * (T(1) - o * o);
+      if (!valid_[n]) {
+        for (int64_t j = 0; j < d; ++j) dh_prev[row + j] = drop_states_ ? T(0) : dh[row + j];
+        std::fill(gx, gx + 3 * d, T(0));
+        continue;
       }
+      const Row<T> u = ConstRowMap<T>(x + d, d).unaryExpr(SigmoidScalarOp<T>());
+      const Row<T> o = ConstRowMap<T>(x + 2 * d, d).tanh();
+      const Row<T> dh_row = ConstRowMap<T>(dh + row, d);  // a copy: dh_prev may alias dh
+      std::fill(gx, gx + d, T(0));
+      RowMap<T>(gx + d, d) = dh_row * (ConstRowMap<T>(h_prev + row, d) - o) * u * (T(1) - u);
+      RowMap<T>(gx + 2 * d, d) = dh_row * (T(1) - u) * (T(1) - o * o);
+      RowMap<T>(dh_prev + row, d) = dh_row * u;
     }
   }
 };
@@ -260,8 +268,9 @@ PARITY_OP_SCHEMA(GRUUnitGradient)
     .InputDoc(3, "timestep", "One int: the step (then hidden_t and its gradient).")
     .OutputDoc(0, "hidden_prev_grad", "[1, N, D].")
     .OutputDoc(1, "gates_grad", "[1, N, 3D]: reset-gate gradient 0; 0 past the sequence.")
-    .Doc("Gradient of GRUUnit (Caffe2's GRUUnitGradient): inputs are GRUUnit's inputs, then "
-         "hidden_t and its gradient.");
+    .Doc(
+        "Gradient of GRUUnit (Caffe2's GRUUnitGradient): inputs are GRUUnit's inputs, then "
+        "hidden_t and its gradient.");
 PARITY_REGISTER_CPU_OPERATOR(GRUUnitGradient, GRUUnitGradientOp);
 
 }  // namespace
