@@ -38,6 +38,11 @@ namespace {
 constexpr int64_t kSteps = 50, kBatch = 32, kInput = 256, kHidden = 256;
 constexpr int kIterations = 20;
 
+// Every benchmark here: 1 and 2 threads, the same fixed iteration count, in milliseconds.
+void OneAndTwoThreads(benchmark::internal::Benchmark* b) {
+  b->ArgName("threads")->Arg(1)->Arg(2)->Iterations(kIterations)->Unit(benchmark::kMillisecond);
+}
+
 void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed,
           float bound) {
   Tensor* t = ws->CreateTensor(name);
@@ -47,13 +52,9 @@ void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& di
   for (int64_t i = 0; i < t->numel(); ++i) t->mutable_data<float>()[i] = dist(gen);
 }
 
-void RunParityLstm(benchmark::State& state, bool backward) {
+void BM_ParityLstm(benchmark::State& state, bool backward) {
   openblas_set_num_threads(static_cast<int>(state.range(0)));
   LstmSpec spec;
-  spec.input = "input";
-  spec.seq_lengths = "seq_lengths";
-  spec.hidden_init = "hidden_init";
-  spec.cell_init = "cell_init";
   spec.dim_in = kInput;
   spec.dim_out = kHidden;
   spec.forward_only = !backward;
@@ -77,21 +78,8 @@ void RunParityLstm(benchmark::State& state, bool backward) {
   for (auto _ : state) net->Run();
 }
 
-void BM_ParityLstm(benchmark::State& state, bool backward) { RunParityLstm(state, backward); }
-BENCHMARK_CAPTURE(BM_ParityLstm, forward, false)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(kIterations)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ParityLstm, forward_backward, true)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(kIterations)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ParityLstm, forward, false)->Apply(OneAndTwoThreads)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ParityLstm, forward_backward, true)->Apply(OneAndTwoThreads)->UseRealTime();
 
 // The peer: bench/torch_lstm.py prints one timed iteration per line.
 void BM_TorchLstm(benchmark::State& state, const char* mode) {
@@ -122,20 +110,10 @@ void BM_TorchLstm(benchmark::State& state, const char* mode) {
   size_t i = 0;
   for (auto _ : state) state.SetIterationTime(seconds[i++]);
 }
-BENCHMARK_CAPTURE(BM_TorchLstm, forward, "forward")
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(kIterations)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TorchLstm, forward, "forward")->Apply(OneAndTwoThreads)->UseManualTime();
 BENCHMARK_CAPTURE(BM_TorchLstm, forward_backward, "forward_backward")
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(kIterations)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(OneAndTwoThreads)
+    ->UseManualTime();
 
 // C[M, N] (+)= A[M, K] op(B): one sgemm of the LSTM's FCs.
 struct Gemm {
@@ -172,20 +150,8 @@ void BM_LstmGemmFloor(benchmark::State& state, bool backward) {
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward, false)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(kIterations)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_backward, true)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->Iterations(kIterations)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward, false)->Apply(OneAndTwoThreads)->UseRealTime();
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_backward, true)->Apply(OneAndTwoThreads)->UseRealTime();
 
 }  // namespace
 }  // namespace parity

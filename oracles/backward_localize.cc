@@ -101,15 +101,7 @@ Case OpAloneCase(const Case& c, int index, const Blobs& state) {
     }
     net->add_external_input(name);
     if (it == state.end()) continue;  // the run will say which blob is missing
-    caffe2::TensorProto* tensor = single.add_inputs();
-    if (IsFloatingProto(it->second)) {
-      tensor->set_data_type(caffe2::TensorProto::FLOAT);
-      *tensor->mutable_dims() = it->second.dims();
-      for (double v : ProtoValues(it->second)) tensor->add_float_data(static_cast<float>(v));
-    } else {
-      *tensor = it->second;
-    }
-    tensor->set_name(name);
+    *single.add_inputs() = AsCaseInput(it->second, name);
   }
   for (int j = 0; j < original.output_size(); ++j) {
     // An output written in place over an input stays in place (some schemas require it).

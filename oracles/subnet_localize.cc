@@ -56,15 +56,7 @@ std::optional<Case> MakeCase(const caffe2::NetDef& body, const Blobs& inputs, ui
       continue;
     }
     if (it == inputs.end()) return std::nullopt;
-    caffe2::TensorProto* input = c.add_inputs();
-    if (IsFloatingProto(it->second)) {
-      input->set_data_type(caffe2::TensorProto::FLOAT);
-      *input->mutable_dims() = it->second.dims();
-      for (double v : ProtoValues(it->second)) input->add_float_data(static_cast<float>(v));
-    } else {
-      *input = it->second;
-    }
-    input->set_name(blob);
+    *c.add_inputs() = AsCaseInput(it->second, blob);
     net->add_external_input(blob);
   }
   for (const caffe2::OperatorDef& op : body.op()) *net->add_op() = op;

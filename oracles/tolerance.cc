@@ -61,6 +61,19 @@ bool IsFloatingProto(const caffe2::TensorProto& tensor) {
          tensor.data_type() == caffe2::TensorProto::FLOAT16;
 }
 
+caffe2::TensorProto AsCaseInput(const caffe2::TensorProto& value, const std::string& name) {
+  caffe2::TensorProto input;
+  if (IsFloatingProto(value)) {
+    input.set_data_type(caffe2::TensorProto::FLOAT);
+    *input.mutable_dims() = value.dims();
+    for (double v : ProtoValues(value)) input.add_float_data(static_cast<float>(v));
+  } else {
+    input = value;
+  }
+  input.set_name(name);
+  return input;
+}
+
 namespace {
 
 bool SameNonFinite(double a, double b) {

@@ -55,6 +55,9 @@ struct Comparison {
 // Every value of a TensorProto as double (any numeric dtype, typed fields or raw_data).
 std::vector<double> ProtoValues(const caffe2::TensorProto& tensor);
 bool IsFloatingProto(const caffe2::TensorProto& tensor);
+// `value` as a case input named `name`: floating values (the reference's f64) as float, as the
+// case's own blobs held them; other dtypes unchanged.
+caffe2::TensorProto AsCaseInput(const caffe2::TensorProto& value, const std::string& name);
 
 // Compares production's `actual` with the truth (`expected`, reference f64) using the f32
 // reference `reference_f32` to size the tolerance.

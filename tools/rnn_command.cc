@@ -81,7 +81,6 @@ std::vector<std::string> AddLayer(const RnnOptions& o, caffe2::NetDef* net,
   if (o.cell == "lstm") {
     LstmSpec spec;
     spec.input = input;
-    spec.seq_lengths = "seq_lengths";
     spec.hidden_init = initial_states[0];
     spec.cell_init = initial_states[1];
     spec.dim_in = dim_in;
@@ -99,7 +98,6 @@ std::vector<std::string> AddLayer(const RnnOptions& o, caffe2::NetDef* net,
   }
   GruSpec spec;
   spec.input = input;
-  spec.seq_lengths = "seq_lengths";
   spec.hidden_init = initial_states[0];
   spec.dim_in = dim_in;
   spec.dim_out = o.hidden;

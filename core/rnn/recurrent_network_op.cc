@@ -50,7 +50,7 @@ class RecurrentNetworkOp final : public Operator {
                    ": recurrent_states (", states.size(), ") and initial_recurrent_state_ids (",
                    ids.size(), ") must have the same length");
     for (size_t i = 0; i < states.size(); ++i) {
-      PARITY_ENFORCE(ids[i] >= 0 && ids[i] < InputSize() - 0, ErrorKind::kBadArgument, label(),
+      PARITY_ENFORCE(ids[i] >= 0 && ids[i] < InputSize(), ErrorKind::kBadArgument, label(),
                      ": initial_recurrent_state_ids[", i, "] = ", ids[i],
                      " is not an input index (the op has ", InputSize(), " inputs)");
       // States are op-level blobs: the gradient op reads them from the same workspace.

@@ -38,11 +38,12 @@ struct RnnParameter {
   std::vector<int64_t> dims;
 };
 
+// The op-level blob names default to those `parity rnn` gives the net's inputs.
 struct LstmSpec {
-  std::string input;        // T x N x D
-  std::string seq_lengths;  // int32 [N]
-  std::string hidden_init;  // [1, N, H] (or [H] / [N, H])
-  std::string cell_init;
+  std::string input = "input";              // T x N x D
+  std::string seq_lengths = "seq_lengths";  // int32 [N]
+  std::string hidden_init = "hidden_init";  // [1, N, H] (or [H] / [N, H])
+  std::string cell_init = "cell_init";
   int64_t dim_in = 0;   // D
   int64_t dim_out = 0;  // H
   std::string scope = "lstm";
@@ -66,11 +67,11 @@ struct LstmOutputs {
 LstmOutputs Lstm(caffe2::NetDef* net, const LstmSpec& spec);
 
 struct GruSpec {
-  std::string input;        // T x N x D
-  std::string seq_lengths;  // int32 [N]
-  std::string hidden_init;  // [1, N, H] (or [H] / [N, H])
-  int64_t dim_in = 0;       // D
-  int64_t dim_out = 0;      // H
+  std::string input = "input";              // T x N x D
+  std::string seq_lengths = "seq_lengths";  // int32 [N]
+  std::string hidden_init = "hidden_init";  // [1, N, H] (or [H] / [N, H])
+  int64_t dim_in = 0;                       // D
+  int64_t dim_out = 0;                      // H
   std::string scope = "gru";
   bool drop_states = false;
   bool linear_before_reset = false;

@@ -75,10 +75,6 @@ Case LstmCase(uint64_t seed) {
   Case c;
   c.set_seed(seed);
   LstmSpec spec;
-  spec.input = "input";
-  spec.seq_lengths = "seq_lengths";
-  spec.hidden_init = "hidden_init";
-  spec.cell_init = "cell_init";
   spec.dim_in = d;
   spec.dim_out = h;
   spec.outputs_with_grads = {0, 1, 2, 3};

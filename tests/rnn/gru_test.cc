@@ -33,6 +33,24 @@ GruWeights RandomWeights(int64_t steps, int64_t n, int64_t d, int64_t h, uint32_
   return w;
 }
 
+// The net's inputs: the sequence, lengths, initial state and the parameters, which the builder
+// lists as i2h_w, i2h_b, then (w, b) of reset, update, output (their shapes checked here).
+void Feed(Workspace* ws, const GruOutputs& out, const GruWeights& w,
+          const std::vector<int32_t>& lengths) {
+  ws->CreateTensor("input")->CopyFrom(w.input);
+  ws->CreateTensor("seq_lengths")
+      ->CopyFrom(MakeTensor<int32_t>({static_cast<int64_t>(lengths.size())}, lengths));
+  ws->CreateTensor("hidden_init")->CopyFrom(w.hidden_init);
+  const std::vector<const Tensor*> values = {&w.i2h_w,     &w.i2h_b,     &w.gate_w[0],
+                                             &w.gate_b[0], &w.gate_w[1], &w.gate_b[1],
+                                             &w.gate_w[2], &w.gate_b[2]};
+  ASSERT_EQ(out.parameters.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(out.parameters[i].dims, values[i]->dims()) << out.parameters[i].name;
+    ws->CreateTensor(out.parameters[i].name)->CopyFrom(*values[i]);
+  }
+}
+
 double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 
 // hidden_t_all [T, N, H] of the GRU, by the equations.
@@ -90,9 +108,6 @@ TEST_P(GruByEquations, HiddenAllAndLastMatch) {
   const int64_t steps = 4, n = 3, d = 5, h = 2;
   const std::vector<int32_t> lengths = {4, 2, 3};
   GruSpec spec;
-  spec.input = "input";
-  spec.seq_lengths = "seq_lengths";
-  spec.hidden_init = "hidden_init";
   spec.dim_in = d;
   spec.dim_out = h;
   spec.linear_before_reset = p.linear_before_reset;
@@ -104,17 +119,7 @@ TEST_P(GruByEquations, HiddenAllAndLastMatch) {
 
   const GruWeights w = RandomWeights(steps, n, d, h, 40);
   Workspace ws;
-  ws.CreateTensor("input")->CopyFrom(w.input);
-  ws.CreateTensor("seq_lengths")->CopyFrom(MakeTensor<int32_t>({n}, lengths));
-  ws.CreateTensor("hidden_init")->CopyFrom(w.hidden_init);
-  // Parameters in the builder's order: i2h_w, i2h_b, then (w, b) of reset, update, output.
-  const std::vector<const Tensor*> values = {&w.i2h_w,     &w.i2h_b,     &w.gate_w[0],
-                                             &w.gate_b[0], &w.gate_w[1], &w.gate_b[1],
-                                             &w.gate_w[2], &w.gate_b[2]};
-  for (size_t i = 0; i < values.size(); ++i) {
-    EXPECT_EQ(out.parameters[i].dims, values[i]->dims()) << out.parameters[i].name;
-    ws.CreateTensor(out.parameters[i].name)->CopyFrom(*values[i]);
-  }
+  Feed(&ws, out, w, lengths);
   ws.RunNetOnce(net);
 
   const std::vector<double> expected = GruByHand(w, lengths, p.linear_before_reset);
@@ -142,9 +147,6 @@ TEST(Gru, RecomputeOnBackwardChangesNothing) {
   const GruWeights w = RandomWeights(steps, n, d, h, 60);
   auto run = [&](bool memory_optimization) {
     GruSpec spec;
-    spec.input = "input";
-    spec.seq_lengths = "seq_lengths";
-    spec.hidden_init = "hidden_init";
     spec.dim_in = d;
     spec.dim_out = h;
     spec.memory_optimization = memory_optimization;
@@ -154,15 +156,7 @@ TEST(Gru, RecomputeOnBackwardChangesNothing) {
     const GruOutputs out = Gru(&net, spec);
     const auto grads = AddGradientOperators(&net, {{out.hidden_all, ""}, {out.hidden_last, ""}});
     Workspace ws;
-    ws.CreateTensor("input")->CopyFrom(w.input);
-    ws.CreateTensor("seq_lengths")->CopyFrom(MakeTensor<int32_t>({n}, {3, 2}));
-    ws.CreateTensor("hidden_init")->CopyFrom(w.hidden_init);
-    const std::vector<const Tensor*> values = {&w.i2h_w,     &w.i2h_b,     &w.gate_w[0],
-                                               &w.gate_b[0], &w.gate_w[1], &w.gate_b[1],
-                                               &w.gate_w[2], &w.gate_b[2]};
-    for (size_t i = 0; i < values.size(); ++i) {
-      ws.CreateTensor(out.parameters[i].name)->CopyFrom(*values[i]);
-    }
+    Feed(&ws, out, w, {3, 2});
     ws.RunNetOnce(net);
     std::vector<std::vector<float>> result = {Values<float>(ws.GetTensor(out.hidden_all))};
     result.push_back(Values<float>(ws.GetTensor(grads.at("input"))));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "core/grad/backward.h"
 #include "core/net.h"
@@ -119,10 +120,6 @@ TEST(RecurrentNetworkGradient, MulCellMatchesTheProductRule) {
 TEST(Lstm, EqualsTheUnrolledChain) {
   const int64_t steps = 4, n = 3, d = 5, h = 2;
   LstmSpec spec;
-  spec.input = "input";
-  spec.seq_lengths = "seq_lengths";
-  spec.hidden_init = "hidden_init";
-  spec.cell_init = "cell_init";
   spec.dim_in = d;
   spec.dim_out = h;
   spec.forget_bias = 0.5f;
@@ -182,10 +179,6 @@ TEST(Lstm, RecomputeOnBackwardChangesNothing) {
   const int64_t steps = 3, n = 2, d = 3, h = 2;
   auto run = [&](bool memory_optimization) {
     LstmSpec spec;
-    spec.input = "input";
-    spec.seq_lengths = "seq_lengths";
-    spec.hidden_init = "hidden_init";
-    spec.cell_init = "cell_init";
     spec.dim_in = d;
     spec.dim_out = h;
     spec.memory_optimization = memory_optimization;
@@ -223,46 +216,51 @@ TEST(Lstm, RecomputeOnBackwardChangesNothing) {
   for (size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i], recomputed[i]) << "value " << i;
 }
 
-// Bad input: each a clear error naming what is wrong.
-TEST(RecurrentNetworkErrors, BatchMismatch) {
+// Bad input: each a clear error naming what is wrong. The sum-mul cell, `edit`ed, run on x
+// [2, 2, 3] and an initial state of `init_dims`.
+void ExpectRunError(const std::function<void(caffe2::OperatorDef*)>& edit,
+                    const std::vector<int64_t>& init_dims, ErrorKind kind,
+                    std::initializer_list<std::string> needles) {
   caffe2::NetDef net;
   net.set_name("main");
   AddSimpleRnn(&net, true);
+  edit(net.mutable_op(0));
   Workspace ws;
   ws.CreateTensor("x")->CopyFrom(RandomTensor({2, 2, 3}, 1));
-  ws.CreateTensor("o_init")->CopyFrom(RandomTensor({3, 3}, 2));
-  ExpectError([&] { ws.RunNetOnce(net); }, ErrorKind::kShapeMismatch,
-              {"RecurrentNetwork", "o_init", "batch 3", "batch 2"});
+  ws.CreateTensor("o_init")->CopyFrom(RandomTensor(init_dims, 2));
+  ExpectError([&] { ws.RunNetOnce(net); }, kind, needles);
+}
+
+caffe2::Argument* FindArgument(caffe2::OperatorDef* op, const std::string& name) {
+  for (caffe2::Argument& arg : *op->mutable_arg()) {
+    if (arg.name() == name) return &arg;
+  }
+  ADD_FAILURE() << "no argument " << name;
+  static caffe2::Argument none;
+  return &none;
+}
+
+TEST(RecurrentNetworkErrors, BatchMismatch) {
+  ExpectRunError([](caffe2::OperatorDef*) {}, {3, 3}, ErrorKind::kShapeMismatch,
+                 {"RecurrentNetwork", "o_init", "batch 3", "batch 2"});
 }
 
 TEST(RecurrentNetworkErrors, LinkOutsideTheStateTensor) {
-  caffe2::NetDef net;
-  net.set_name("main");
-  AddSimpleRnn(&net, true);
-  for (caffe2::Argument& arg : *net.mutable_op(0)->mutable_arg()) {
-    if (arg.name() == "link_offset") arg.set_ints(1, 4);  // o -> rows [t + 4, t + 5)
-  }
-  Workspace ws;
-  ws.CreateTensor("x")->CopyFrom(RandomTensor({2, 2, 3}, 1));
-  ws.CreateTensor("o_init")->CopyFrom(RandomTensor({2, 3}, 2));
-  ExpectError([&] { ws.RunNetOnce(net); }, ErrorKind::kShapeMismatch,
-              {"step 0", "link 'o'", "rnn/o_prev_states", "outside"});
+  ExpectRunError(
+      [](caffe2::OperatorDef* op) {
+        FindArgument(op, "link_offset")->set_ints(1, 4);  // o -> rows [t + 4, t + 5)
+      },
+      {2, 3}, ErrorKind::kShapeMismatch, {"step 0", "link 'o'", "rnn/o_prev_states", "outside"});
 }
 
 TEST(RecurrentNetworkErrors, StepNetReadsAnUndefinedBlob) {
-  caffe2::NetDef net;
-  net.set_name("main");
-  AddSimpleRnn(&net, true);
-  caffe2::Argument* step = nullptr;
-  for (caffe2::Argument& arg : *net.mutable_op(0)->mutable_arg()) {
-    if (arg.name() == "step_net") step = &arg;
-  }
-  ASSERT_NE(step, nullptr);
-  step->mutable_n()->mutable_op(1)->set_input(1, "nowhere");
-  Workspace ws;
-  ws.CreateTensor("x")->CopyFrom(RandomTensor({2, 2, 3}, 1));
-  ws.CreateTensor("o_init")->CopyFrom(RandomTensor({2, 3}, 2));
-  ExpectError([&] { ws.RunNetOnce(net); }, ErrorKind::kMissingBlob, {"step 0", "nowhere"});
+  ExpectRunError(
+      [](caffe2::OperatorDef* op) {
+        caffe2::NetDef* step = FindArgument(op, "step_net")->mutable_n();
+        ASSERT_EQ(step->op_size(), 2);
+        step->mutable_op(1)->set_input(1, "nowhere");  // Mul(input_t, s) -> Mul(input_t, nowhere)
+      },
+      {2, 3}, ErrorKind::kMissingBlob, {"step 0", "nowhere"});
 }
 
 TEST(RecurrentNetworkErrors, ForwardOnlyHasNoGradient) {

@@ -54,6 +54,33 @@ INSTANTIATE_TEST_SUITE_P(Cells, SimpleCellOracles,
                                            SimpleCase{false, 1, 2}, SimpleCase{false, 2, 1},
                                            SimpleCase{false, 5, 2}));
 
+struct CellSizes {
+  int64_t steps, batch, dim_in, hidden;
+  int init_rank;  // 1: [H], 2: [N, H], 3: [1, N, H]
+};
+
+// The inputs of a cell built with the builders' default names: `input` [T, N, D], `seq_lengths`
+// (rows after the first one step short when T > 1), the initial `states` and the `parameters`,
+// random from seeds `seed`, `seed` + 1, ... in that order; each is an external input of the net.
+void AddCellInputs(Case* c, const CellSizes& z, const std::vector<std::string>& states,
+                   const std::vector<RnnParameter>& parameters, uint32_t seed) {
+  std::vector<int64_t> state_dims = {z.hidden};
+  if (z.init_rank >= 2) state_dims.insert(state_dims.begin(), z.batch);
+  if (z.init_rank == 3) state_dims.insert(state_dims.begin(), 1);
+  *c->add_inputs() = TensorToProto(RandomTensor({z.steps, z.batch, z.dim_in}, seed++), "input");
+  const auto steps = static_cast<int32_t>(z.steps);
+  std::vector<int32_t> lengths(z.batch, steps > 1 ? steps - 1 : 1);
+  lengths[0] = steps;
+  *c->add_inputs() = TensorToProto(MakeTensor<int32_t>({z.batch}, lengths), "seq_lengths");
+  for (const std::string& state : states) {
+    *c->add_inputs() = TensorToProto(RandomTensor(state_dims, seed++), state);
+  }
+  for (const RnnParameter& param : parameters) {
+    *c->add_inputs() = TensorToProto(RandomTensor(param.dims, seed++), param.name);
+  }
+  for (const auto& t : c->inputs()) c->mutable_net()->add_external_input(t.name());
+}
+
 struct LstmCase {
   int64_t steps;
   bool memory_optimization;
@@ -71,10 +98,6 @@ TEST_P(LstmOracles, AllPass) {
   caffe2::NetDef* net = c.mutable_net();
   net->set_name("lstm_case");
   LstmSpec spec;
-  spec.input = "input";
-  spec.seq_lengths = "seq_lengths";
-  spec.hidden_init = "hidden_init";
-  spec.cell_init = "cell_init";
   spec.dim_in = d;
   spec.dim_out = h;
   spec.forget_bias = 1.0f;
@@ -85,21 +108,8 @@ TEST_P(LstmOracles, AllPass) {
   for (const std::string& o : {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last}) {
     net->add_external_output(o);
   }
-  std::vector<int64_t> state_dims = {h};
-  if (p.init_rank >= 2) state_dims.insert(state_dims.begin(), n);
-  if (p.init_rank == 3) state_dims.insert(state_dims.begin(), 1);
-  *c.add_inputs() = TensorToProto(RandomTensor({p.steps, n, d}, 31), "input");
-  *c.add_inputs() =
-      TensorToProto(MakeTensor<int32_t>({n}, {static_cast<int32_t>(p.steps),
-                                              static_cast<int32_t>(p.steps > 1 ? p.steps - 1 : 1)}),
-                    "seq_lengths");
-  *c.add_inputs() = TensorToProto(RandomTensor(state_dims, 32), "hidden_init");
-  *c.add_inputs() = TensorToProto(RandomTensor(state_dims, 33), "cell_init");
-  *c.add_inputs() = TensorToProto(RandomTensor({4 * h, d}, 34), out.i2h_w);
-  *c.add_inputs() = TensorToProto(RandomTensor({4 * h}, 35), out.i2h_b);
-  *c.add_inputs() = TensorToProto(RandomTensor({4 * h, h}, 36), out.gates_t_w);
-  *c.add_inputs() = TensorToProto(RandomTensor({4 * h}, 37), out.gates_t_b);
-  for (const auto& t : c.inputs()) net->add_external_input(t.name());
+  AddCellInputs(&c, {p.steps, n, d, h, p.init_rank}, {"hidden_init", "cell_init"}, out.parameters,
+                31);
   if (p.forward_only) {
     // No gradient to check: the forward oracles only.
     oracles::CheckRequest request;
@@ -139,9 +149,6 @@ TEST_P(GruOracles, AllPass) {
   caffe2::NetDef* net = c.mutable_net();
   net->set_name("gru_case");
   GruSpec spec;
-  spec.input = "input";
-  spec.seq_lengths = "seq_lengths";
-  spec.hidden_init = "hidden_init";
   spec.dim_in = d;
   spec.dim_out = h;
   spec.memory_optimization = p.memory_optimization;
@@ -150,20 +157,7 @@ TEST_P(GruOracles, AllPass) {
   const GruOutputs out = Gru(net, spec);
   net->add_external_output(out.hidden_all);
   net->add_external_output(out.hidden_last);
-  std::vector<int64_t> state_dims = {h};
-  if (p.init_rank >= 2) state_dims.insert(state_dims.begin(), n);
-  if (p.init_rank == 3) state_dims.insert(state_dims.begin(), 1);
-  *c.add_inputs() = TensorToProto(RandomTensor({p.steps, n, d}, 41), "input");
-  *c.add_inputs() =
-      TensorToProto(MakeTensor<int32_t>({n}, {static_cast<int32_t>(p.steps),
-                                              static_cast<int32_t>(p.steps > 1 ? p.steps - 1 : 1)}),
-                    "seq_lengths");
-  *c.add_inputs() = TensorToProto(RandomTensor(state_dims, 42), "hidden_init");
-  uint32_t seed = 43;
-  for (const RnnParameter& param : out.parameters) {
-    *c.add_inputs() = TensorToProto(RandomTensor(param.dims, seed++), param.name);
-  }
-  for (const auto& t : c.inputs()) net->add_external_input(t.name());
+  AddCellInputs(&c, {p.steps, n, d, h, p.init_rank}, {"hidden_init"}, out.parameters, 41);
   ExpectEveryOracleOk(c);
 }
 

@@ -39,12 +39,10 @@ OpSchema& LSTMUnitArgs(OpSchema& schema) {
 
 namespace {
 
+using rnn_unit_util::ConstRowMap;
 using rnn_unit_util::RnnUnitArgs;
-
-template <typename T>
-using RowMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstRowMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+using rnn_unit_util::Row;
+using rnn_unit_util::RowMap;
 
 // Shared input handling of the two cells. `gate_count` is 4 (LSTM) or 3 (GRU); `state_inputs`
 // the number of leading state inputs (2 for LSTM: hidden, cell; 1 for GRU: hidden).
@@ -199,6 +197,7 @@ class GRUUnitOp final : public RnnUnitBase {
     H->Resize(Input(0).dims());
     T* h = H->template mutable_data<T>();
     const int64_t d = s.d;
+    Row<T> u(d);  // one row's update gate, reused across rows
     for (int64_t n = 0; n < s.n; ++n) {
       const int64_t row = n * d;
       if (!s.valid[n]) {
@@ -206,8 +205,7 @@ class GRUUnitOp final : public RnnUnitBase {
         continue;
       }
       const T* x = gates + n * 3 * d;
-      const Eigen::Array<T, Eigen::Dynamic, 1> u =
-          ConstRowMap<T>(x + d, d).unaryExpr(SigmoidScalarOp<T>());
+      u = ConstRowMap<T>(x + d, d).unaryExpr(SigmoidScalarOp<T>());
       RowMap<T>(h + row, d) =
           ConstRowMap<T>(h_prev + row, d) * u + ConstRowMap<T>(x + 2 * d, d).tanh() * (T(1) - u);
     }

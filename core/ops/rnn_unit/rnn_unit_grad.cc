@@ -26,12 +26,9 @@
 namespace parity {
 namespace {
 
-template <typename T>
-using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
-template <typename T>
-using RowMap = Eigen::Map<Row<T>>;
-template <typename T>
-using ConstRowMap = Eigen::Map<const Row<T>>;
+using rnn_unit_util::ConstRowMap;
+using rnn_unit_util::Row;
+using rnn_unit_util::RowMap;
 
 // Input layout and checks shared by both gradients. The forward inputs come first (states, gates,
 // [seq_lengths], timestep), then `extra` tensors shaped like hidden_prev (outputs and their
@@ -148,6 +145,8 @@ class LSTMUnitGradientOp final : public RnnUnitGradientBase {
     const T fb = static_cast<T>(forget_bias_);
     const int64_t d = s.d;
     const SigmoidScalarOp<T> sigmoid;
+    // One row's activations and cell gradient, reused across rows.
+    Row<T> i(d), f(d), o(d), g(d), tanh_c(d), dct(d);
     for (int64_t n = 0; n < s.n; ++n) {
       const int64_t row = n * d;
       const T* x = gates + n * 4 * d;
@@ -162,13 +161,13 @@ class LSTMUnitGradientOp final : public RnnUnitGradientBase {
       }
       // A row at a time through Eigen's packets, as the forward kernel; the gate gradients are
       // written before dc_prev and dh_prev, which read nothing after them.
-      const Row<T> i = ConstRowMap<T>(x, d).unaryExpr(sigmoid);
-      const Row<T> f = (ConstRowMap<T>(x + d, d) + fb).unaryExpr(sigmoid);
-      const Row<T> o = ConstRowMap<T>(x + 2 * d, d).unaryExpr(sigmoid);
-      const Row<T> g = ConstRowMap<T>(x + 3 * d, d).tanh();
-      const Row<T> tanh_c = ConstRowMap<T>(c + row, d).tanh();
+      i = ConstRowMap<T>(x, d).unaryExpr(sigmoid);
+      f = (ConstRowMap<T>(x + d, d) + fb).unaryExpr(sigmoid);
+      o = ConstRowMap<T>(x + 2 * d, d).unaryExpr(sigmoid);
+      g = ConstRowMap<T>(x + 3 * d, d).tanh();
+      tanh_c = ConstRowMap<T>(c + row, d).tanh();
       const ConstRowMap<T> dh_row(dh + row, d);
-      const Row<T> dct = ConstRowMap<T>(dc + row, d) + dh_row * o * (T(1) - tanh_c * tanh_c);
+      dct = ConstRowMap<T>(dc + row, d) + dh_row * o * (T(1) - tanh_c * tanh_c);
       RowMap<T>(gx, d) = dct * g * i * (T(1) - i);
       RowMap<T>(gx + d, d) = dct * ConstRowMap<T>(c_prev + row, d) * f * (T(1) - f);
       RowMap<T>(gx + 2 * d, d) = dh_row * tanh_c * o * (T(1) - o);
@@ -233,6 +232,7 @@ class GRUUnitGradientOp final : public RnnUnitGradientBase {
     T* dh_prev = dH->template mutable_data<T>();
     T* dg = dG->template mutable_data<T>();
     const int64_t d = s.d;
+    Row<T> u(d), o(d);  // one row's activations, reused across rows
     for (int64_t n = 0; n < s.n; ++n) {
       const int64_t row = n * d;
       const T* x = gates + n * 3 * d;
@@ -242,9 +242,10 @@ class GRUUnitGradientOp final : public RnnUnitGradientBase {
         std::fill(gx, gx + 3 * d, T(0));
         continue;
       }
-      const Row<T> u = ConstRowMap<T>(x + d, d).unaryExpr(SigmoidScalarOp<T>());
-      const Row<T> o = ConstRowMap<T>(x + 2 * d, d).tanh();
-      const Row<T> dh_row = ConstRowMap<T>(dh + row, d);  // a copy: dh_prev may alias dh
+      u = ConstRowMap<T>(x + d, d).unaryExpr(SigmoidScalarOp<T>());
+      o = ConstRowMap<T>(x + 2 * d, d).tanh();
+      // dh_prev is written last, elementwise: it may alias dh.
+      const ConstRowMap<T> dh_row(dh + row, d);
       std::fill(gx, gx + d, T(0));
       RowMap<T>(gx + d, d) = dh_row * (ConstRowMap<T>(h_prev + row, d) - o) * u * (T(1) - u);
       RowMap<T>(gx + 2 * d, d) = dh_row * (T(1) - u) * (T(1) - o * o);
