@@ -1,6 +1,7 @@
 #include "fuzz/generators.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -149,21 +150,25 @@ namespace {
 
 // "$<i>" -> inputs[i], "@<j>" -> outputs[j], also with a suffix after the number ("$0_grad" ->
 // inputs[0] + "_grad", as RecurrentNetwork's gradient links name them).
+// A name that is not a placeholder, or names an index past the list, is left as it is.
 void ResolvePlaceholder(std::string* name, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs) {
   if (name->size() < 2 || ((*name)[0] != '$' && (*name)[0] != '@')) return;
-  size_t end = name->find_first_not_of("0123456789", 1);
-  if (end == 1) return;
-  if (end == std::string::npos) end = name->size();
-  const size_t k = std::stoul(name->substr(1, end - 1));
   const auto& names = (*name)[0] == '$' ? inputs : outputs;
-  if (k < names.size()) *name = names[k] + name->substr(end);
+  size_t k = 0, end = 1;
+  for (; end < name->size() && std::isdigit(static_cast<unsigned char>((*name)[end])); ++end) {
+    k = k * 10 + static_cast<size_t>((*name)[end] - '0');
+    if (k >= names.size()) return;  // also keeps a long digit run from overflowing
+  }
+  if (end == 1) return;
+  *name = names[k] + name->substr(end);
 }
+
+void ResolvePlaceholders(caffe2::NetDef* net, const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs);
 
 // Placeholders in an argument: its string list (blob names such as RecurrentNetwork's links) and
 // the nets in it.
-void ResolvePlaceholders(caffe2::NetDef* net, const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs);
 void ResolveArgument(caffe2::Argument* arg, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs) {
   for (auto& str : *arg->mutable_strings()) ResolvePlaceholder(&str, inputs, outputs);
@@ -477,7 +482,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
   });
 }
 
-Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size) {
+std::optional<Case> TrySampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size) {
   rc::Random random(rc::Random::Key{seed, seed ^ 0x5DEECE66Dull, ~seed, 0x9E3779B97F4A7C15ull});
   for (int attempt = 0; attempt < 100; ++attempt) {
     try {
@@ -490,7 +495,13 @@ Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size) {
       random = random.split();
     }
   }
-  throw MakeError(ErrorKind::kInternal, "could not generate a case for seed ", seed);
+  return std::nullopt;
+}
+
+Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size) {
+  std::optional<Case> c = TrySampleCase(gen, seed, size);
+  PARITY_ENFORCE(c.has_value(), ErrorKind::kInternal, "could not generate a case for seed ", seed);
+  return *c;
 }
 
 }  // namespace parity::fuzz
