@@ -133,6 +133,31 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
   all_inputs.insert(all_inputs.end(), references.begin(), references.end());
 
   std::vector<Triple> forward_links, backward_links, aliases;
+  // Links `gradient` to row t of `external`. A link makes its internal blob a view of its rows, so
+  // one blob cannot serve two links: when the backward pass passes one gradient through to several
+  // inputs (a cell o_t = Sum(x_t, o_{t-1}) gives x_t, o_{t-1} and o_t the gradient "o_grad"), a
+  // Copy at the end of the backward step net gives each later link its own blob, `fresh`. Caffe2's
+  // recurrent_net links the shared name twice and one of the gradients comes out zero.
+  std::vector<caffe2::OperatorDef> link_copies;
+  auto link_gradient = [&](const std::string& gradient, const std::string& fresh,
+                           const std::string& external) {
+    const bool linked = std::any_of(backward_links.begin(), backward_links.end(),
+                                    [&](const Triple& t) { return t.internal == gradient; });
+    if (!linked) {
+      backward_links.push_back({gradient, external, 0});
+      return;
+    }
+    if (backward_versions[fresh] > 0 || Contains(cell.external_input(), fresh)) {
+      throw fail("the gradient '", gradient, "' needs its own blob '", fresh,
+                 "', which the step nets already use");
+    }
+    caffe2::OperatorDef copy;
+    copy.set_type("Copy");
+    copy.add_input(gradient);
+    copy.add_output(fresh);
+    link_copies.push_back(copy);
+    backward_links.push_back({fresh, external, 0});
+  };
   std::vector<std::string> all_outputs, recurrent_states;
   for (const auto& [cell_input, init] : spec.initial_cell_inputs) {
     auto link = spec.links.find(cell_input);
@@ -160,14 +185,15 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
     } else if (!gradient_of(cell_input).empty()) {
       // Seed 003: nobody writes "<input>_grad" (a Sum first in the cell passes the gradient
       // through under another name): link the gradient the pass did produce.
-      backward_links.push_back({gradient_of(cell_input), states_grad, 0});
+      link_gradient(gradient_of(cell_input), input_grad, states_grad);
     }
     // A state the cell's outputs do not depend on has no gradient link: its rows stay zero.
   }
   forward_links.push_back({spec.input.first, spec.input.second, 0});
   if (!spec.forward_only) {
     if (!gradient_of(spec.input.first).empty()) {
-      backward_links.push_back({gradient_of(spec.input.first), spec.input.second + "_grad", 0});
+      link_gradient(gradient_of(spec.input.first), spec.input.first + "_grad",
+                    spec.input.second + "_grad");
     }
     for (const std::string& in : cell.external_input()) backward.add_external_input(in);
     for (const std::string& out : cell.external_output()) backward.add_external_input(out);
@@ -192,6 +218,7 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
       *rewritten.add_op() = copy;
       for (const caffe2::OperatorDef& sum : sums) *rewritten.add_op() = sum;
     }
+    for (const caffe2::OperatorDef& copy : link_copies) *rewritten.add_op() = copy;
     backward = rewritten;
   }
 
@@ -219,9 +246,27 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
     std::vector<int64_t> params;
     std::vector<std::string> param_grads;
     for (const std::string& ref : references) {
-      if (gradient_of(ref).empty()) continue;
+      std::string gradient = gradient_of(ref);
+      if (gradient.empty()) continue;
+      // RecurrentNetworkGradient renames a param gradient to "<name>_tmpstep" throughout the step
+      // net. When the backward pass hands the param a gradient that arrives from outside (a cell
+      // ending in Sum(u, w) gives w the gradient "o_grad"), that rename would cut the link: the
+      // param gets its own copy, written last.
+      if (backward_versions[gradient] == 0 || Contains(backward.external_input(), gradient)) {
+        const std::string own = ref + "_grad";
+        if (backward_versions[own] > 0 || Contains(backward.external_input(), own)) {
+          throw fail("the gradient of reference '", ref, "' needs its own blob '", own,
+                     "', which the step nets already use");
+        }
+        caffe2::OperatorDef copy;
+        copy.set_type("Copy");
+        copy.add_input(gradient);
+        copy.add_output(own);
+        *backward.add_op() = copy;
+        gradient = own;
+      }
       params.push_back(std::find(all_inputs.begin(), all_inputs.end(), ref) - all_inputs.begin());
-      param_grads.push_back(gradient_of(ref));
+      param_grads.push_back(gradient);
     }
     *op->add_arg() = IntsArgOf("param", params);
     AddTriples(op, "backward_", "link", backward_links);

@@ -115,6 +115,69 @@ TEST(RecurrentNetworkGradient, MulCellMatchesTheProductRule) {
   ExpectNear(ws.GetTensor(grads.at("x")), dx, 1e-5);
 }
 
+// o_t = x_t + o_{t-1} (a running sum): the backward pass hands the one gradient "o_grad" to
+// x_t, o_{t-1} and o_t, and each link needs its own blob (Caffe2's recurrent_net linked the name
+// three times, so two of the gradients came out zero). For L = sum(o_all) + sum(o_last):
+//   dL/dx_t = (T - t) + 1 and dL/do_init = T + 1.
+TEST(RecurrentNetworkGradient, RunningSumCellGivesEveryInputItsGradient) {
+  const int64_t steps = 4, n = 2, d = 3;
+  caffe2::NetDef cell;
+  cell.set_name("cell");
+  cell.add_external_input("input_t");
+  cell.add_external_input("o_prev");
+  *cell.add_op() = MakeOp("Sum", {"input_t", "o_prev"}, {"o"});
+  cell.add_external_output("o");
+  RecurrentNetSpec spec;
+  spec.cell_net = cell;
+  spec.input = {"input_t", "x"};
+  spec.initial_cell_inputs = {{"o_prev", "o_init"}};
+  spec.links = {{"o_prev", "o"}};
+  spec.outputs_with_grads = {0, 1};
+  caffe2::NetDef net;
+  net.set_name("main");
+  const RecurrentNetOutputs out = RecurrentNet(&net, spec);
+  const auto grads = AddGradientOperators(&net, {{out.outputs[0], ""}, {out.outputs[1], ""}});
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(RandomTensor({steps, n, d}, 5, -1.0f, 1.0f));
+  ws.CreateTensor("o_init")->CopyFrom(RandomTensor({n, d}, 6, -1.0f, 1.0f));
+  ws.RunNetOnce(net);
+  std::vector<double> dx(steps * n * d), dinit(n * d, steps + 1.0);
+  for (int64_t i = 0; i < steps * n * d; ++i) dx[i] = steps - i / (n * d) + 1.0;
+  ExpectNear(ws.GetTensor(grads.at("x")), dx, 1e-6);
+  ExpectNear(ws.GetTensor(grads.at("o_init")), dinit, 1e-6);
+}
+
+// o_t = x_t + o_{t-1} + w with w [1, N, D] a reference: the backward pass passes "o_grad" through
+// to w as well, and RecurrentNetworkGradient renames a param's gradient to "_tmpstep" throughout
+// the step net, which would rename the output gradient's link too. For L = sum(o_last): dL/dw = T,
+// dL/dx_t = 1, dL/do_init = 1.
+TEST(RecurrentNetworkGradient, AParamThatTakesTheOutputGradientAccumulatesIt) {
+  const int64_t steps = 3, n = 2, d = 2;
+  caffe2::NetDef cell;
+  cell.set_name("cell");
+  for (const char* in : {"input_t", "o_prev", "w"}) cell.add_external_input(in);
+  *cell.add_op() = MakeOp("Sum", {"input_t", "o_prev", "w"}, {"o"});
+  cell.add_external_output("o");
+  RecurrentNetSpec spec;
+  spec.cell_net = cell;
+  spec.input = {"input_t", "x"};
+  spec.initial_cell_inputs = {{"o_prev", "o_init"}};
+  spec.links = {{"o_prev", "o"}};
+  spec.outputs_with_grads = {1};
+  caffe2::NetDef net;
+  net.set_name("main");
+  const RecurrentNetOutputs out = RecurrentNet(&net, spec);
+  const auto grads = AddGradientOperators(&net, {{out.outputs[1], ""}});
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(RandomTensor({steps, n, d}, 7, -1.0f, 1.0f));
+  ws.CreateTensor("o_init")->CopyFrom(RandomTensor({n, d}, 8, -1.0f, 1.0f));
+  ws.CreateTensor("w")->CopyFrom(RandomTensor({1, n, d}, 9, -1.0f, 1.0f));
+  ws.RunNetOnce(net);
+  ExpectNear(ws.GetTensor(grads.at("w")), std::vector<double>(n * d, steps), 1e-6);
+  ExpectNear(ws.GetTensor(grads.at("x")), std::vector<double>(steps * n * d, 1.0), 1e-6);
+  ExpectNear(ws.GetTensor(grads.at("o_init")), std::vector<double>(n * d, 1.0), 1e-6);
+}
+
 // The LSTM against the same computation unrolled by hand: FC over the sequence, then per step
 // FC(h_prev) + Sum + LSTMUnit, with one batch row's sequence shorter than T.
 TEST(Lstm, EqualsTheUnrolledChain) {
