@@ -444,8 +444,28 @@ Case Nudged(const Case& c, int attempt) {
 // Where the finite differences straddle a kink, the inputs are nudged (as Caffe2's gradient
 // checker callers move inputs off ties and zeros) and the check runs again, so a net with
 // Relu or MaxPool is still checked; the verdict, and any finding, holds the nudged case.
+// Why the net has no gradient at all, or "": a RecurrentNetwork built forward-only carries no
+// backward step net, so neither Caffe2 nor parity can differentiate it (the forward oracles still
+// check it).
+std::string WithoutGradient(const caffe2::NetDef& net) {
+  for (int i = 0; i < net.op_size(); ++i) {
+    const caffe2::OperatorDef& op = net.op(i);
+    if (op.type() != "RecurrentNetwork") continue;
+    const bool has_backward = std::any_of(op.arg().begin(), op.arg().end(), [](const auto& arg) {
+      return arg.name() == "backward_step_net";
+    });
+    if (!has_backward) {
+      return "op #" + std::to_string(i) +
+             " (RecurrentNetwork) was built forward-only (no backward_step_net): it has no "
+             "gradient";
+    }
+  }
+  return "";
+}
+
 OracleResult CheckGradient(const Case& c, const OracleOptions& options) {
   constexpr int kNudges = 3;
+  if (std::string reason = WithoutGradient(c.net()); !reason.empty()) return {std::nullopt, reason};
   OracleResult result = CheckGradientAt(c, options);
   for (int attempt = 1; attempt <= kNudges; ++attempt) {
     if (result.finding || result.not_applicable.rfind(kNotSmooth, 0) != 0) return result;

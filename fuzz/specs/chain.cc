@@ -1,0 +1,128 @@
+#include "fuzz/specs/chain.h"
+
+#include <rapidcheck.h>
+
+#include <set>
+
+#include "core/proto/error.h"
+#include "core/schema.h"
+#include "core/tensor.h"
+
+namespace parity::fuzz {
+
+namespace {
+
+constexpr int64_t kMaxChainElements = 4096;
+
+// Ops that run nets or manage workspaces: a chain of them would nest without bound.
+bool RunsNets(const std::string& type) {
+  static const std::set<std::string> types = {"CreateScope", "HasScope", "Do",
+                                              "If",          "While",    "RecurrentNetwork"};
+  return types.count(type) > 0;
+}
+
+}  // namespace
+
+std::optional<Chain> DrawChain(OpInstance* op, const std::string& in, std::vector<int64_t> dims,
+                               const std::string& out,
+                               const std::function<std::string(int)>& input_name,
+                               const std::function<std::string()>& local_name, bool same_dims,
+                               int max_len) {
+  std::vector<std::string> types;
+  for (const auto& type : SpecRegistry::Types()) {
+    const OpSpec* spec = SpecRegistry::Find(type);
+    // Ops whose specs skip an oracle would be checked by it inside a control op: left out.
+    if (!RunsNets(type) && spec->consumes_intermediates() && spec->skips().empty()) {
+      types.push_back(type);
+    }
+  }
+  const int length = *rc::gen::inRange(1, max_len + 1);
+  Chain chain;
+  std::string current = in;
+  for (int k = 0; k < length; ++k) {
+    bool placed = false;
+    for (int attempt = 0; attempt < 8 && !placed; ++attempt) {
+      const OpSpec& spec = *SpecRegistry::Find(*rc::gen::elementOf(types));
+      std::optional<OpInstance> inst = spec.Instantiate(&dims);
+      if (!inst || inst->inputs().empty() || inst->inputs()[0].dtype != DataType::kFloat ||
+          !inst->inplace_outputs().empty() || !inst->op_input_order().empty()) {
+        continue;
+      }
+      caffe2::OperatorDef def;
+      def.set_type(inst->type());
+      def.add_input(current);
+      std::vector<TensorType> in_types = {TensorType{DataType::kFloat, dims, true}};
+      std::vector<InputSpec> extra;
+      for (size_t i = 1; i < inst->inputs().size(); ++i) {
+        extra.push_back(inst->inputs()[i]);
+        def.add_input("");  // named below, once the op is accepted
+        in_types.push_back(TensorType{extra.back().dtype, extra.back().dims, true});
+      }
+      const std::string result = k + 1 == length ? out : local_name();
+      def.add_output(result);
+      for (int j = 1; j < inst->num_outputs(); ++j) def.add_output(local_name());
+      for (const auto& arg : inst->args()) *def.add_arg() = arg;
+      std::vector<TensorType> out_types;
+      bool all_differentiable = true;
+      try {
+        const OpSchema& schema = OpSchemaRegistry::Get(def.type());
+        schema.Verify(def);
+        out_types = schema.InferShapes(def, in_types);
+        for (int j = 0; j < def.output_size(); ++j) {
+          all_differentiable = all_differentiable && schema.IsOutputDifferentiable(j);
+        }
+      } catch (const Error&) {
+        continue;
+      }
+      // Statistics outputs (LayerNorm's mean, SoftmaxWithLoss's probabilities) carry no gradient;
+      // as outputs of an If they would be seeded like any other, so chains leave such ops out.
+      if (!all_differentiable) continue;
+      const TensorType& y = out_types[0];
+      if (!y.known || y.dtype != DataType::kFloat || y.dims.empty() ||
+          CheckedNumElements(y.dims) == 0 || CheckedNumElements(y.dims) > kMaxChainElements ||
+          (same_dims && y.dims != dims)) {
+        continue;
+      }
+      for (size_t i = 0; i < extra.size(); ++i) {
+        def.set_input(static_cast<int>(i) + 1, input_name(op->AddInput(extra[i])));
+      }
+      for (int j = 0; j < def.output_size(); ++j) {
+        if (def.output(j) != out) chain.intermediates.push_back(def.output(j));
+      }
+      chain.ops.push_back(def);
+      current = result;
+      dims = y.dims;
+      placed = true;
+    }
+    if (!placed) return std::nullopt;
+  }
+  chain.dims = dims;
+  return chain;
+}
+
+caffe2::NetDef MakeNet(const std::string& name, const std::vector<caffe2::OperatorDef>& ops) {
+  caffe2::NetDef net;
+  net.set_name(name);
+  for (const auto& op : ops) *net.add_op() = op;
+  return net;
+}
+
+caffe2::Argument NetArg(const std::string& name, const caffe2::NetDef& net) {
+  caffe2::Argument arg;
+  arg.set_name(name);
+  *arg.mutable_n() = net;
+  return arg;
+}
+
+caffe2::OperatorDef SimpleOp(const std::string& type, const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& outputs) {
+  caffe2::OperatorDef op;
+  op.set_type(type);
+  for (const auto& in : inputs) op.add_input(in);
+  for (const auto& out : outputs) op.add_output(out);
+  return op;
+}
+
+std::string Placeholder(char kind, int index) { return kind + std::to_string(index); }
+
+}  // namespace parity::fuzz
