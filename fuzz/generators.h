@@ -17,7 +17,7 @@
 
 namespace parity::fuzz {
 
-constexpr char kGeneratorVersion[] = "parity-gen-2";
+constexpr char kGeneratorVersion[] = "parity-gen-3";
 
 // Values for `spec` (draws; call inside rc::gen::exec).
 caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec);
@@ -33,11 +33,18 @@ struct NetGenOptions {
 };
 rc::Gen<Case> NetCaseGen(const NetGenOptions& options);
 
+// RapidCheck's size for the case of `seed`: uniform in [0, 100], as RapidCheck's own runs sweep
+// it. The size scales every rc::gen::inRange a spec draws (ranks, dims, op counts, which variant of
+// an op): at a fixed size the upper part of each range would never be drawn.
+int SizeForSeed(uint64_t seed);
+constexpr int kSizeFromSeed = -1;
+
 // Deterministic sample of `gen` for `seed` (campaigns): same generator version + seed, same case.
 // nullopt when 100 draws all fail (a narrow --ops set whose ops rarely chain into a net).
-std::optional<Case> TrySampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size = 50);
+std::optional<Case> TrySampleCase(const rc::Gen<Case>& gen, uint64_t seed,
+                                  int size = kSizeFromSeed);
 // TrySampleCase, or kInternal when it fails.
-Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size = 50);
+Case SampleCase(const rc::Gen<Case>& gen, uint64_t seed, int size = kSizeFromSeed);
 
 }  // namespace parity::fuzz
 

@@ -135,6 +135,8 @@ std::vector<int64_t> AnyDims(int min_rank, int max_rank, int64_t max_dim) {
 
 int64_t Dim(int64_t min, int64_t max) { return *rc::gen::inRange<int64_t>(min, max + 1); }
 
+int Pick(int n) { return *rc::gen::resize(rc::kNominalSize, rc::gen::inRange(0, n)); }
+
 std::vector<int64_t> BlockEdgeDims(int64_t block, int64_t max_blocks) {
   const int64_t n = block * *rc::gen::inRange<int64_t>(1, max_blocks + 1) +
                     *rc::gen::elementOf(std::vector<int64_t>{0, 1, block - 1});

@@ -188,6 +188,10 @@ class SpecRegistry {
 // Common shape draws (RapidCheck, must run inside rc::gen::exec).
 std::vector<int64_t> AnyDims(int min_rank = 1, int max_rank = 4, int64_t max_dim = 5);
 int64_t Dim(int64_t min = 1, int64_t max = 5);
+// Which of `n` variants (0..n-1), uniform whatever RapidCheck's size: rc::gen::inRange scales its
+// range with the size, so at small sizes it only ever draws the first few (dims should grow with
+// the size; a choice between an op's variants should not). Shrinks towards 0.
+int Pick(int n);
 // [n] or [1, n] with n = block * k + r, k in 1..max_blocks, r in {0, 1, block - 1}: the edges of a
 // blocked or vectorized kernel's main loop and tail (core/ops/common/size_paths.h).
 std::vector<int64_t> BlockEdgeDims(int64_t block, int64_t max_blocks = 8);
