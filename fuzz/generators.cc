@@ -287,31 +287,52 @@ const std::vector<std::string>& HostileTexts() {
 // One net in 8 has every blob name decorated with a hostile suffix, hostile op names, and a
 // hostile string argument no op reads (Caffe2 ignores unknown arguments): the round-trip oracle
 // prints and re-parses them, every other oracle runs them.
-// Renames every blob of `net`'s ops, of the nets nested in them, and Do's inner_blobs (names in
-// its subnet) with `rename`.
+// Arguments whose strings name blobs: Do's inner_blobs (names in its subnet) and
+// RecurrentNetwork's links, aliases, states, param gradients and recomputed blobs.
+bool NamesBlobs(const std::string& arg) {
+  static const auto* names = new std::set<std::string>{"inner_blobs",
+                                                       "link_internal",
+                                                       "link_external",
+                                                       "alias_src",
+                                                       "alias_dst",
+                                                       "recurrent_states",
+                                                       "param_grads",
+                                                       "backward_link_internal",
+                                                       "backward_link_external",
+                                                       "recompute_blobs_on_backward"};
+  return names->count(arg) > 0;
+}
+
+// Renames every blob of `net` (its ops, its external inputs and outputs), of the nets nested in its
+// ops, and in the arguments that name blobs, with `rename`.
 void RenameBlobs(caffe2::NetDef* net, const std::function<void(std::string*)>& rename) {
+  for (auto& name : *net->mutable_external_input()) rename(&name);
+  for (auto& name : *net->mutable_external_output()) rename(&name);
   for (auto& op : *net->mutable_op()) {
     for (auto& in : *op.mutable_input()) rename(&in);
     for (auto& out : *op.mutable_output()) rename(&out);
     for (auto& arg : *op.mutable_arg()) {
       if (arg.has_n()) RenameBlobs(arg.mutable_n(), rename);
       for (auto& nested : *arg.mutable_nets()) RenameBlobs(&nested, rename);
-      if (arg.name() == "inner_blobs") {
-        for (auto& inner : *arg.mutable_strings()) rename(&inner);
+      if (NamesBlobs(arg.name())) {
+        for (auto& blob : *arg.mutable_strings()) rename(&blob);
       }
+      if (op.type() == "RecurrentNetwork" && arg.name() == "timestep") rename(arg.mutable_s());
     }
   }
 }
 
 void DecorateWithHostileText(Case* c) {
-  const std::string suffix = *rc::gen::elementOf(HostileTexts());
-  if (suffix.empty()) return;  // an empty blob name is not a blob
-  // RecurrentNetwork derives blob names ("<state>_grad", "<input>_grad") that a suffix would
-  // separate from the names its links spell out: its nets keep their names.
-  for (const auto& op : c->net().op()) {
-    if (op.type() == "RecurrentNetwork") return;
-  }
-  auto rename = [&suffix](std::string* name) { *name += suffix; };
+  const std::string text = *rc::gen::elementOf(HostileTexts());
+  if (text.empty()) return;  // an empty blob name is not a blob
+  // RecurrentNetwork derives blob names by appending ("<state>_grad", "<param grad>_tmpstep"), so
+  // a suffix would separate a derived name from the one its links spell out; a prefix commutes with
+  // appending. Other nets get either.
+  bool prefix = Pick(2) == 0;
+  for (const auto& op : c->net().op()) prefix = prefix || op.type() == "RecurrentNetwork";
+  auto rename = [&text, prefix](std::string* name) {
+    *name = prefix ? text + *name : *name + text;
+  };
   caffe2::NetDef* net = c->mutable_net();
   RenameBlobs(net, rename);
   for (auto& op : *net->mutable_op()) {
@@ -320,8 +341,6 @@ void DecorateWithHostileText(Case* c) {
     note->set_name("parity_note");
     note->set_s(*rc::gen::elementOf(HostileTexts()));
   }
-  for (auto& name : *net->mutable_external_input()) rename(&name);
-  for (auto& name : *net->mutable_external_output()) rename(&name);
   for (auto& input : *c->mutable_inputs()) rename(input.mutable_name());
   for (auto& name : *c->mutable_grad_inputs()) rename(&name);
   for (auto& name : *c->mutable_loss_blobs()) rename(&name);
@@ -361,6 +380,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
     const int num_ops = *rc::gen::inRange(options.min_ops, options.max_ops + 1);
     int param = 0;
     std::set<std::string> scopes;  // workspace stacks: no tensor, never an external output
+    std::set<std::string> views;   // blobs sharing storage with others: never updated in place
     for (int k = 0; k < num_ops; ++k) {
       for (int attempt = 0; attempt < 8; ++attempt) {
         const OpSpec& spec = *SpecRegistry::Find(*rc::gen::elementOf(types));
@@ -371,12 +391,13 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           continue;
         }
         // An op that updates its primary in place (a loop-carried While, an If without else) must
-        // not overwrite the net's own input: it gets a copy.
+        // not overwrite the net's own input, nor a view of storage other blobs share: it gets a
+        // copy.
         bool updates_primary = false;
         for (const auto& [output, input] : inst->inplace_outputs()) {
           updates_primary = updates_primary || input == 0;
         }
-        const bool copy_input = updates_primary && primary == "x0";
+        const bool copy_input = updates_primary && (primary == "x0" || views.count(primary) > 0);
         std::vector<std::string> inputs = {copy_input ? "c" + std::to_string(k) : primary};
         std::vector<TensorType> in_types = {types_of[primary]};
         std::vector<std::pair<caffe2::TensorProto, bool>> new_inputs;  // value, differentiable
@@ -394,11 +415,9 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           new_inputs.emplace_back(DrawTensor(name, Tame(in)), in.differentiable);
         }
         std::vector<std::string> outputs;
-        bool inplace_on_primary = false;
         for (int j = 0; j < inst->num_outputs(); ++j) {
           auto inplace = inst->inplace_outputs().find(j);
           if (inplace != inst->inplace_outputs().end()) {
-            inplace_on_primary = inplace_on_primary || inplace->second == 0;
             outputs.push_back(inputs.at(inplace->second));
           } else {
             outputs.push_back("t" + std::to_string(k) + (j ? "_" + std::to_string(j) : ""));
@@ -429,9 +448,11 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         if (!fits) continue;
         // Sometimes run in place on the primary input, where the schema allows it.
         const OpSchema& schema = OpSchemaRegistry::Get(def.type());
-        if (!inplace_on_primary && inst->op_input_order().empty() &&
+        // Not for ops that already update a blob in place (Do's workspace stack: Do binds each
+        // outer blob once, so its output cannot be its input).
+        if (inst->inplace_outputs().empty() && inst->op_input_order().empty() &&
             schema.IsInplaceAllowed(0, 0) && out_types[0].dims == dims && primary != "x0" &&
-            *rc::gen::inRange(0, 8) == 0) {
+            !views.count(primary) && *rc::gen::inRange(0, 8) == 0) {
           def.set_output(0, primary);
           outputs[0] = primary;
         }
@@ -443,6 +464,8 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
         for (auto& op : built) *net->add_op() = std::move(op);
         *net->add_op() = def;
         for (size_t j = 0; j < outputs.size(); ++j) {
+          if (inst->IsScopeOutput(static_cast<int>(j))) scopes.insert(outputs[j]);
+          if (spec.outputs_are_views()) views.insert(outputs[j]);
           // Statistics outputs carry no gradient: a loss built on them would differ from what
           // the backward pass computes, so later ops do not consume them.
           // Scalars (losses) are sinks: specs take tensors of rank >= 1 as their primary input.

@@ -160,12 +160,20 @@ class OpSpec {
     consumes_intermediates_ = value;
     return *this;
   }
+  // The op's outputs share storage with each other (RecurrentNetwork's `_all` and `_last` are views
+  // of one state tensor, as in Caffe2). In generated nets no later op writes such a blob in place:
+  // it would change the other views too, which the reference (copies) does not model.
+  OpSpec& OutputsAreViews(bool value) {
+    outputs_are_views_ = value;
+    return *this;
+  }
   // Oracles this op skips, with the reason (e.g. "gradient": not differentiable).
   OpSpec& Skip(const std::string& oracle, const std::string& reason);
 
   const std::string& type() const { return type_; }
   const std::string& tolerance() const { return tolerance_; }
   bool consumes_intermediates() const { return consumes_intermediates_; }
+  bool outputs_are_views() const { return outputs_are_views_; }
   const std::vector<std::pair<std::string, std::string>>& skips() const { return skips_; }
   bool Skips(const std::string& oracle) const;
   std::optional<OpInstance> Instantiate(const Primary* primary) const { return make_(primary); }
@@ -175,6 +183,7 @@ class OpSpec {
   MakeFunction make_;
   std::string tolerance_ = "default";
   bool consumes_intermediates_ = false;
+  bool outputs_are_views_ = false;
   std::vector<std::pair<std::string, std::string>> skips_;
 };
 

@@ -20,10 +20,10 @@
 // reduces the window (ReduceSum over axis 0, keeping it), adds x_t, squashes with Tanh and runs a
 // random chain.
 //
-// A random scope keeps two RNNs of one case on separate states. Single-op cases only (not in
-// generated nets): the outputs are views of one state tensor, as in Caffe2, so a later op updating
-// `_all` in place changes `_last` too, which the reference (copies) does not model; the net
-// generator does not yet keep in-place ops off view outputs.
+// In generated nets the op takes an intermediate [T, N, D] blob as its sequence. A random scope
+// keeps two RNNs of one net on separate states. The outputs are views of one state tensor, as in
+// Caffe2, so the net generator keeps in-place updates off them (OutputsAreViews): an op updating
+// `_all` in place would change `_last` too, which the reference (copies) does not model.
 #include <rapidcheck.h>
 
 #include "core/rnn/recurrent_net.h"
@@ -171,7 +171,8 @@ std::optional<OpInstance> WindowedRnn(const std::vector<int64_t>& x) {
 
 PARITY_OP_SPEC(RecurrentNetwork)
     .Tolerance("accumulation")
-    .ConsumesIntermediates(false)
+    .ConsumesIntermediates(true)
+    .OutputsAreViews(true)
     .Make([](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = {Dim(1, 4), Dim(1, 3), Dim(1, 4)};
       if (p) {

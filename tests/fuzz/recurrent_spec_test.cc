@@ -69,5 +69,42 @@ TEST(RecurrentSpec, ReachesEveryFamilyAndPassesEveryOracle) {
   EXPECT_GE(drawn_ops.size(), 3u) << "random step nets draw ops from the other specs";
 }
 
+// In generated nets: RecurrentNetwork takes intermediates, its outputs feed later ops, no op writes
+// them in place (they are views of one state tensor), and every oracle passes.
+TEST(RecurrentSpec, JoinsGeneratedNetsWithoutInPlaceWritesToItsViews) {
+  NetGenOptions options;
+  options.ops = {"RecurrentNetwork", "Relu", "Tanh", "If", "While", "Transpose", "ExpandDims"};
+  int placed = 0, consumed = 0;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    std::optional<Case> c = TrySampleCase(NetCaseGen(options), seed);
+    if (!c) continue;
+    std::set<std::string> views;
+    bool has_rnn = false;
+    for (const auto& op : c->net().op()) {
+      for (const std::string& in : op.input()) consumed += views.count(in) > 0;
+      for (const std::string& out : op.output()) {
+        EXPECT_EQ(views.count(out), 0u)
+            << "seed " << seed << ": " << op.type() << " writes view '" << out << "' in place\n"
+            << c->net().DebugString();
+      }
+      if (op.type() != "RecurrentNetwork") continue;
+      has_rnn = true;
+      for (int j = 0; j + 1 < op.output_size(); ++j) views.insert(op.output(j));
+    }
+    placed += has_rnn && c->net().op(0).type() != "RecurrentNetwork";
+    if (!has_rnn) continue;
+    const CaseReport report = oracles::CheckCase(*c, {});
+    for (const auto& verdict : report.verdicts()) {
+      EXPECT_TRUE(verdict.status() != OracleVerdict::FINDING &&
+                  verdict.status() != OracleVerdict::REJECTED)
+          << "seed " << seed << " " << verdict.oracle() << ": " << verdict.finding().message()
+          << verdict.reason() << "\n"
+          << c->DebugString();
+    }
+  }
+  EXPECT_GT(placed, 0) << "no RecurrentNetwork took an intermediate";
+  EXPECT_GT(consumed, 0) << "no op read a RecurrentNetwork output";
+}
+
 }  // namespace
 }  // namespace parity::fuzz
