@@ -1,10 +1,12 @@
-// A small typed wrapper over OpenBLAS's cblas_sgemm / cblas_dgemm for the GEMM-shaped kernels (FC,
-// MatMul, BatchMatMul, Conv), plus the dtype checks those kernels share. Row-major throughout.
+// A small typed wrapper over the GEMMs of the GEMM-shaped kernels (FC, MatMul, BatchMatMul, Conv):
+// oneDNN's dnnl_sgemm for float, OpenBLAS's cblas_dgemm for double; plus the dtype checks those
+// kernels share. Row-major throughout.
 //
 // Why a wrapper: the kernels are templated on float/double and CBLAS is not; the degenerate shapes
 // CBLAS rejects or reads past (M, N or K of 0, leading dimensions of 0) are handled here once; and
 // int64 sizes over CBLAS's int range fail with kResourceLimit instead of being truncated.
-// Threading is whatever OpenBLAS is configured with (OPENBLAS_NUM_THREADS); nothing here changes it.
+// Threading is whatever the libraries are configured with (OMP_NUM_THREADS for oneDNN,
+// OPENBLAS_NUM_THREADS for OpenBLAS); nothing here changes it.
 #ifndef PARITY_CORE_OPS_COMMON_GEMM_H_
 #define PARITY_CORE_OPS_COMMON_GEMM_H_
 
@@ -36,8 +38,12 @@ template <typename Fn>
 void DispatchFloatOrDouble(DataType dtype, const std::string& label, const char* blob,
                            const std::vector<int64_t>& dims, Fn&& fn) {
   switch (dtype) {
-    case DataType::kFloat: fn(float{}); return;
-    case DataType::kDouble: fn(double{}); return;
+    case DataType::kFloat:
+      fn(float{});
+      return;
+    case DataType::kDouble:
+      fn(double{});
+      return;
     default:
       throw MakeError(ErrorKind::kShapeMismatch, label, ": takes float or double tensors, got ",
                       blob, " ", DataTypeName(dtype), " ", ShapeString(dims));
