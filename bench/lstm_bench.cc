@@ -7,16 +7,20 @@
 //   BM_TorchLstm/...                torch.nn.LSTM under no_grad, and forward + out.backward(ones),
 //                                   timed by bench/torch_lstm.py's own loop in a child process
 //                                   (Debian's python3-torch) and reported as manual time
-//   BM_LstmGemmFloor/...            only the cblas_sgemm calls the LSTM's FCs make, same shapes:
-//                                   the time no LSTM on OpenBLAS can beat. time(ParityLstm) -
-//                                   time(GemmFloor) is our step overhead (links, step nets,
+//   BM_LstmGemmFloor/...            only the sgemm calls the LSTM's FCs make, same shapes, on
+//                                   oneDNN (what the engine's float GEMM calls) and on OpenBLAS:
+//                                   the time no LSTM on that GEMM can beat. time(ParityLstm) -
+//                                   time(GemmFloor onednn) is our step overhead (links, step nets,
 //                                   LSTMUnit, Sum, gradient accumulation).
 //
-// The `threads` argument is OpenBLAS's thread count here and torch.set_num_threads in the peer.
+// The `threads` argument is the OpenMP (oneDNN) and OpenBLAS thread count here, and
+// torch.set_num_threads in the peer.
 //
 //   bazel run -c opt //bench:lstm_bench
 #include <benchmark/benchmark.h>
 #include <cblas.h>
+#include <dnnl.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +42,12 @@ namespace {
 constexpr int64_t kSteps = 50, kBatch = 32, kInput = 256, kHidden = 256;
 constexpr int kIterations = 20;
 
+void SetThreads(const benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  omp_set_num_threads(threads);  // oneDNN's sgemm
+  openblas_set_num_threads(threads);
+}
+
 // Every benchmark here: 1 and 2 threads, the same fixed iteration count, in milliseconds.
 void OneAndTwoThreads(benchmark::internal::Benchmark* b) {
   b->ArgName("threads")->Arg(1)->Arg(2)->Iterations(kIterations)->Unit(benchmark::kMillisecond);
@@ -53,7 +63,7 @@ void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& di
 }
 
 void BM_ParityLstm(benchmark::State& state, bool backward) {
-  openblas_set_num_threads(static_cast<int>(state.range(0)));
+  SetThreads(state);
   LstmSpec spec;
   spec.dim_in = kInput;
   spec.dim_out = kHidden;
@@ -122,8 +132,8 @@ struct Gemm {
   float beta;
 };
 
-void BM_LstmGemmFloor(benchmark::State& state, bool backward) {
-  openblas_set_num_threads(static_cast<int>(state.range(0)));
+void BM_LstmGemmFloor(benchmark::State& state, bool backward, bool onednn) {
+  SetThreads(state);
   const int64_t rows = kSteps * kBatch, gates = 4 * kHidden;
   // Forward: the input projection over the sequence, then per step FC(hidden_t_prev).
   std::vector<Gemm> gemms = {{rows, gates, kInput, false, true, 0.0f}};
@@ -143,15 +153,31 @@ void BM_LstmGemmFloor(benchmark::State& state, bool backward) {
   std::vector<float> a(largest, 0.5f), b(largest, 0.25f), c(largest);
   for (auto _ : state) {
     for (const Gemm& g : gemms) {
-      cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-                  g.trans_b ? CblasTrans : CblasNoTrans, g.m, g.n, g.k, 1.0f, a.data(),
-                  g.trans_a ? g.m : g.k, b.data(), g.trans_b ? g.k : g.n, g.beta, c.data(), g.n);
+      const int64_t lda = g.trans_a ? g.m : g.k, ldb = g.trans_b ? g.k : g.n;
+      if (onednn) {
+        dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k, 1.0f, a.data(), lda,
+                   b.data(), ldb, g.beta, c.data(), g.n);
+      } else {
+        cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
+                    g.trans_b ? CblasTrans : CblasNoTrans, g.m, g.n, g.k, 1.0f, a.data(), lda,
+                    b.data(), ldb, g.beta, c.data(), g.n);
+      }
     }
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward, false)->Apply(OneAndTwoThreads)->UseRealTime();
-BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_backward, true)->Apply(OneAndTwoThreads)->UseRealTime();
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_onednn, false, true)
+    ->Apply(OneAndTwoThreads)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_backward_onednn, true, true)
+    ->Apply(OneAndTwoThreads)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_openblas, false, false)
+    ->Apply(OneAndTwoThreads)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_LstmGemmFloor, forward_backward_openblas, true, false)
+    ->Apply(OneAndTwoThreads)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace parity
