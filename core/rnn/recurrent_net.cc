@@ -139,6 +139,19 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
   // Copy at the end of the backward step net gives each later link its own blob, `fresh`. Caffe2's
   // recurrent_net links the shared name twice and one of the gradients comes out zero.
   std::vector<caffe2::OperatorDef> link_copies;
+  // Copy(gradient) -> own; `own` must be a name the step nets do not use yet.
+  auto copy_to_own_blob = [&](const std::string& gradient, const std::string& own) {
+    if (backward_versions[own] > 0 || Contains(backward.external_input(), own) ||
+        Contains(cell.external_input(), own)) {
+      throw fail("the gradient '", gradient, "' needs its own blob '", own,
+                 "', which the step nets already use");
+    }
+    caffe2::OperatorDef copy;
+    copy.set_type("Copy");
+    copy.add_input(gradient);
+    copy.add_output(own);
+    return copy;
+  };
   auto link_gradient = [&](const std::string& gradient, const std::string& fresh,
                            const std::string& external) {
     const bool linked = std::any_of(backward_links.begin(), backward_links.end(),
@@ -147,15 +160,7 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
       backward_links.push_back({gradient, external, 0});
       return;
     }
-    if (backward_versions[fresh] > 0 || Contains(cell.external_input(), fresh)) {
-      throw fail("the gradient '", gradient, "' needs its own blob '", fresh,
-                 "', which the step nets already use");
-    }
-    caffe2::OperatorDef copy;
-    copy.set_type("Copy");
-    copy.add_input(gradient);
-    copy.add_output(fresh);
-    link_copies.push_back(copy);
+    link_copies.push_back(copy_to_own_blob(gradient, fresh));
     backward_links.push_back({fresh, external, 0});
   };
   std::vector<std::string> all_outputs, recurrent_states;
@@ -253,17 +258,8 @@ RecurrentNetOutputs RecurrentNet(caffe2::NetDef* net, const RecurrentNetSpec& sp
       // ending in Sum(u, w) gives w the gradient "o_grad"), that rename would cut the link: the
       // param gets its own copy, written last.
       if (backward_versions[gradient] == 0 || Contains(backward.external_input(), gradient)) {
-        const std::string own = ref + "_grad";
-        if (backward_versions[own] > 0 || Contains(backward.external_input(), own)) {
-          throw fail("the gradient of reference '", ref, "' needs its own blob '", own,
-                     "', which the step nets already use");
-        }
-        caffe2::OperatorDef copy;
-        copy.set_type("Copy");
-        copy.add_input(gradient);
-        copy.add_output(own);
-        *backward.add_op() = copy;
-        gradient = own;
+        *backward.add_op() = copy_to_own_blob(gradient, ref + "_grad");
+        gradient = ref + "_grad";
       }
       params.push_back(std::find(all_inputs.begin(), all_inputs.end(), ref) - all_inputs.begin());
       param_grads.push_back(gradient);
