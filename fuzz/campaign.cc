@@ -10,6 +10,7 @@
 
 #include "core/io.h"
 #include "core/proto/error.h"
+#include "fuzz/campaign_report.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "oracles/backend.h"
@@ -29,6 +30,15 @@ std::vector<std::string> SpecTypes(const std::vector<std::string>& ops) {
   return ops;
 }
 
+std::string Sanitize(std::string s) {
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
+  }
+  return s;
+}
+
+}  // namespace
+
 void MakeDirs(const std::string& path) {
   std::string partial;
   for (size_t i = 0; i <= path.size(); ++i) {
@@ -41,15 +51,6 @@ void MakeDirs(const std::string& path) {
   PARITY_ENFORCE(::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode), ErrorKind::kIo,
                  "cannot create directory ", path);
 }
-
-std::string Sanitize(std::string s) {
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
-  }
-  return s;
-}
-
-}  // namespace
 
 Case CampaignCase(const CampaignOptions& options, int64_t index) {
   uint64_t seed = oracles::SeedAt(options.seed, static_cast<uint64_t>(index));
@@ -83,7 +84,7 @@ std::string SaveFinding(const std::string& dir, const Finding& finding) {
   return base + ".pb";
 }
 
-CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progress,
+CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* progress,
                             const std::function<void(const Finding&)>& on_finding) {
   PARITY_ENFORCE(options.cases >= 0 || options.seconds >= 0, ErrorKind::kBadArgument,
                  "give --cases N or --seconds N");
@@ -109,21 +110,29 @@ CampaignSummary RunCampaign(const CampaignOptions& options, std::ostream& progre
     CaseReport report = oracles::CheckCase(c, request);
     tally.Add(c, report);
     for (const Finding& finding : oracles::Findings(report)) {
+      std::string saved;
       if (!options.out_dir.empty()) {
-        summary.saved.push_back(SaveFinding(options.out_dir + "/findings", finding));
+        saved = SaveFinding(options.out_dir + "/findings", finding);
+        summary.saved.push_back(saved);
       }
+      const std::string key = oracles::SignatureKey(finding.signature());
+      if (summary.first_finding.emplace(key, finding).second && !saved.empty()) {
+        summary.first_saved[key] = saved;
+      }
+      if (progress != nullptr) progress->OnFinding(finding, saved, tally, elapsed());
       if (on_finding) on_finding(finding);
     }
     auto now = std::chrono::steady_clock::now();
-    if (std::chrono::duration<double>(now - last_report).count() >= 1.0) {
+    if (progress != nullptr && std::chrono::duration<double>(now - last_report).count() >= 1.0) {
       last_report = now;
-      progress << "cases " << tally.cases << " (" << std::fixed << std::setprecision(1)
-               << tally.cases / std::max(elapsed(), 1e-9) << "/s), findings " << tally.findings
-               << " (" << tally.by_signature.size() << " unique)\n"
-               << std::flush;
+      progress->Update(tally, elapsed());
     }
   }
   summary.seconds = elapsed();
+  if (progress != nullptr) {
+    progress->Update(tally, summary.seconds);
+    progress->Finish();
+  }
   return summary;
 }
 

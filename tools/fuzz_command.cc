@@ -1,9 +1,14 @@
 // parity fuzz [--seconds N | --cases N] [--seed S] [--out DIR] [--ops LIST] [--oracles LIST]
 // The main job: generated cases through every applicable oracle; exit 1 if anything was found.
+// With no budget, 60 seconds; with no --out, parity-out/. Progress goes to stderr: a line redrawn
+// in place on a terminal, JSON lines on a pipe; DIR/summary.json and DIR/junit.xml at the end.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "core/proto/error.h"
 #include "fuzz/campaign.h"
+#include "fuzz/campaign_report.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
 #include "tools/interrupt.h"
@@ -11,10 +16,17 @@
 namespace parity::tools {
 namespace {
 
+constexpr double kDefaultSeconds = 60;
+
 int Fuzz(fuzz::CampaignOptions options) {
   options.stop = &InstallInterruptHandlers();
-  fuzz::CampaignSummary summary = fuzz::RunCampaign(
-      options, std::cerr, [](const Finding& f) { std::cerr << oracles::DescribeFindingBrief(f); });
+  if (options.seconds < 0 && options.cases < 0) options.seconds = kDefaultSeconds;
+  fuzz::CampaignProgress progress(
+      std::cerr,
+      isatty(STDERR_FILENO) ? fuzz::ProgressStyle::kTerminal : fuzz::ProgressStyle::kJsonLines,
+      options);
+  fuzz::CampaignSummary summary = fuzz::RunCampaign(options, &progress);
+  const std::string summary_path = fuzz::WriteCampaignReports(options, summary);
   const oracles::CheckTally& tally = summary.tally;
   std::cout << "cases: " << tally.cases << " in " << summary.seconds << " s ("
             << (summary.seconds > 0 ? tally.cases / summary.seconds : 0) << " cases/s) on "
@@ -39,20 +51,26 @@ int Fuzz(fuzz::CampaignOptions options) {
     std::cout << "saved " << summary.saved.size() << " finding(s) under " << options.out_dir
               << "/findings/\n";
   }
+  if (!summary_path.empty()) {
+    std::cout << "summary: " << summary_path << ", " << options.out_dir << "/junit.xml\n";
+  }
   return tally.findings > 0 ? kExitDiscrepancies : kExitClean;
 }
 
 PARITY_REGISTER_COMMAND(Command{
     "fuzz", "Fuzz campaign: generated ops and nets through every oracle", [](CLI::App* app) {
       auto options = std::make_shared<fuzz::CampaignOptions>();
+      options->out_dir = "parity-out";
       auto group = app->add_option_group("budget");
-      group->add_option("--seconds", options->seconds, "Run for this many seconds")
+      group->add_option("--seconds", options->seconds, "Run for this many seconds (default 60)")
           ->check(kSeconds);
       group->add_option("--cases", options->cases, "Run this many cases")->check(kWholeNumber);
-      group->require_option(1);
+      group->require_option(0, 1);
       app->add_option("--seed", options->seed, "Campaign seed (cases are reproducible from it)")
           ->check(kWholeNumber);
-      app->add_option("--out", options->out_dir, "Save findings under OUT/findings/");
+      app->add_option("--out", options->out_dir,
+                      "Save findings under OUT/findings/, and OUT/summary.json, OUT/junit.xml "
+                      "(default parity-out)");
       app->add_option("--ops", options->ops, "Only these op types")->delimiter(',');
       app->add_option("--oracles", options->oracles,
                       "Only these oracles (forward, gradient, determinism, roundtrip)")

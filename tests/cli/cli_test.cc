@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/io.h"
@@ -63,11 +64,12 @@ TEST(Cli, RunWithInputsFetchAndOutputFile) {
 }
 
 TEST(Cli, InitNetRunsFirst) {
-  std::string init = WriteNet("init.pbtxt",
-      "op { type: \"ConstantFill\" output: \"w\" arg { name: \"shape\" ints: 3 } "
-      "arg { name: \"value\" f: 0.5 } }");
-  std::string main = WriteNet("main.pbtxt",
-      "op { type: \"Copy\" input: \"w\" output: \"out\" } external_output: \"out\"");
+  std::string init =
+      WriteNet("init.pbtxt",
+               "op { type: \"ConstantFill\" output: \"w\" arg { name: \"shape\" ints: 3 } "
+               "arg { name: \"value\" f: 0.5 } }");
+  std::string main = WriteNet(
+      "main.pbtxt", "op { type: \"Copy\" input: \"w\" output: \"out\" } external_output: \"out\"");
   Result r = Parity("run " + main + " --init " + init);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "out: float [3] = [0.5, 0.5, 0.5]\n");
@@ -92,8 +94,9 @@ TEST(Cli, UnknownOpType) {
 }
 
 TEST(Cli, WrongArity) {
-  ExpectBadInput(std::string(kFillCopy) + "op { type: \"Copy\" input: \"x\" input: \"y\" output: \"z\" }",
-                 "takes 1 inputs, got 2");
+  ExpectBadInput(
+      std::string(kFillCopy) + "op { type: \"Copy\" input: \"x\" input: \"y\" output: \"z\" }",
+      "takes 1 inputs, got 2");
 }
 
 TEST(Cli, WrongArgumentType) {
@@ -107,21 +110,24 @@ TEST(Cli, MissingInputBlob) {
 }
 
 TEST(Cli, NegativeDims) {
-  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 2 ints: -3 } }",
-                 "negative dimension -3");
+  ExpectBadInput(
+      "op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 2 ints: -3 } }",
+      "negative dimension -3");
 }
 
 TEST(Cli, DimsProductOverflowsInt64) {
-  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 4294967296 "
-                 "ints: 4294967296 ints: 4 } }",
-                 "overflows int64");
+  ExpectBadInput(
+      "op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 4294967296 "
+      "ints: 4294967296 ints: 4 } }",
+      "overflows int64");
 }
 
 TEST(Cli, AllocationOverTheCap) {
   // 2^20 x 2^20 floats = 4 TiB: well formed, but over the default 4 GiB cap.
-  ExpectBadInput("op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 1048576 "
-                 "ints: 1048576 } }",
-                 "exceeds the cap");
+  ExpectBadInput(
+      "op { type: \"ConstantFill\" output: \"y\" arg { name: \"shape\" ints: 1048576 "
+      "ints: 1048576 } }",
+      "exceeds the cap");
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
@@ -149,8 +155,9 @@ TEST(Cli, ReferenceEngineRunsTheSameNet) {
   Result r = Parity("run " + WriteNet("fill.pbtxt", kFillCopy) + " --engine reference");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "y: double [2, 2] = [1, 2.5, -3, 4]\n");
-  Result bad = Parity("run " + WriteNet("bad.pbtxt", "op { type: \"Copy\" input: \"ghost\" output: \"y\" }") +
-                      " --engine reference");
+  Result bad = Parity(
+      "run " + WriteNet("bad.pbtxt", "op { type: \"Copy\" input: \"ghost\" output: \"y\" }") +
+      " --engine reference");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("ghost"), std::string::npos) << bad.output;
 }
@@ -171,11 +178,13 @@ op { type: "Sigmoid" input: "h" output: "y" }
 external_input: "x" external_output: "y"
 )");
   std::string x = Tmp() + "/x.pbtxt";
-  WriteFileAtomic(x, "protos { name: \"x\" dims: 2 dims: 3 data_type: FLOAT "
-                     "float_data: [0.5, -1, 0.25, 0.75, 0.1, -0.3] }");
+  WriteFileAtomic(x,
+                  "protos { name: \"x\" dims: 2 dims: 3 data_type: FLOAT "
+                  "float_data: [0.5, -1, 0.25, 0.75, 0.1, -0.3] }");
   Result r = Parity("check " + net + " --input " + x);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* oracle : {"[forward] ok", "[gradient] ok", "[determinism] ok", "[roundtrip] ok"}) {
+  for (const char* oracle :
+       {"[forward] ok", "[gradient] ok", "[determinism] ok", "[roundtrip] ok"}) {
     EXPECT_NE(r.output.find(oracle), std::string::npos) << r.output;
   }
   Result json = Parity("check " + net + " --input " + x + " --oracle forward --json");
@@ -189,7 +198,22 @@ TEST(Cli, FuzzRunsAndSummarizes) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("cases: 40"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("findings: 0"), std::string::npos) << r.output;
-  EXPECT_EQ(Parity("fuzz --seed 1").exit_code, 2);  // a budget is required
+  // stderr is a pipe here: progress comes as JSON lines, the last one with every case.
+  EXPECT_NE(r.output.find(R"({"event":"progress","cases":40,)"), std::string::npos) << r.output;
+  const nlohmann::json summary = nlohmann::json::parse(ReadFileBytes(out + "/summary.json"));
+  EXPECT_EQ(summary["cases"], 40);
+  EXPECT_EQ(summary["seed"], 7);
+  EXPECT_EQ(summary["findings"], 0);
+  EXPECT_EQ(summary["budget"]["cases"], 40);
+  EXPECT_TRUE(summary["signatures"].empty());
+  int64_t per_op = 0;
+  for (const auto& [type, count] : summary["cases_per_op"].items()) per_op += count.get<int>();
+  EXPECT_GE(per_op, 40) << "every case holds at least one op";
+  const std::string junit = ReadFileBytes(out + "/junit.xml");
+  EXPECT_NE(junit.find(R"(tests="1" failures="0")"), std::string::npos) << junit;
+  EXPECT_NE(junit.find(R"(name="campaign: 40 cases")"), std::string::npos) << junit;
+
+  EXPECT_EQ(Parity("fuzz --seconds 1 --cases 1").exit_code, 2);  // one budget at most
   EXPECT_EQ(Parity("fuzz --cases 1 --ops NoSuchOp").exit_code, 2);
 }
 

@@ -2,11 +2,13 @@
 // so far (issue 11): nothing already found is lost and no one has to kill -9 it.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -21,10 +23,12 @@ struct Stopped {
   std::string output;
 };
 
-// Starts `parity fuzz --seconds 120`, sends `signal` after `delay`, and waits for it to end.
-Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay) {
+// Starts `parity fuzz --seconds 120 --out DIR` (or, with `defaults`, a bare `parity fuzz` in
+// DIR), sends `signal` after `delay`, and waits for it to end.
+Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay, bool defaults = false) {
   const std::string binary = std::string(std::getenv("TEST_SRCDIR")) + "/parity/tools/parity";
   const std::string out = testing::TestTmp() + "/interrupted";
+  ::mkdir(out.c_str(), 0755);
   int pipe_fds[2];
   EXPECT_EQ(::pipe(pipe_fds), 0);
   const pid_t pid = ::fork();
@@ -32,8 +36,13 @@ Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay) {
     ::dup2(pipe_fds[1], 1);
     ::dup2(pipe_fds[1], 2);
     ::close(pipe_fds[0]);
-    ::execl(binary.c_str(), binary.c_str(), "fuzz", "--seconds", "120", "--out", out.c_str(),
-            static_cast<char*>(nullptr));
+    if (defaults) {
+      if (::chdir(out.c_str()) != 0) ::_exit(126);
+      ::execl(binary.c_str(), binary.c_str(), "fuzz", static_cast<char*>(nullptr));
+    } else {
+      ::execl(binary.c_str(), binary.c_str(), "fuzz", "--seconds", "120", "--out", out.c_str(),
+              static_cast<char*>(nullptr));
+    }
     ::_exit(127);
   }
   ::close(pipe_fds[1]);
@@ -61,6 +70,19 @@ TEST(Interrupt, SigintAndSigtermStopACampaignWithItsSummary) {
     EXPECT_TRUE(testing::Contains(r.output, "(interrupted)")) << r.output;
     EXPECT_TRUE(testing::Contains(r.output, "findings: 0")) << r.output;
   }
+}
+
+// With no arguments: a 60-second campaign into ./parity-out, which an interrupted run still
+// leaves with its summary.
+TEST(Interrupt, ABareCampaignRunsSixtySecondsIntoParityOut) {
+  Stopped r = InterruptCampaign(SIGINT, std::chrono::milliseconds(1500), /*defaults=*/true);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string dir = testing::TestTmp() + "/interrupted/parity-out";
+  const nlohmann::json summary = nlohmann::json::parse(ReadFileBytes(dir + "/summary.json"));
+  EXPECT_EQ(summary["budget"]["seconds"], 60.0);
+  EXPECT_EQ(summary["interrupted"], true);
+  EXPECT_GT(summary["cases"], 0);
+  EXPECT_TRUE(testing::Contains(ReadFileBytes(dir + "/junit.xml"), "<testsuites"));
 }
 
 }  // namespace

@@ -62,8 +62,7 @@ Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed) {
   fuzz::CampaignSummary summary;
   {
     MutantScope installed(m);
-    std::ostream quiet(nullptr);
-    summary = fuzz::RunCampaign(options, quiet, [&](const Finding& finding) {
+    summary = fuzz::RunCampaign(options, nullptr, [&](const Finding& finding) {
       if (first) return;
       first = finding;
       hunt.seconds =

@@ -3,6 +3,8 @@
 // unknown name is bad input (exit 2), and every kernel mutant is a backend of the other commands.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli/cli_util.h"
 
 namespace parity::testing {
@@ -46,11 +48,37 @@ TEST(MutantsCommand, ListsTheCatalogue) {
   EXPECT_FALSE(Contains(run.output, "FC_BIAS_DROPPED")) << run.output;
 }
 
+// The campaign against a kernel mutant: exit 1, a JSON line per finding on the pipe, and the
+// reports CI systems read: summary.json with the signature, its count and first finding's file,
+// junit.xml with one failing test case for it.
 TEST(MutantsCommand, AKernelMutantIsABackendOfFuzz) {
-  const CliResult run =
-      RunCli(kBinary, "fuzz --engine MUTANT_FC_BIAS_DROPPED --ops FC --no-nets --cases 20");
+  const std::string out = TestTmp() + "/mutant_campaign";
+  const CliResult run = RunCli(
+      kBinary, "fuzz --engine MUTANT_FC_BIAS_DROPPED --ops FC --no-nets --cases 20 --out " + out);
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_TRUE(Contains(run.output, "value mismatch")) << run.output;
+  EXPECT_TRUE(
+      Contains(run.output, R"({"event":"finding","signature":"forward/FC/value mismatch/FLOAT")"))
+      << run.output;
+
+  const nlohmann::json summary = nlohmann::json::parse(ReadFileBytes(out + "/summary.json"));
+  EXPECT_EQ(summary["backend"], "MUTANT_FC_BIAS_DROPPED");
+  EXPECT_EQ(summary["cases"], 20);
+  ASSERT_EQ(summary["signatures"].size(), 1u) << summary.dump(2);
+  const nlohmann::json& signature = summary["signatures"][0];
+  EXPECT_EQ(signature["signature"], "forward/FC/value mismatch/FLOAT");
+  EXPECT_EQ(signature["blamed_op"], "FC");
+  EXPECT_EQ(signature["count"], summary["findings"]);
+  const std::string saved = signature["saved"];
+  EXPECT_EQ(RunCli(kBinary, "repro " + saved).exit_code, 1) << "the saved finding reproduces";
+
+  const std::string junit = ReadFileBytes(out + "/junit.xml");
+  EXPECT_TRUE(Contains(junit, R"(tests="2" failures="1")")) << junit;
+  EXPECT_TRUE(Contains(
+      junit,
+      R"(<testcase classname="parity.fuzz.forward" name="forward/FC/value mismatch/FLOAT">)"))
+      << junit;
+  EXPECT_TRUE(Contains(junit, "repro: parity repro " + saved)) << junit;
 }
 
 }  // namespace
