@@ -1,7 +1,12 @@
-// parity repro FINDING [--engine E]: re-runs a saved finding's case through its oracle, on the
+// parity repro FINDING|DIR [--engine E]: re-runs a saved finding's case through its oracle, on the
 // backend it was found on (or the one named). Exit 1 if it still reproduces, 0 if it no longer
-// does.
+// does. With a directory (a campaign's out dir or its findings/), every finding under it is
+// replayed, as ClusterFuzz re-checks its corpus daily: one line each (reproduces / fixed / cannot
+// run) and a count; exit 1 if any still reproduces.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <vector>
 
 #include "core/io.h"
 #include "oracles/backend.h"
@@ -17,15 +22,18 @@ struct ReproOptions {
   std::string engine;  // "": the finding's own backend
 };
 
-int Repro(const ReproOptions& options) {
+enum class Replay { kReproduces, kFixed, kCannotRun };
+
+// Replays one finding file; `verbose` prints the finding when it reproduces.
+Replay ReplayFinding(const std::string& path, const ReproOptions& options, bool verbose) {
   Finding finding;
-  LoadProtoFile(options.path, &finding);
+  LoadProtoFile(path, &finding);
   // A file that parses as a Finding but holds no case (a NetDef's fields can read as one) must not
   // "no longer reproduce": there is nothing to replay.
-  PARITY_ENFORCE(!finding.oracle().empty(), ErrorKind::kInvalidNet, options.path,
+  PARITY_ENFORCE(!finding.oracle().empty(), ErrorKind::kInvalidNet, path,
                  " names no oracle: is it a finding?");
   PARITY_ENFORCE(finding.has_case_() && finding.case_().net().op_size() > 0, ErrorKind::kInvalidNet,
-                 options.path, " holds no case to replay: is it a finding?");
+                 path, " holds no case to replay: is it a finding?");
   oracles::CheckRequest request;
   request.oracles = {finding.oracle()};
   request.backend = !options.engine.empty() ? options.engine
@@ -34,28 +42,98 @@ int Repro(const ReproOptions& options) {
   const CaseReport report = oracles::CheckCase(finding.case_(), request);
   const OracleVerdict& verdict = report.verdicts(0);
   if (verdict.status() == OracleVerdict::FINDING) {
-    std::cout << "reproduced on " << request.backend << ":\n"
-              << oracles::DescribeFinding(verdict.finding());
-    return kExitDiscrepancies;
+    std::cout << "reproduced on " << request.backend << ":\n";
+    if (verdict.has_finding()) {
+      std::cout << (verbose ? oracles::DescribeFinding(verdict.finding())
+                            : oracles::DescribeFindingBrief(verdict.finding()));
+    }
+    return Replay::kReproduces;
   }
   if (verdict.status() == OracleVerdict::REJECTED) {
     // The saved case cannot run at all: that is no verdict on a fix.
     std::cerr << "parity repro: " << verdict.error_kind()
               << ": the finding's case cannot run: " << Printable(verdict.reason()) << "\n";
-    return kExitBadInput;
+    return Replay::kCannotRun;
   }
   std::cout << "[" << finding.oracle() << "] no longer reproduces on " << request.backend
             << (verdict.status() == OracleVerdict::NOT_APPLICABLE
                     ? " (not applicable: " + Printable(verdict.reason()) + ")"
                     : "")
             << "\n";
-  return kExitClean;
+  return Replay::kFixed;
+}
+
+// The finding files under `dir`: every .pb (each saved finding also has a .pbtxt twin), or every
+// .pbtxt where there is no .pb, sorted.
+std::vector<std::string> FindingFiles(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> pb, pbtxt;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string path = entry.path().string();
+    if (entry.path().extension() == ".pb") pb.push_back(path);
+    if (entry.path().extension() == ".pbtxt") pbtxt.push_back(path);
+  }
+  std::sort(pb.begin(), pb.end());
+  std::vector<std::string> files = pb;
+  for (const std::string& text : pbtxt) {
+    const std::string twin = text.substr(0, text.size() - 3);  // a.pbtxt -> a.pb
+    if (!std::binary_search(pb.begin(), pb.end(), twin)) files.push_back(text);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+int ReproCorpus(const ReproOptions& options) {
+  const std::vector<std::string> files = FindingFiles(options.path);
+  PARITY_ENFORCE(!files.empty(), ErrorKind::kIo, "no finding files (.pb, .pbtxt) under ",
+                 options.path);
+  int reproduces = 0, fixed = 0, cannot_run = 0;
+  for (const std::string& file : files) {
+    std::cout << Printable(file) << ": ";
+    try {
+      switch (ReplayFinding(file, options, /*verbose=*/false)) {
+        case Replay::kReproduces:
+          ++reproduces;
+          break;
+        case Replay::kFixed:
+          ++fixed;
+          break;
+        case Replay::kCannotRun:
+          ++cannot_run;
+          std::cout << "cannot run\n";
+          break;
+      }
+    } catch (const Error& error) {
+      ++cannot_run;
+      std::cout << "cannot replay: " << Printable(error.what()) << "\n";
+    }
+  }
+  std::cout << files.size() << " finding(s): " << reproduces << " still reproduce, " << fixed
+            << " fixed, " << cannot_run << " cannot run\n";
+  if (reproduces > 0) return kExitDiscrepancies;
+  return cannot_run > 0 ? kExitBadInput : kExitClean;
+}
+
+int Repro(const ReproOptions& options) {
+  if (std::filesystem::is_directory(options.path)) return ReproCorpus(options);
+  switch (ReplayFinding(options.path, options, /*verbose=*/true)) {
+    case Replay::kReproduces:
+      return kExitDiscrepancies;
+    case Replay::kFixed:
+      return kExitClean;
+    case Replay::kCannotRun:
+      return kExitBadInput;
+  }
+  return kExitBadInput;
 }
 
 PARITY_REGISTER_COMMAND(Command{
     "repro", "Re-run a saved finding", [](CLI::App* app) {
       auto options = std::make_shared<ReproOptions>();
-      app->add_option("finding", options->path, "Finding file (.pb or .pbtxt)")->required();
+      app->add_option("finding", options->path,
+                      "Finding file (.pb or .pbtxt), or a directory: every finding under it")
+          ->required();
       app->add_option("--engine", options->engine,
                       "Replay on this backend instead of the one the finding names");
       return [options] { return Repro(*options); };

@@ -79,6 +79,18 @@ TEST(MutantsCommand, AKernelMutantIsABackendOfFuzz) {
       R"(<testcase classname="parity.fuzz.forward" name="forward/FC/value mismatch/FLOAT">)"))
       << junit;
   EXPECT_TRUE(Contains(junit, "repro: parity repro " + saved)) << junit;
+
+  // The whole corpus re-checked: every finding still reproduces on the mutant, none on production.
+  const int findings = summary["findings"];
+  const CliResult recheck = RunCli(kBinary, "repro " + out);
+  EXPECT_EQ(recheck.exit_code, 1) << recheck.output;
+  EXPECT_TRUE(Contains(recheck.output, std::to_string(findings) + " finding(s): " +
+                                           std::to_string(findings) + " still reproduce, 0 fixed"))
+      << recheck.output;
+  const CliResult fixed = RunCli(kBinary, "repro " + out + " --engine production");
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
+  EXPECT_TRUE(Contains(fixed.output, "0 still reproduce, " + std::to_string(findings) + " fixed"))
+      << fixed.output;
 }
 
 }  // namespace
