@@ -15,6 +15,7 @@
 #include "fuzz/spec.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
+#include "oracles/oracle.h"
 #include "oracles/seeds.h"
 
 namespace parity::fuzz {
@@ -92,6 +93,12 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
   request.oracles = options.oracles;
   request.backend = options.backend;
   oracles::GetBackend(options.backend);  // an unknown name fails before the first case
+  for (const std::string& oracle : options.oracles) {  // so does an unknown oracle, in any shard
+    if (oracles::FindOracle(oracle) != nullptr) continue;
+    std::string known;
+    for (const auto& name : oracles::OracleNames()) known += (known.empty() ? "" : ", ") + name;
+    throw MakeError(ErrorKind::kBadArgument, "unknown oracle '", oracle, "' (known: ", known, ")");
+  }
   CampaignSummary summary;
   oracles::CheckTally& tally = summary.tally;
   auto start = std::chrono::steady_clock::now();
@@ -99,7 +106,11 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  for (int64_t index = 0;; ++index) {
+  PARITY_ENFORCE(options.shard_count >= 1 && options.shard_index >= 0 &&
+                     options.shard_index < options.shard_count,
+                 ErrorKind::kBadArgument, "shard ", options.shard_index, " of ",
+                 options.shard_count, ": want 0 <= index < count");
+  for (int64_t index = options.shard_index;; index += options.shard_count) {
     if (options.cases >= 0 && index >= options.cases) break;
     if (options.seconds >= 0 && elapsed() >= options.seconds) break;
     if (options.stop != nullptr && options.stop->load()) {

@@ -27,6 +27,11 @@ struct CampaignOptions {
   std::vector<std::string> oracles;    // empty: oracles::DefaultOracles()
   std::string backend = "production";  // the backend under test (oracles/backend.h)
   bool nets = true;                    // alternate single-op cases with whole nets
+  // This campaign's slice of the case indices: index % shard_count == shard_index. Shards of one
+  // seed together run exactly the cases one unsharded campaign would (with --cases, the same
+  // indices below the budget).
+  int64_t shard_index = 0;
+  int64_t shard_count = 1;
   // Set (by a signal handler) to stop between cases; the summary covers the cases run so far.
   const std::atomic<bool>* stop = nullptr;
 };

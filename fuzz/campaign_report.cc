@@ -77,6 +77,7 @@ std::string SummaryJson(const CampaignOptions& options, const CampaignSummary& s
   j["ops"] = options.ops;
   j["oracles"] = options.oracles;
   j["nets"] = options.nets;
+  j["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}};
   j["interrupted"] = summary.interrupted;
   j["cases"] = tally.cases;
   j["seconds"] = summary.seconds;

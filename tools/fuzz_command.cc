@@ -4,8 +4,10 @@
 // in place on a terminal, JSON lines on a pipe; DIR/summary.json and DIR/junit.xml at the end.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
+#include "core/io.h"
 #include "core/proto/error.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
@@ -18,8 +20,48 @@ namespace {
 
 constexpr double kDefaultSeconds = 60;
 
-int Fuzz(fuzz::CampaignOptions options) {
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+int64_t WholeNumber(const std::string& text, const std::string& what) {
+  PARITY_ENFORCE(!text.empty() && text.size() <= 18 &&
+                     text.find_first_not_of("0123456789") == std::string::npos,
+                 ErrorKind::kBadArgument, what, ": '", text, "' is not a whole number");
+  return std::stoll(text);
+}
+
+// --shard I/N, or Bazel's test-sharding protocol when it runs under `bazel test` with shard_count
+// (TEST_TOTAL_SHARDS, TEST_SHARD_INDEX; TEST_SHARD_STATUS_FILE is touched to say the test shards).
+void ApplySharding(const std::string& shard, fuzz::CampaignOptions* options) {
+  if (!shard.empty()) {
+    const size_t slash = shard.find('/');
+    PARITY_ENFORCE(slash != std::string::npos, ErrorKind::kBadArgument, "--shard: '", shard,
+                   "' is not I/N");
+    options->shard_index = WholeNumber(shard.substr(0, slash), "--shard index");
+    options->shard_count = WholeNumber(shard.substr(slash + 1), "--shard count");
+  } else if (!Env("TEST_TOTAL_SHARDS").empty()) {
+    options->shard_count = WholeNumber(Env("TEST_TOTAL_SHARDS"), "TEST_TOTAL_SHARDS");
+    options->shard_index = WholeNumber(Env("TEST_SHARD_INDEX"), "TEST_SHARD_INDEX");
+    if (!Env("TEST_SHARD_STATUS_FILE").empty()) WriteFileAtomic(Env("TEST_SHARD_STATUS_FILE"), "");
+  }
+  PARITY_ENFORCE(options->shard_count >= 1 && options->shard_index < options->shard_count,
+                 ErrorKind::kBadArgument, "shard ", options->shard_index, "/", options->shard_count,
+                 ": want I/N with 0 <= I < N");
+}
+
+int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given) {
   options.stop = &InstallInterruptHandlers();
+  ApplySharding(shard, &options);
+  // Under `bazel test`: the budget from --test_env=PARITY_FUZZ_SECONDS, the corpus where Bazel
+  // keeps a test's outputs.
+  if (options.seconds < 0 && options.cases < 0 && !Env("PARITY_FUZZ_SECONDS").empty()) {
+    options.seconds = std::stod(Env("PARITY_FUZZ_SECONDS"));
+  }
+  if (!out_given && !Env("TEST_UNDECLARED_OUTPUTS_DIR").empty()) {
+    options.out_dir = Env("TEST_UNDECLARED_OUTPUTS_DIR") + "/parity-out";
+  }
   if (options.seconds < 0 && options.cases < 0) options.seconds = kDefaultSeconds;
   fuzz::CampaignProgress progress(
       std::cerr,
@@ -78,7 +120,12 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--engine", options->backend,
                       "The backend under test, by registered name (default: production)");
       app->add_flag("!--no-nets", options->nets, "Single-op cases only");
-      return [options] { return Fuzz(*options); };
+      auto shard = std::make_shared<std::string>();
+      app->add_option("--shard", *shard,
+                      "Run slice I of N of the cases (I/N); under bazel test, TEST_SHARD_INDEX / "
+                      "TEST_TOTAL_SHARDS");
+      CLI::Option* out = app->get_option("--out");
+      return [options, shard, out] { return Fuzz(*options, *shard, out->count() > 0); };
     }});
 
 }  // namespace

@@ -21,10 +21,17 @@ struct CliResult {
 
 inline std::string TestTmp() { return std::getenv("TEST_TMPDIR"); }
 
-// `binary` is a runfile path inside the workspace, e.g. "tools/parity".
-inline CliResult RunCli(const std::string& binary, const std::string& args) {
+// `binary` is a runfile path inside the workspace, e.g. "tools/parity"; `env` (e.g. "A=1 B=2 ")
+// is set for that command only. The command runs as a user runs it: without the variables Bazel
+// sets for the test itself (a sharded test's TEST_TOTAL_SHARDS would shard `parity fuzz` too).
+inline CliResult RunCli(const std::string& binary, const std::string& env,
+                        const std::string& args) {
   const std::string path = std::string(std::getenv("TEST_SRCDIR")) + "/parity/" + binary;
-  FILE* pipe = popen((path + " " + args + " 2>&1").c_str(), "r");
+  const std::string command =
+      "env -u TEST_TOTAL_SHARDS -u TEST_SHARD_INDEX -u TEST_SHARD_STATUS_FILE "
+      "-u TEST_UNDECLARED_OUTPUTS_DIR " +
+      env + path + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
   CliResult result{-1, ""};
   std::array<char, 4096> buffer;
   while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
@@ -33,6 +40,10 @@ inline CliResult RunCli(const std::string& binary, const std::string& args) {
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+inline CliResult RunCli(const std::string& binary, const std::string& args) {
+  return RunCli(binary, "", args);
 }
 
 // Writes `text` to TEST_TMPDIR/name and returns the path.

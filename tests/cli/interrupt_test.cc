@@ -36,6 +36,12 @@ Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay, bool defa
     ::dup2(pipe_fds[1], 1);
     ::dup2(pipe_fds[1], 2);
     ::close(pipe_fds[0]);
+    // As a user runs it, not as Bazel runs a test (which would shard the campaign and send the
+    // corpus to Bazel's undeclared outputs).
+    for (const char* name : {"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
+                             "TEST_UNDECLARED_OUTPUTS_DIR"}) {
+      ::unsetenv(name);
+    }
     if (defaults) {
       if (::chdir(out.c_str()) != 0) ::_exit(126);
       ::execl(binary.c_str(), binary.c_str(), "fuzz", static_cast<char*>(nullptr));

@@ -3,7 +3,9 @@
 // unknown name is bad input (exit 2), and every kernel mutant is a backend of the other commands.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "tests/cli/cli_util.h"
 
@@ -91,6 +93,42 @@ TEST(MutantsCommand, AKernelMutantIsABackendOfFuzz) {
   EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
   EXPECT_TRUE(Contains(fixed.output, "0 still reproduce, " + std::to_string(findings) + " fixed"))
       << fixed.output;
+}
+
+std::set<std::string> FilesIn(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+// Two shards of one seed run exactly the cases of the unsharded campaign: together they save the
+// same finding files (named by signature and case seed) and count the same cases. Under Bazel's
+// sharding protocol (TEST_TOTAL_SHARDS, TEST_SHARD_INDEX) the campaign takes its slice and touches
+// TEST_SHARD_STATUS_FILE.
+TEST(MutantsCommand, ShardsOfACampaignRunExactlyItsCases) {
+  const std::string args =
+      "fuzz --engine MUTANT_FC_BIAS_DROPPED --ops FC,Relu --cases 60 --seed 5 --out " + TestTmp();
+  const CliResult whole = RunCli(kBinary, args + "/whole");
+  const CliResult first = RunCli(kBinary, args + "/shard0 --shard 0/2");
+  const std::string status_file = TestTmp() + "/shard_status";
+  const CliResult second = RunCli(
+      kBinary, "TEST_TOTAL_SHARDS=2 TEST_SHARD_INDEX=1 TEST_SHARD_STATUS_FILE=" + status_file + " ",
+      args + "/shard1");
+  EXPECT_EQ(whole.exit_code, 1) << whole.output;
+  EXPECT_TRUE(Contains(first.output, "cases: 30 ")) << first.output;
+  EXPECT_TRUE(Contains(second.output, "cases: 30 ")) << second.output;
+  EXPECT_TRUE(std::filesystem::exists(status_file));
+  std::set<std::string> sharded = FilesIn(TestTmp() + "/shard0/findings");
+  for (const std::string& name : FilesIn(TestTmp() + "/shard1/findings")) {
+    EXPECT_TRUE(sharded.insert(name).second) << name << " found by both shards";
+  }
+  EXPECT_EQ(sharded, FilesIn(TestTmp() + "/whole/findings"));
+  const nlohmann::json summary =
+      nlohmann::json::parse(ReadFileBytes(TestTmp() + "/shard1/summary.json"));
+  EXPECT_EQ(summary["shard"]["index"], 1);
+  EXPECT_EQ(summary["shard"]["count"], 2);
 }
 
 }  // namespace
