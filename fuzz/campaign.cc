@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iomanip>
-#include <set>
 
 #include "core/io.h"
 #include "core/proto/error.h"
@@ -15,7 +13,6 @@
 #include "fuzz/spec.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
-#include "oracles/oracle.h"
 #include "oracles/seeds.h"
 
 namespace parity::fuzz {
@@ -92,13 +89,8 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
   oracles::CheckRequest request;
   request.oracles = options.oracles;
   request.backend = options.backend;
-  oracles::GetBackend(options.backend);  // an unknown name fails before the first case
-  for (const std::string& oracle : options.oracles) {  // so does an unknown oracle, in any shard
-    if (oracles::FindOracle(oracle) != nullptr) continue;
-    std::string known;
-    for (const auto& name : oracles::OracleNames()) known += (known.empty() ? "" : ", ") + name;
-    throw MakeError(ErrorKind::kBadArgument, "unknown oracle '", oracle, "' (known: ", known, ")");
-  }
+  oracles::GetBackend(options.backend);           // an unknown name fails before the first case
+  oracles::EnforceKnownOracles(options.oracles);  // so does an unknown oracle, in any shard
   CampaignSummary summary;
   oracles::CheckTally& tally = summary.tally;
   auto start = std::chrono::steady_clock::now();

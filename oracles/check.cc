@@ -62,16 +62,19 @@ Case FreezeInitNet(const Case& c, const std::string& backend) {
   return frozen;
 }
 
+void EnforceKnownOracles(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (FindOracle(name) != nullptr) continue;
+    std::string known;
+    for (const auto& n : OracleNames()) known += (known.empty() ? "" : ", ") + n;
+    throw MakeError(ErrorKind::kBadArgument, "unknown oracle '", name, "' (known: ", known, ")");
+  }
+}
+
 CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
   const std::vector<std::string>& names =
       request.oracles.empty() ? DefaultOracles() : request.oracles;
-  for (const std::string& name : names) {
-    if (FindOracle(name) == nullptr) {
-      std::string known;
-      for (const auto& n : OracleNames()) known += (known.empty() ? "" : ", ") + n;
-      throw MakeError(ErrorKind::kBadArgument, "unknown oracle '", name, "' (known: ", known, ")");
-    }
-  }
+  EnforceKnownOracles(names);
   OracleOptions options;
   options.backend = &GetBackend(request.backend);
   const Case c = FreezeInitNet(input_case, request.backend);

@@ -33,6 +33,9 @@ struct CheckRequest {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// kBadArgument naming the first of `names` that is not a registered oracle, and the known ones.
+void EnforceKnownOracles(const std::vector<std::string>& names);
+
 // Runs every requested oracle on `c`. An oracle that the case's op specs skip, or that does not
 // apply, gets a NOT_APPLICABLE verdict with the reason; one whose backends all reject the case gets
 // REJECTED with the error (bad input); an oracle that throws gives a finding of error class

@@ -83,6 +83,15 @@ inline std::unique_ptr<Workspace> RunOp(const caffe2::OperatorDef& def,
   return ws;
 }
 
+// Runs `def` with the default CPU kernel of its type (engine ""), in `ws`: test engines that plant
+// a bug run the real kernel this way and then perturb its outputs.
+inline void RunDefaultKernel(caffe2::OperatorDef def, Workspace* ws) {
+  def.clear_engine();
+  const OperatorFactory* factory = OperatorRegistry::Find(def.type(), kCpuDeviceType, "");
+  PARITY_ENFORCE(factory != nullptr, ErrorKind::kInternal, def.type(), ": no default kernel");
+  (*factory)(def, ws)->Run();
+}
+
 // Expects `fn` to throw a parity::Error of `kind` whose message contains every one of `needles`.
 template <typename Fn>
 void ExpectError(Fn&& fn, ErrorKind kind, std::initializer_list<std::string> needles) {

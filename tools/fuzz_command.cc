@@ -57,7 +57,11 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
   // Under `bazel test`: the budget from --test_env=PARITY_FUZZ_SECONDS, the corpus where Bazel
   // keeps a test's outputs.
   if (options.seconds < 0 && options.cases < 0 && !Env("PARITY_FUZZ_SECONDS").empty()) {
-    options.seconds = std::stod(Env("PARITY_FUZZ_SECONDS"));
+    const std::string text = Env("PARITY_FUZZ_SECONDS");
+    char* end = nullptr;
+    options.seconds = std::strtod(text.c_str(), &end);
+    PARITY_ENFORCE(*end == '\0' && options.seconds >= 0, ErrorKind::kBadArgument,
+                   "PARITY_FUZZ_SECONDS: '", text, "' is not a number of seconds >= 0");
   }
   if (!out_given && !Env("TEST_UNDECLARED_OUTPUTS_DIR").empty()) {
     options.out_dir = Env("TEST_UNDECLARED_OUTPUTS_DIR") + "/parity-out";

@@ -114,13 +114,10 @@ class TileOnTheWrongAxis final : public Operator {
   using Operator::Operator;
   void Run() override {
     caffe2::OperatorDef inner = def();
-    inner.clear_engine();
     for (auto& arg : *inner.mutable_arg()) {
       if (arg.name() == "axis") arg.set_i(arg.i() + 1);
     }
-    std::unique_ptr<Operator> op =
-        (*OperatorRegistry::Find("Tile", kCpuDeviceType, ""))(inner, workspace());
-    op->Run();
+    RunDefaultKernel(inner, workspace());
   }
 };
 PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(Tile, "WRONG_AXIS_TEST", TileOnTheWrongAxis);

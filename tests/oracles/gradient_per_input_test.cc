@@ -22,11 +22,7 @@ class FcGradientWithBug final : public Operator {
  public:
   using Operator::Operator;
   void Run() override {
-    caffe2::OperatorDef inner = def();
-    inner.clear_engine();
-    std::unique_ptr<Operator> op =
-        (*OperatorRegistry::Find("FCGradient", kCpuDeviceType, ""))(inner, workspace());
-    op->Run();
+    RunDefaultKernel(def(), workspace());
     Bug(Output(1));
   }
 };
@@ -47,11 +43,7 @@ class SubGradientBiasShifted final : public Operator {
  public:
   using Operator::Operator;
   void Run() override {
-    caffe2::OperatorDef inner = def();
-    inner.clear_engine();
-    std::unique_ptr<Operator> op =
-        (*OperatorRegistry::Find("SubGradient", kCpuDeviceType, ""))(inner, workspace());
-    op->Run();
+    RunDefaultKernel(def(), workspace());
     DbShifted(Output(1));
   }
 };

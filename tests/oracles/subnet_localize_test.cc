@@ -14,6 +14,7 @@
 #include "core/tensor_proto.h"
 #include "oracles/backend.h"
 #include "oracles/check.h"
+#include "tests/rnn/rnn_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
@@ -23,11 +24,7 @@ class ReluPlusOne final : public Operator {
  public:
   using Operator::Operator;
   void Run() override {
-    caffe2::OperatorDef inner = def();
-    inner.clear_engine();
-    std::unique_ptr<Operator> op =
-        (*OperatorRegistry::Find("Relu", kCpuDeviceType, ""))(inner, workspace());
-    op->Run();
+    RunDefaultKernel(def(), workspace());
     Tensor* y = Output(0);
     if (y->numel() > 0) y->mutable_data<float>()[0] += 1.0f;
   }
@@ -140,21 +137,11 @@ TEST(SubnetLocalize, NamesTheOpInsideADoInsideAWhile) {
 
 TEST(SubnetLocalize, NamesTheStepOpOfARecurrentNetwork) {
   // o_t = Relu(x_t * o_{t-1}) + x_t.
-  caffe2::NetDef cell =
-      Net("cell", {MakeOp("Mul", {"input_t", "o_prev"}, {"p"}), MakeOp("Relu", {"p"}, {"r"}),
-                   MakeOp("Add", {"r", "input_t"}, {"o"})});
-  cell.add_external_input("input_t");
-  cell.add_external_input("o_prev");
-  cell.add_external_output("o");
-  RecurrentNetSpec spec;
-  spec.cell_net = cell;
-  spec.input = {"input_t", "x"};
-  spec.initial_cell_inputs = {{"o_prev", "o_init"}};
-  spec.links = {{"o_prev", "o"}};
-  spec.scope = "rnn";
   caffe2::NetDef net;
   net.set_name("main");
-  const RecurrentNetOutputs out = RecurrentNet(&net, spec);
+  const RecurrentNetOutputs out =
+      AddCellRnn(&net, {MakeOp("Mul", {"input_t", "o_prev"}, {"p"}), MakeOp("Relu", {"p"}, {"r"}),
+                        MakeOp("Add", {"r", "input_t"}, {"o"})});
   const Case c = WithInputs(net, {{"x", Positive({3, 2, 2}, 5)}, {"o_init", Positive({2}, 6)}},
                             {out.outputs[0]});
   const Finding f = ForwardFinding(c);

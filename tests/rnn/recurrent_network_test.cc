@@ -115,35 +115,16 @@ TEST(RecurrentNetworkGradient, MulCellMatchesTheProductRule) {
   ExpectNear(ws.GetTensor(grads.at("x")), dx, 1e-5);
 }
 
-// A one-op cell o = Sum(cell_inputs) over "x" (as input_t) with state o_prev from "o_init",
-// built by RecurrentNet into net "main".
-caffe2::NetDef SumCellNet(const std::vector<std::string>& cell_inputs,
-                          std::vector<int64_t> outputs_with_grads, RecurrentNetOutputs* out) {
-  caffe2::NetDef cell;
-  cell.set_name("cell");
-  for (const std::string& in : cell_inputs) cell.add_external_input(in);
-  *cell.add_op() = MakeOp("Sum", cell_inputs, {"o"});
-  cell.add_external_output("o");
-  RecurrentNetSpec spec;
-  spec.cell_net = cell;
-  spec.input = {"input_t", "x"};
-  spec.initial_cell_inputs = {{"o_prev", "o_init"}};
-  spec.links = {{"o_prev", "o"}};
-  spec.outputs_with_grads = std::move(outputs_with_grads);
-  caffe2::NetDef net;
-  net.set_name("main");
-  *out = RecurrentNet(&net, spec);
-  return net;
-}
-
 // o_t = x_t + o_{t-1} (a running sum): the backward pass hands the one gradient "o_grad" to
 // x_t, o_{t-1} and o_t, and each link needs its own blob (Caffe2's recurrent_net linked the name
 // three times, so two of the gradients came out zero). For L = sum(o_all) + sum(o_last):
 //   dL/dx_t = (T - t) + 1 and dL/do_init = T + 1.
 TEST(RecurrentNetworkGradient, RunningSumCellGivesEveryInputItsGradient) {
   const int64_t steps = 4, n = 2, d = 3;
-  RecurrentNetOutputs out;
-  caffe2::NetDef net = SumCellNet({"input_t", "o_prev"}, {0, 1}, &out);
+  caffe2::NetDef net;
+  net.set_name("main");
+  const RecurrentNetOutputs out =
+      AddCellRnn(&net, {MakeOp("Sum", {"input_t", "o_prev"}, {"o"})}, {}, {0, 1});
   const auto grads = AddGradientOperators(&net, {{out.outputs[0], ""}, {out.outputs[1], ""}});
   Workspace ws;
   ws.CreateTensor("x")->CopyFrom(RandomTensor({steps, n, d}, 5, -1.0f, 1.0f));
@@ -161,8 +142,10 @@ TEST(RecurrentNetworkGradient, RunningSumCellGivesEveryInputItsGradient) {
 // dL/dx_t = 1, dL/do_init = 1.
 TEST(RecurrentNetworkGradient, AParamThatTakesTheOutputGradientAccumulatesIt) {
   const int64_t steps = 3, n = 2, d = 2;
-  RecurrentNetOutputs out;
-  caffe2::NetDef net = SumCellNet({"input_t", "o_prev", "w"}, {1}, &out);
+  caffe2::NetDef net;
+  net.set_name("main");
+  const RecurrentNetOutputs out =
+      AddCellRnn(&net, {MakeOp("Sum", {"input_t", "o_prev", "w"}, {"o"})}, {"w"}, {1});
   const auto grads = AddGradientOperators(&net, {{out.outputs[1], ""}});
   Workspace ws;
   ws.CreateTensor("x")->CopyFrom(RandomTensor({steps, n, d}, 7, -1.0f, 1.0f));
