@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/running_op.h"
 #include "core/workspace.h"
 
 namespace parity {
@@ -51,6 +52,7 @@ NetBase::NetBase(const caffe2::NetDef& def, Workspace* ws) : def_(WithNetDeviceO
 
 void NetBase::RunOp(int index) {
   try {
+    RunningOpScope running(&def_.op(index), index);  // for crash reports (core/running_op.h)
     ops_[index]->Run();
   } catch (Error& error) {
     // Nested nets (Do, If, RecurrentNetwork) add their own context first, so a message reads

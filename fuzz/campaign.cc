@@ -1,15 +1,22 @@
 #include "fuzz/campaign.h"
 
+#include <poll.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
 
 #include "core/io.h"
 #include "core/proto/error.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/corpus.h"
 #include "fuzz/generators.h"
+#include "fuzz/isolated_check.h"
+#include "fuzz/sandbox.h"
 #include "fuzz/spec.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
@@ -26,13 +33,6 @@ std::vector<std::string> SpecTypes(const std::vector<std::string>& ops) {
                    "--ops: no spec for ", "op type '", op, "'");
   }
   return ops;
-}
-
-std::string Sanitize(std::string s) {
-  for (char& ch : s) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
-  }
-  return s;
 }
 
 }  // namespace
@@ -71,16 +71,187 @@ Case CampaignCase(const CampaignOptions& options, int64_t index) {
   return SampleCase(OpCaseGen(spec), seed);
 }
 
-std::string SaveFinding(const std::string& dir, const Finding& finding) {
-  MakeDirs(dir);
-  std::string base = dir + "/" + Sanitize(oracles::SignatureKey(finding.signature())) + "-" +
-                     std::to_string(finding.case_().seed());
-  Finding saved = finding;
-  saved.set_repro_command("parity repro " + base + ".pb");
-  SaveProtoFile(base + ".pb", saved);
-  SaveProtoFile(base + ".pbtxt", saved);
-  return base + ".pb";
+namespace {
+
+// The campaign's bookkeeping: tally, saved findings, first finding per signature, progress.
+class Recorder {
+ public:
+  Recorder(const CampaignOptions& options, CampaignProgress* progress,
+           const std::function<void(const Finding&)>& on_finding)
+      : options_(options), progress_(progress), on_finding_(on_finding) {
+    if (!options_.out_dir.empty()) corpus_ = std::make_unique<Corpus>(options_.out_dir + "/findings");
+  }
+
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  bool OutOfTime() const { return options_.seconds >= 0 && Elapsed() >= options_.seconds; }
+
+  // A case its worker (or this process) checked; `c` needs only its op types.
+  void AddCase(int64_t index, const Case& c, const CaseReport& report) {
+    summary_.tally.Add(c, report);
+    for (const Finding& finding : oracles::Findings(report)) Record(index, finding);
+  }
+
+  // A case whose worker died on it: one crash, hang or resource finding.
+  void AddWorkerDeath(int64_t index, const Case& c, const Finding& finding) {
+    oracles::CheckTally& tally = summary_.tally;
+    tally.Add(c, CaseReport());
+    ++tally.findings;
+    ++tally.by_signature[oracles::SignatureKey(finding.signature())];
+    ++summary_.workers_replaced;
+    Record(index, finding);
+  }
+
+  // Progress, about once a second.
+  void Tick() {
+    auto now = std::chrono::steady_clock::now();
+    if (progress_ == nullptr || std::chrono::duration<double>(now - last_report_).count() < 1.0) {
+      return;
+    }
+    last_report_ = now;
+    progress_->Update(summary_.tally, Elapsed());
+  }
+
+  CampaignSummary Finish(bool interrupted) {
+    summary_.interrupted = interrupted;
+    summary_.seconds = Elapsed();
+    if (progress_ != nullptr) {
+      progress_->Update(summary_.tally, summary_.seconds);
+      progress_->Finish();
+    }
+    return std::move(summary_);
+  }
+
+ private:
+  void Record(int64_t index, const Finding& finding) {
+    std::string saved;
+    if (corpus_ != nullptr) {
+      saved = corpus_->Add(finding, index).entry->dir + "/case.pb";
+      ++summary_.findings_saved;
+    }
+    const std::string key = oracles::SignatureKey(finding.signature());
+    auto first = first_index_.find(key);
+    if (first == first_index_.end() || index < first->second) {
+      first_index_[key] = index;
+      summary_.first_finding[key] = finding;
+      if (!saved.empty()) summary_.first_saved[key] = saved;
+    }
+    if (progress_ != nullptr) progress_->OnFinding(finding, saved, summary_.tally, Elapsed());
+    if (on_finding_) on_finding_(finding);
+  }
+
+  const CampaignOptions& options_;
+  CampaignProgress* progress_;
+  const std::function<void(const Finding&)>& on_finding_;
+  CampaignSummary summary_;
+  std::unique_ptr<Corpus> corpus_;  // out_dir/findings (none without an out dir)
+  std::map<std::string, int64_t> first_index_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_report_ = start_;
+};
+
+// Whether to hand out case `index`: within the budget and not stopped.
+bool MoreCases(const CampaignOptions& options, const Recorder& recorder, int64_t index,
+               bool* interrupted) {
+  if (options.cases >= 0 && index >= options.cases) return false;
+  if (recorder.OutOfTime()) return false;
+  if (options.stop != nullptr && options.stop->load()) {
+    *interrupted = true;
+    return false;
+  }
+  return true;
 }
+
+void RunInProcess(const CampaignOptions& options, const oracles::CheckRequest& request,
+                  Recorder* recorder, bool* interrupted) {
+  for (int64_t index = options.shard_index; MoreCases(options, *recorder, index, interrupted);
+       index += options.shard_count) {
+    const Case c = CampaignCase(options, index);
+    recorder->AddCase(index, c, oracles::CheckCase(c, request));
+    recorder->Tick();
+  }
+}
+
+// Cases each worker holds: the one it runs and the next, so it never waits for the parent.
+constexpr size_t kCasesPerWorker = 2;
+
+// The cases in options.jobs workers, handed out by index. A worker that dies on a case leaves a
+// finding for it (it answers in order: the oldest case without an answer is the one), the cases
+// queued behind it go to other workers, and a new worker takes its place.
+void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& request,
+                  Recorder* recorder, bool* interrupted) {
+  const Sandbox::Serve serve = [&options, &request](const std::string& bytes) {
+    int64_t index = 0;
+    std::memcpy(&index, bytes.data(), sizeof(index));
+    const Case c = CampaignCase(options, index);
+    return EncodeCheckedCase(c, oracles::CheckCase(c, request));
+  };
+  struct Slot {
+    std::unique_ptr<Sandbox> worker;
+    std::deque<int64_t> indices;  // the cases in flight, oldest first
+  };
+  std::vector<Slot> slots(static_cast<size_t>(options.jobs));
+  std::deque<int64_t> orphans;  // cases that were queued behind a dead worker's fatal one
+  int64_t next = options.shard_index;
+  bool handing_out = true;
+  for (;;) {
+    for (Slot& slot : slots) {
+      while (slot.indices.size() < kCasesPerWorker) {
+        int64_t index = -1;
+        if (!orphans.empty() && !*interrupted) {
+          index = orphans.front();
+          orphans.pop_front();
+        } else if (handing_out && MoreCases(options, *recorder, next, interrupted)) {
+          index = next;
+          next += options.shard_count;
+        } else {
+          handing_out = false;
+          break;
+        }
+        if (slot.worker == nullptr) slot.worker = std::make_unique<Sandbox>(serve, options.limits);
+        slot.indices.push_back(index);
+        slot.worker->Send(std::string(reinterpret_cast<const char*>(&index), sizeof(index)));
+      }
+    }
+    if (*interrupted) break;  // the cases in flight are dropped with their workers
+    std::vector<pollfd> waiting;
+    double wait = 1.0;
+    for (const Slot& slot : slots) {
+      if (slot.indices.empty()) continue;
+      waiting.push_back({slot.worker->fd(), POLLIN, 0});
+      wait = std::min(wait, slot.worker->SecondsToDeadline());
+    }
+    if (waiting.empty()) break;
+    poll(waiting.data(), waiting.size(), static_cast<int>(wait * 1000) + 1);
+    for (Slot& slot : slots) {
+      if (slot.indices.empty()) continue;
+      const bool ready = std::any_of(waiting.begin(), waiting.end(), [&](const pollfd& p) {
+        return p.fd == slot.worker->fd() && p.revents != 0;
+      });
+      if (!ready && slot.worker->SecondsToDeadline() > 0) continue;
+      const SandboxOutcome outcome = slot.worker->Receive();
+      const int64_t index = slot.indices.front();
+      slot.indices.pop_front();
+      if (outcome.kind == SandboxOutcome::Kind::kOk) {
+        Case ops;
+        CaseReport report;
+        DecodeCheckedCase(outcome.response, &ops, &report);
+        recorder->AddCase(index, ops, report);
+        continue;
+      }
+      slot.worker.reset();
+      orphans.insert(orphans.end(), slot.indices.begin(), slot.indices.end());
+      slot.indices.clear();
+      const Case c = CampaignCase(options, index);
+      recorder->AddWorkerDeath(index, c,
+                               OutcomeFinding(c, outcome, options.backend, options.limits));
+    }
+    recorder->Tick();
+  }
+}
+
+}  // namespace
 
 CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* progress,
                             const std::function<void(const Finding&)>& on_finding) {
@@ -91,52 +262,22 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
   request.backend = options.backend;
   oracles::GetBackend(options.backend);           // an unknown name fails before the first case
   oracles::EnforceKnownOracles(options.oracles);  // so does an unknown oracle, in any shard
-  CampaignSummary summary;
-  oracles::CheckTally& tally = summary.tally;
-  auto start = std::chrono::steady_clock::now();
-  auto last_report = start;
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
   PARITY_ENFORCE(options.shard_count >= 1 && options.shard_index >= 0 &&
                      options.shard_index < options.shard_count,
                  ErrorKind::kBadArgument, "shard ", options.shard_index, " of ",
                  options.shard_count, ": want 0 <= index < count");
-  for (int64_t index = options.shard_index;; index += options.shard_count) {
-    if (options.cases >= 0 && index >= options.cases) break;
-    if (options.seconds >= 0 && elapsed() >= options.seconds) break;
-    if (options.stop != nullptr && options.stop->load()) {
-      summary.interrupted = true;
-      break;
-    }
-    Case c = CampaignCase(options, index);
-    CaseReport report = oracles::CheckCase(c, request);
-    tally.Add(c, report);
-    for (const Finding& finding : oracles::Findings(report)) {
-      std::string saved;
-      if (!options.out_dir.empty()) {
-        saved = SaveFinding(options.out_dir + "/findings", finding);
-        summary.saved.push_back(saved);
-      }
-      const std::string key = oracles::SignatureKey(finding.signature());
-      if (summary.first_finding.emplace(key, finding).second && !saved.empty()) {
-        summary.first_saved[key] = saved;
-      }
-      if (progress != nullptr) progress->OnFinding(finding, saved, tally, elapsed());
-      if (on_finding) on_finding(finding);
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (progress != nullptr && std::chrono::duration<double>(now - last_report).count() >= 1.0) {
-      last_report = now;
-      progress->Update(tally, elapsed());
-    }
+  PARITY_ENFORCE(options.jobs >= 0 && options.jobs <= 1024, ErrorKind::kBadArgument, "--jobs ",
+                 options.jobs, ": want 0 (in this process) to 1024 workers");
+  PARITY_ENFORCE(options.limits.case_timeout > 0, ErrorKind::kBadArgument, "--case-timeout ",
+                 options.limits.case_timeout, ": want a number of seconds > 0");
+  Recorder recorder(options, progress, on_finding);
+  bool interrupted = false;
+  if (options.jobs == 0) {
+    RunInProcess(options, request, &recorder, &interrupted);
+  } else {
+    RunInWorkers(options, request, &recorder, &interrupted);
   }
-  summary.seconds = elapsed();
-  if (progress != nullptr) {
-    progress->Update(tally, summary.seconds);
-    progress->Finish();
-  }
-  return summary;
+  return recorder.Finish(interrupted);
 }
 
 }  // namespace parity::fuzz

@@ -1,7 +1,8 @@
 // A fuzz campaign: generated cases (single ops and whole nets, alternating) through every
 // applicable oracle, with progress, findings saved as they come (atomically), and a summary
-// (fuzz/campaign_report.h writes it as summary.json and junit.xml).
-// Crash isolation, reduction, resume and sharding come with the rest of the campaign issue.
+// (fuzz/campaign_report.h writes it as summary.json and junit.xml). With jobs > 0 the cases run in
+// that many worker processes (fuzz/sandbox.h): a case that crashes, hangs or exhausts memory is a
+// finding (oracle crash, hang or resource) and its worker is replaced.
 #ifndef PARITY_FUZZ_CAMPAIGN_H_
 #define PARITY_FUZZ_CAMPAIGN_H_
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/proto/parity.pb.h"
+#include "fuzz/sandbox.h"
 #include "oracles/check.h"
 
 namespace parity::fuzz {
@@ -22,7 +24,7 @@ struct CampaignOptions {
   int64_t cases = -1;   // stop after this many cases (-1: no limit)
   double seconds = -1;  // stop after this long (-1: no limit); one of the two must be set
   uint64_t seed = 1;
-  std::string out_dir;                 // findings go to out_dir/findings/ ("" = not saved)
+  std::string out_dir;  // findings go to out_dir/findings/ (fuzz/corpus.h; "" = not saved)
   std::vector<std::string> ops;        // restrict to these op types (empty: every spec)
   std::vector<std::string> oracles;    // empty: oracles::DefaultOracles()
   std::string backend = "production";  // the backend under test (oracles/backend.h)
@@ -32,6 +34,10 @@ struct CampaignOptions {
   // indices below the budget).
   int64_t shard_index = 0;
   int64_t shard_count = 1;
+  // Worker processes running the cases; 0 runs them in this process, with no isolation (what the
+  // in-process mutant hunts do: a mutant lives in this process).
+  int jobs = 0;
+  SandboxLimits limits;  // per case, in each worker
   // Set (by a signal handler) to stop between cases; the summary covers the cases run so far.
   const std::atomic<bool>* stop = nullptr;
 };
@@ -39,10 +45,12 @@ struct CampaignOptions {
 struct CampaignSummary {
   oracles::CheckTally tally;  // cases, findings, per oracle, per signature, per op type
   double seconds = 0;
-  bool interrupted = false;                        // stopped by `stop` before its budget ran out
-  std::vector<std::string> saved;                  // finding files written
-  std::map<std::string, Finding> first_finding;    // SignatureKey -> its first finding
-  std::map<std::string, std::string> first_saved;  // SignatureKey -> where that one was saved
+  bool interrupted = false;        // stopped by `stop` before its budget ran out
+  int64_t findings_saved = 0;  // findings recorded in out_dir/findings (fuzz/corpus.h)
+  // SignatureKey -> its first finding (the lowest case index: the same whatever the job count)
+  std::map<std::string, Finding> first_finding;
+  std::map<std::string, std::string> first_saved;  // SignatureKey -> its case.pb in the corpus
+  int64_t workers_replaced = 0;                    // workers that died on a case
 };
 
 class CampaignProgress;
@@ -56,9 +64,6 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
 
 // Creates `path` and its parents; kIo when it cannot.
 void MakeDirs(const std::string& path);
-
-// Writes FINDING as DIR/<signature>-<seed>.pb and .pbtxt; returns the .pb path.
-std::string SaveFinding(const std::string& dir, const Finding& finding);
 
 }  // namespace parity::fuzz
 

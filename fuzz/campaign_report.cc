@@ -78,6 +78,10 @@ std::string SummaryJson(const CampaignOptions& options, const CampaignSummary& s
   j["oracles"] = options.oracles;
   j["nets"] = options.nets;
   j["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}};
+  j["jobs"] = options.jobs;
+  j["case_timeout_seconds"] = options.limits.case_timeout;
+  j["case_memory_mb"] = options.limits.memory_mb;
+  j["workers_replaced"] = summary.workers_replaced;
   j["interrupted"] = summary.interrupted;
   j["cases"] = tally.cases;
   j["seconds"] = summary.seconds;

@@ -16,6 +16,12 @@ std::string DescribeFinding(const Finding& f) {
   if (f.blamed_op_index() >= 0) {
     out << "  blamed op #" << f.blamed_op_index() << " (" << Printable(f.blamed_op_type()) << ")\n";
   }
+  if (f.has_blamed_op_path() && f.blamed_op_path().find(" > ") != std::string::npos) {
+    out << "  inside " << Printable(f.blamed_op_path()) << "\n";
+  }
+  if (f.stack_size() > 0) out << "  stack:\n";
+  for (int i = 0; i < f.stack_size(); ++i)
+    out << "    #" << i << " " << Printable(f.stack(i)) << "\n";
   for (const BlobComparison& c : f.comparisons()) {
     const Metrics& m = c.metrics();
     out << "  blob '" << Printable(c.blob()) << "': " << m.mismatch_count() << "/"

@@ -51,7 +51,9 @@ int FailingOpIndex(const Error& error) {
 }
 
 std::string SignatureKey(const Signature& s) {
-  return s.oracle() + "/" + s.blamed_op_type() + "/" + s.error_class() + "/" + s.dtype();
+  std::string key = s.oracle() + "/" + s.blamed_op_type() + "/" + s.error_class() + "/" + s.dtype();
+  for (int i = 0; i < s.frames_size(); ++i) key += (i == 0 ? "/" : ";") + s.frames(i);
+  return key;
 }
 
 }  // namespace parity::oracles

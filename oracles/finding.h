@@ -25,7 +25,7 @@ void SetBlame(Finding* finding, int index, const caffe2::NetDef& net);
 // The index of the op a parity::Error's context names first ("... op #3 (Add) ..."), or -1.
 int FailingOpIndex(const Error& error);
 
-// "oracle/blamed op/error class/dtype": the key findings are deduplicated by.
+// "oracle/blamed op/error class/dtype[/frame;frame;frame]": the key findings are deduplicated by.
 std::string SignatureKey(const Signature& signature);
 
 }  // namespace parity::oracles

@@ -1,16 +1,20 @@
 // parity fuzz [--seconds N | --cases N] [--seed S] [--out DIR] [--ops LIST] [--oracles LIST]
-// The main job: generated cases through every applicable oracle; exit 1 if anything was found.
+//             [--jobs N] [--shard I/N] [--case-timeout S] [--case-memory MB]
+// The main job: generated cases through every applicable oracle, in --jobs worker processes (a
+// case that crashes, hangs or exhausts memory is a finding); exit 1 if anything was found.
 // With no budget, 60 seconds; with no --out, parity-out/. Progress goes to stderr: a line redrawn
 // in place on a terminal, JSON lines on a pipe; DIR/summary.json and DIR/junit.xml at the end.
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "core/io.h"
 #include "core/proto/error.h"
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/sandbox.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
 #include "tools/interrupt.h"
@@ -67,6 +71,10 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
     options.out_dir = Env("TEST_UNDECLARED_OUTPUTS_DIR") + "/parity-out";
   }
   if (options.seconds < 0 && options.cases < 0) options.seconds = kDefaultSeconds;
+  if (options.limits.memory_mb > 0 && !fuzz::SandboxEnforcesMemoryLimits()) {
+    std::cerr << "parity fuzz: --case-memory is not enforced in this build (AddressSanitizer "
+                 "reserves the address space)\n";
+  }
   fuzz::CampaignProgress progress(
       std::cerr,
       isatty(STDERR_FILENO) ? fuzz::ProgressStyle::kTerminal : fuzz::ProgressStyle::kJsonLines,
@@ -76,8 +84,14 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
   const oracles::CheckTally& tally = summary.tally;
   std::cout << "cases: " << tally.cases << " in " << summary.seconds << " s ("
             << (summary.seconds > 0 ? tally.cases / summary.seconds : 0) << " cases/s) on "
-            << options.backend << ", " << tally.by_op.size() << " op types"
+            << options.backend << ", " << tally.by_op.size() << " op types, "
+            << (options.jobs == 0 ? std::string("in this process")
+                                  : std::to_string(options.jobs) + " worker(s)")
             << (summary.interrupted ? " (interrupted)" : "") << "\n";
+  if (summary.workers_replaced > 0) {
+    std::cout << "  workers replaced after a crash, hang or exhausted memory: "
+              << summary.workers_replaced << "\n";
+  }
   // Cases per op type (a case counts once for each type it holds): what the campaign covered.
   std::cout << "  ops:";
   for (const auto& [type, count] : tally.by_op) std::cout << " " << type << " " << count << ",";
@@ -93,8 +107,9 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
   for (const auto& [signature, n] : tally.by_signature) {
     std::cout << "  " << Printable(signature) << ": " << n << "\n";
   }
-  if (!summary.saved.empty()) {
-    std::cout << "saved " << summary.saved.size() << " finding(s) under " << options.out_dir
+  if (summary.findings_saved > 0) {
+    std::cout << "saved " << summary.findings_saved << " finding(s), one directory per signature, under "
+              << options.out_dir
               << "/findings/\n";
   }
   if (!summary_path.empty()) {
@@ -124,6 +139,18 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--engine", options->backend,
                       "The backend under test, by registered name (default: production)");
       app->add_flag("!--no-nets", options->nets, "Single-op cases only");
+      options->jobs = std::max(1u, std::thread::hardware_concurrency());
+      app->add_option("--jobs", options->jobs,
+                      "Worker processes running cases (default: the number of cores); 0 runs "
+                      "them in this process, without crash isolation")
+          ->check(CLI::Range(0, 1024));
+      app->add_option("--case-timeout", options->limits.case_timeout,
+                      "Seconds a case may take before it is a hang finding (default 20)")
+          ->check(CLI::PositiveNumber);
+      app->add_option("--case-memory", options->limits.memory_mb,
+                      "MB a worker may grow by before an allocation fails and the case is a "
+                      "resource finding (default: no limit)")
+          ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
       auto shard = std::make_shared<std::string>();
       app->add_option("--shard", *shard,
                       "Run slice I of N of the cases (I/N); under bazel test, TEST_SHARD_INDEX / "

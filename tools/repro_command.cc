@@ -1,7 +1,7 @@
 // parity repro FINDING|DIR [--engine E]: re-runs a saved finding's case through its oracle, on the
 // backend it was found on (or the one named). Exit 1 if it still reproduces, 0 if it no longer
-// does. With a directory (a campaign's out dir or its findings/), every finding under it is
-// replayed, as ClusterFuzz re-checks its corpus daily: one line each (reproduces / fixed / cannot
+// does. With a directory (a campaign's out dir or its findings/), every signature's finding under
+// it is replayed (its reduced case where there is one), as ClusterFuzz re-checks its corpus daily: one line each (reproduces / fixed / cannot
 // run) and a count; exit 1 if any still reproduces.
 #include <algorithm>
 #include <filesystem>
@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "core/io.h"
+#include "fuzz/isolated_check.h"
 #include "oracles/backend.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
+#include "oracles/finding.h"
 #include "tools/command.h"
 
 namespace parity::tools {
@@ -24,6 +26,30 @@ struct ReproOptions {
 
 enum class Replay { kReproduces, kFixed, kCannotRun };
 
+// A crash, hang or resource finding: the case runs through every oracle in a worker process under
+// the limits it was found with; it reproduces if the worker dies on it again.
+Replay ReplayInWorker(const Finding& finding, const oracles::CheckRequest& request, bool verbose) {
+  oracles::GetBackend(request.backend);  // an unknown name is bad input, not a crash
+  fuzz::SandboxLimits limits;
+  if (finding.has_case_timeout()) limits.case_timeout = finding.case_timeout();
+  limits.memory_mb = finding.case_memory_mb();
+  const CaseReport report = fuzz::CheckCaseIsolated(finding.case_(), request, limits);
+  for (const OracleVerdict& verdict : report.verdicts()) {
+    if (!fuzz::IsWorkerOracle(verdict.oracle())) continue;
+    std::cout << "reproduced on " << request.backend << ":\n";
+    const std::string was = oracles::SignatureKey(finding.signature());
+    const std::string now = oracles::SignatureKey(verdict.finding().signature());
+    if (now != was)
+      std::cout << "(as " << Printable(now) << ", found as " << Printable(was) << ")\n";
+    std::cout << (verbose ? oracles::DescribeFinding(verdict.finding())
+                          : oracles::DescribeFindingBrief(verdict.finding()));
+    return Replay::kReproduces;
+  }
+  std::cout << "[" << finding.oracle() << "] no longer reproduces on " << request.backend
+            << ": the case ran through every oracle\n";
+  return Replay::kFixed;
+}
+
 // Replays one finding file; `verbose` prints the finding when it reproduces.
 Replay ReplayFinding(const std::string& path, const ReproOptions& options, bool verbose) {
   Finding finding;
@@ -35,10 +61,11 @@ Replay ReplayFinding(const std::string& path, const ReproOptions& options, bool 
   PARITY_ENFORCE(finding.has_case_() && finding.case_().net().op_size() > 0, ErrorKind::kInvalidNet,
                  path, " holds no case to replay: is it a finding?");
   oracles::CheckRequest request;
-  request.oracles = {finding.oracle()};
   request.backend = !options.engine.empty() ? options.engine
                     : finding.has_backend() ? finding.backend()
                                             : std::string(oracles::kProduction);
+  if (fuzz::IsWorkerOracle(finding.oracle())) return ReplayInWorker(finding, request, verbose);
+  request.oracles = {finding.oracle()};
   const CaseReport report = oracles::CheckCase(finding.case_(), request);
   const OracleVerdict& verdict = report.verdicts(0);
   if (verdict.status() == OracleVerdict::FINDING) {
@@ -63,19 +90,26 @@ Replay ReplayFinding(const std::string& path, const ReproOptions& options, bool 
   return Replay::kFixed;
 }
 
-// The finding files under `dir`: every .pb (each saved finding also has a .pbtxt twin), or every
-// .pbtxt where there is no .pb, sorted.
+// The finding files under `dir`: one per signature directory of a campaign corpus (its
+// reduced.pb, else its case.pb: fuzz/corpus.h), and every other .pb (each saved finding also has a
+// .pbtxt twin), or .pbtxt where there is no .pb; sorted.
 std::vector<std::string> FindingFiles(const std::string& dir) {
   namespace fs = std::filesystem;
-  std::vector<std::string> pb, pbtxt;
+  std::vector<std::string> files, pb, pbtxt;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const fs::path& path = entry.path();
     if (!entry.is_regular_file()) continue;
-    const std::string path = entry.path().string();
-    if (entry.path().extension() == ".pb") pb.push_back(path);
-    if (entry.path().extension() == ".pbtxt") pbtxt.push_back(path);
+    if (fs::exists(path.parent_path() / "finding.json")) {
+      if (path.filename() != "finding.json") continue;
+      const fs::path reduced = path.parent_path() / "reduced.pb";
+      files.push_back((fs::exists(reduced) ? reduced : path.parent_path() / "case.pb").string());
+      continue;
+    }
+    if (path.extension() == ".pb") pb.push_back(path.string());
+    if (path.extension() == ".pbtxt") pbtxt.push_back(path.string());
   }
   std::sort(pb.begin(), pb.end());
-  std::vector<std::string> files = pb;
+  files.insert(files.end(), pb.begin(), pb.end());
   for (const std::string& text : pbtxt) {
     const std::string twin = text.substr(0, text.size() - 3);  // a.pbtxt -> a.pb
     if (!std::binary_search(pb.begin(), pb.end(), twin)) files.push_back(text);

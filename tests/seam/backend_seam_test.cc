@@ -87,14 +87,14 @@ TEST(BackendSeam, CampaignFindsItAndReproReplaysItOnTheSameBackend) {
   EXPECT_TRUE(Contains(fuzz.output, "forward/Relu/value mismatch/FLOAT")) << fuzz.output;
   int replayed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(out + "/findings")) {
-    if (entry.path().extension() != ".pb") continue;
+    const std::string finding = entry.path().string() + "/case.pb";  // one dir per signature
     ++replayed;
     // The finding names its backend: repro replays it there, and it reproduces.
-    Result again = Parity("repro " + entry.path().string());
+    Result again = Parity("repro " + finding);
     EXPECT_EQ(again.exit_code, 1) << again.output;
     EXPECT_TRUE(Contains(again.output, "reproduced on production-swapped-relu")) << again.output;
     // On the unswapped engine it does not: the bug is the kernel, not the case.
-    Result fixed = Parity("repro " + entry.path().string() + " --engine production");
+    Result fixed = Parity("repro " + finding + " --engine production");
     EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
     EXPECT_TRUE(Contains(fixed.output, "no longer reproduces on production")) << fixed.output;
   }

@@ -1,0 +1,243 @@
+#include "fuzz/corpus.h"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/io.h"
+#include "core/proto/error.h"
+#include "fuzz/campaign.h"
+#include "oracles/describe.h"
+#include "oracles/finding.h"
+
+namespace parity::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kReadableKeyLength = 60;
+
+int64_t CountOps(const caffe2::NetDef& net) {
+  int64_t ops = net.op_size();
+  for (const auto& op : net.op()) {
+    for (const auto& arg : op.arg()) {
+      if (arg.has_n()) ops += CountOps(arg.n());
+      for (const auto& nested : arg.nets()) ops += CountOps(nested);
+    }
+  }
+  return ops;
+}
+
+std::string NowUtc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+nlohmann::json SightingJson(const Sighting& s) {
+  return {{"index", s.index}, {"seed", s.seed}, {"time", s.time}};
+}
+
+Sighting SightingFrom(const nlohmann::json& j) {
+  Sighting s;
+  s.index = j.value("index", int64_t{-1});
+  s.seed = j.value("seed", uint64_t{0});
+  s.time = j.value("time", std::string());
+  return s;
+}
+
+// Saves `finding` as DIR/name.pb and .pbtxt, its repro command naming the .pb.
+void SaveAs(const std::string& dir, const std::string& name, Finding finding) {
+  const std::string path = dir + "/" + name + ".pb";
+  finding.set_repro_command("parity repro " + path);
+  SaveProtoFile(path, finding);
+  SaveProtoFile(dir + "/" + name + ".pbtxt", finding);
+}
+
+void CopyFinding(const std::string& from_dir, const std::string& to_dir, const std::string& name) {
+  Finding finding;
+  LoadProtoFile(from_dir + "/" + name + ".pb", &finding);
+  SaveAs(to_dir, name, finding);
+}
+
+// The fields of finding.json that describe the signature (from its first finding).
+nlohmann::json Describe(const std::string& key, const Finding& f) {
+  const Signature& s = f.signature();
+  return {{"signature", key},
+          {"oracle", s.oracle()},
+          {"blamed_op", s.blamed_op_type()},
+          {"blamed_op_path", f.blamed_op_path()},
+          {"error_class", s.error_class()},
+          {"dtype", s.dtype()},
+          {"frames", std::vector<std::string>(s.frames().begin(), s.frames().end())},
+          {"backend", f.backend()},
+          {"description", oracles::DescribeFindingBrief(f)}};
+}
+
+}  // namespace
+
+CaseSize SizeOf(const Case& c) {
+  CaseSize size;
+  size.ops = CountOps(c.net());
+  for (const auto& input : c.inputs()) {
+    int64_t elements = 1;
+    for (int64_t d : input.dims()) elements *= d;
+    size.elements += elements;
+  }
+  return size;
+}
+
+std::string SignatureDirName(const std::string& key) {
+  std::string readable;
+  for (char ch : key) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.';
+    if (safe) {
+      readable += ch;
+    } else if (readable.empty() || readable.back() != '_') {
+      readable += '_';
+    }
+    if (readable.size() == kReadableKeyLength) break;
+  }
+  uint64_t hash = 1469598103934665603ULL;  // FNV-1a: stable across builds and machines
+  for (unsigned char ch : key) hash = (hash ^ ch) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
+  return readable + "-" + std::string(hex, 8);
+}
+
+Corpus::Corpus(std::string findings_dir) : dir_(std::move(findings_dir)) {
+  if (!fs::is_directory(dir_)) return;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (fs::exists(entry.path() / "finding.json")) Load(entry.path().string());
+  }
+}
+
+void Corpus::Load(const std::string& signature_dir) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ReadFileBytes(signature_dir + "/finding.json"));
+  } catch (const nlohmann::json::exception& error) {
+    PARITY_ENFORCE(false, ErrorKind::kInvalidNet, signature_dir, "/finding.json: ", error.what());
+  }
+  CorpusEntry entry;
+  entry.key = j.value("signature", std::string());
+  PARITY_ENFORCE(!entry.key.empty(), ErrorKind::kInvalidNet, signature_dir,
+                 "/finding.json names no signature");
+  entry.dir = signature_dir;
+  entry.count = j.value("count", int64_t{0});
+  entry.first = SightingFrom(j.value("first", nlohmann::json::object()));
+  entry.last = SightingFrom(j.value("last", nlohmann::json::object()));
+  const nlohmann::json smallest = j.value("smallest", nlohmann::json::object());
+  entry.smallest = SightingFrom(smallest);
+  entry.smallest_size = {smallest.value("ops", int64_t{0}), smallest.value("elements", int64_t{0})};
+  if (j.contains("reduced")) {
+    entry.reduced = true;
+    entry.reduced_size = {j["reduced"].value("ops", int64_t{0}),
+                          j["reduced"].value("elements", int64_t{0})};
+  }
+  nlohmann::json description = j;
+  for (const char* field : {"count", "first", "last", "smallest", "reduced", "repro"}) {
+    description.erase(field);
+  }
+  entry.json = description.dump();
+  entries_[entry.key] = std::move(entry);
+}
+
+void Corpus::WriteJson(const CorpusEntry& entry) const {
+  nlohmann::json j = nlohmann::json::parse(entry.json);
+  j["count"] = entry.count;
+  j["first"] = SightingJson(entry.first);
+  j["last"] = SightingJson(entry.last);
+  j["smallest"] = SightingJson(entry.smallest);
+  j["smallest"]["ops"] = entry.smallest_size.ops;
+  j["smallest"]["elements"] = entry.smallest_size.elements;
+  if (entry.reduced) {
+    j["reduced"] = {{"ops", entry.reduced_size.ops}, {"elements", entry.reduced_size.elements}};
+  }
+  j["repro"] = "parity repro " + entry.dir + (entry.reduced ? "/reduced.pb" : "/case.pb");
+  WriteFileAtomic(entry.dir + "/finding.json", j.dump(2) + "\n");
+}
+
+Corpus::Added Corpus::Add(const Finding& finding, int64_t index) {
+  const std::string key = oracles::SignatureKey(finding.signature());
+  CorpusEntry& entry = entries_[key];
+  const bool fresh = entry.count == 0;
+  const Sighting now{index, finding.case_().seed(), NowUtc()};
+  const CaseSize size = SizeOf(finding.case_());
+  if (fresh) {
+    entry.key = key;
+    entry.dir = dir_ + "/" + SignatureDirName(key);
+    MakeDirs(entry.dir);
+  }
+  ++entry.count;
+  if (fresh || index < entry.first.index) {
+    entry.first = now;
+    entry.json = Describe(key, finding).dump();
+    SaveAs(entry.dir, "case", finding);
+  }
+  if (fresh || index > entry.last.index) entry.last = now;
+  if (fresh || size < entry.smallest_size ||
+      (!(entry.smallest_size < size) && index < entry.smallest.index)) {
+    entry.smallest = now;
+    entry.smallest_size = size;
+    SaveAs(entry.dir, "smallest", finding);
+  }
+  WriteJson(entry);
+  return {&entry, fresh};
+}
+
+void Corpus::Merge(const std::string& other_findings_dir) {
+  PARITY_ENFORCE(fs::is_directory(other_findings_dir), ErrorKind::kIo,
+                 "merge: ", other_findings_dir, " is not a directory");
+  const Corpus other(other_findings_dir);
+  for (const auto& [key, theirs] : other.entries()) {
+    CorpusEntry& mine = entries_[key];
+    const bool fresh = mine.count == 0;
+    if (fresh) {
+      mine.key = key;
+      mine.dir = dir_ + "/" + SignatureDirName(key);
+      mine.json = theirs.json;
+      MakeDirs(mine.dir);
+    }
+    mine.count += theirs.count;
+    if (fresh || theirs.first.index < mine.first.index) {
+      mine.first = theirs.first;
+      mine.json = theirs.json;
+      CopyFinding(theirs.dir, mine.dir, "case");
+    }
+    if (fresh || theirs.last.index > mine.last.index) mine.last = theirs.last;
+    if (fresh || theirs.smallest_size < mine.smallest_size ||
+        (!(mine.smallest_size < theirs.smallest_size) &&
+         theirs.smallest.index < mine.smallest.index)) {
+      mine.smallest = theirs.smallest;
+      mine.smallest_size = theirs.smallest_size;
+      CopyFinding(theirs.dir, mine.dir, "smallest");
+    }
+    if (theirs.reduced && (!mine.reduced || theirs.reduced_size < mine.reduced_size)) {
+      mine.reduced = true;
+      mine.reduced_size = theirs.reduced_size;
+      CopyFinding(theirs.dir, mine.dir, "reduced");
+    }
+    WriteJson(mine);
+  }
+}
+
+void Corpus::SetReduced(const std::string& key, const Finding& reduced) {
+  auto it = entries_.find(key);
+  PARITY_ENFORCE(it != entries_.end(), ErrorKind::kInternal, "no corpus entry for ", key);
+  CorpusEntry& entry = it->second;
+  const CaseSize size = SizeOf(reduced.case_());
+  if (entry.reduced && !(size < entry.reduced_size)) return;
+  entry.reduced = true;
+  entry.reduced_size = size;
+  SaveAs(entry.dir, "reduced", reduced);
+  WriteJson(entry);
+}
+
+}  // namespace parity::fuzz
