@@ -16,6 +16,7 @@
 #include "fuzz/corpus.h"
 #include "fuzz/generators.h"
 #include "fuzz/isolated_check.h"
+#include "fuzz/reduce.h"
 #include "fuzz/sandbox.h"
 #include "fuzz/spec.h"
 #include "oracles/backend.h"
@@ -79,7 +80,8 @@ class Recorder {
   Recorder(const CampaignOptions& options, CampaignProgress* progress,
            const std::function<void(const Finding&)>& on_finding)
       : options_(options), progress_(progress), on_finding_(on_finding) {
-    if (!options_.out_dir.empty()) corpus_ = std::make_unique<Corpus>(options_.out_dir + "/findings");
+    if (!options_.out_dir.empty())
+      corpus_ = std::make_unique<Corpus>(options_.out_dir + "/findings");
   }
 
   double Elapsed() const {
@@ -113,6 +115,26 @@ class Recorder {
     progress_->Update(summary_.tally, Elapsed());
   }
 
+  // Reduces each signature new to the corpus, from its smallest case.
+  void ReduceNewSignatures() {
+    if (corpus_ == nullptr || options_.reduce_seconds <= 0) return;
+    for (const std::string& key : new_signatures_) {
+      if (options_.stop != nullptr && options_.stop->load()) return;
+      const CorpusEntry& entry = corpus_->entries().at(key);
+      Finding smallest;
+      LoadProtoFile(entry.dir + "/smallest.pb", &smallest);
+      ReduceOptions reduce;
+      reduce.seconds = options_.reduce_seconds;
+      reduce.limits = options_.limits;
+      const ReduceResult result = ReduceFinding(smallest, reduce);
+      CampaignSummary::Reduction& r = summary_.reductions[key];
+      r = {result.before.ops,     result.after.ops, result.before.elements,
+           result.after.elements, result.seconds,   result.reproduced};
+      if (result.reproduced) corpus_->SetReduced(key, result.reduced);
+      if (progress_ != nullptr) progress_->OnReduced(key, r);
+    }
+  }
+
   CampaignSummary Finish(bool interrupted) {
     summary_.interrupted = interrupted;
     summary_.seconds = Elapsed();
@@ -127,7 +149,9 @@ class Recorder {
   void Record(int64_t index, const Finding& finding) {
     std::string saved;
     if (corpus_ != nullptr) {
-      saved = corpus_->Add(finding, index).entry->dir + "/case.pb";
+      const Corpus::Added added = corpus_->Add(finding, index);
+      saved = added.entry->dir + "/case.pb";
+      if (added.new_signature) new_signatures_.push_back(added.entry->key);
       ++summary_.findings_saved;
     }
     const std::string key = oracles::SignatureKey(finding.signature());
@@ -145,7 +169,8 @@ class Recorder {
   CampaignProgress* progress_;
   const std::function<void(const Finding&)>& on_finding_;
   CampaignSummary summary_;
-  std::unique_ptr<Corpus> corpus_;  // out_dir/findings (none without an out dir)
+  std::unique_ptr<Corpus> corpus_;           // out_dir/findings (none without an out dir)
+  std::vector<std::string> new_signatures_;  // signatures this campaign added to the corpus
   std::map<std::string, int64_t> first_index_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_report_ = start_;
@@ -277,6 +302,7 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
   } else {
     RunInWorkers(options, request, &recorder, &interrupted);
   }
+  if (!interrupted) recorder.ReduceNewSignatures();
   return recorder.Finish(interrupted);
 }
 

@@ -24,8 +24,8 @@ struct CampaignOptions {
   int64_t cases = -1;   // stop after this many cases (-1: no limit)
   double seconds = -1;  // stop after this long (-1: no limit); one of the two must be set
   uint64_t seed = 1;
-  std::string out_dir;  // findings go to out_dir/findings/ (fuzz/corpus.h; "" = not saved)
-  std::vector<std::string> ops;        // restrict to these op types (empty: every spec)
+  std::string out_dir;           // findings go to out_dir/findings/ (fuzz/corpus.h; "" = not saved)
+  std::vector<std::string> ops;  // restrict to these op types (empty: every spec)
   std::vector<std::string> oracles;    // empty: oracles::DefaultOracles()
   std::string backend = "production";  // the backend under test (oracles/backend.h)
   bool nets = true;                    // alternate single-op cases with whole nets
@@ -38,6 +38,9 @@ struct CampaignOptions {
   // in-process mutant hunts do: a mutant lives in this process).
   int jobs = 0;
   SandboxLimits limits;  // per case, in each worker
+  // After the cases: each signature new to the corpus is reduced (fuzz/reduce.h) for up to this
+  // many seconds, and saved as its reduced.pb; 0 does not reduce (nor without an out dir).
+  double reduce_seconds = 0;
   // Set (by a signal handler) to stop between cases; the summary covers the cases run so far.
   const std::atomic<bool>* stop = nullptr;
 };
@@ -45,12 +48,19 @@ struct CampaignOptions {
 struct CampaignSummary {
   oracles::CheckTally tally;  // cases, findings, per oracle, per signature, per op type
   double seconds = 0;
-  bool interrupted = false;        // stopped by `stop` before its budget ran out
+  bool interrupted = false;    // stopped by `stop` before its budget ran out
   int64_t findings_saved = 0;  // findings recorded in out_dir/findings (fuzz/corpus.h)
   // SignatureKey -> its first finding (the lowest case index: the same whatever the job count)
   std::map<std::string, Finding> first_finding;
   std::map<std::string, std::string> first_saved;  // SignatureKey -> its case.pb in the corpus
   int64_t workers_replaced = 0;                    // workers that died on a case
+  // SignatureKey -> how its reduction went, for signatures new to the corpus.
+  struct Reduction {
+    int64_t ops_before = 0, ops_after = 0, elements_before = 0, elements_after = 0;
+    double seconds = 0;
+    bool reproduced = false;
+  };
+  std::map<std::string, Reduction> reductions;
 };
 
 class CampaignProgress;

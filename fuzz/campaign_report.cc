@@ -110,6 +110,13 @@ std::string SummaryJson(const CampaignOptions& options, const CampaignSummary& s
       s["description"] = Brief(f);
     }
     s["count"] = count;
+    auto reduction = summary.reductions.find(key);
+    if (reduction != summary.reductions.end()) {
+      const CampaignSummary::Reduction& r = reduction->second;
+      s["reduced"] = {{"reproduced", r.reproduced},         {"ops_before", r.ops_before},
+                      {"ops_after", r.ops_after},           {"elements_before", r.elements_before},
+                      {"elements_after", r.elements_after}, {"seconds", r.seconds}};
+    }
     auto saved = summary.first_saved.find(key);
     if (saved != summary.first_saved.end()) s["saved"] = saved->second;
     signatures.push_back(s);
@@ -195,6 +202,30 @@ void CampaignProgress::OnFinding(const Finding& finding, const std::string& save
   out_ << Printable(Brief(finding)) << "\n";
   line_open_ = false;
   Update(tally, elapsed);
+}
+
+void CampaignProgress::OnReduced(const std::string& key, const CampaignSummary::Reduction& r) {
+  if (style_ == ProgressStyle::kJsonLines) {
+    Json j = {{"event", "reduced"},
+              {"signature", key},
+              {"reproduced", r.reproduced},
+              {"ops_before", r.ops_before},
+              {"ops_after", r.ops_after},
+              {"elements_before", r.elements_before},
+              {"elements_after", r.elements_after},
+              {"seconds", r.seconds}};
+    out_ << Dump(j) << "\n" << std::flush;
+    return;
+  }
+  if (line_open_) out_ << "\r\033[K";
+  line_open_ = false;
+  out_ << "reduced " << Printable(key) << ": "
+       << (r.reproduced ? std::to_string(r.ops_before) + " -> " + std::to_string(r.ops_after) +
+                              " ops, " + std::to_string(r.elements_before) + " -> " +
+                              std::to_string(r.elements_after) + " input elements"
+                        : std::string("its smallest case did not reproduce"))
+       << "\n"
+       << std::flush;
 }
 
 void CampaignProgress::Finish() {

@@ -43,6 +43,8 @@ class CampaignProgress {
   // Called for each finding, `saved` the file it went to ("" when not saved).
   void OnFinding(const Finding& finding, const std::string& saved, const oracles::CheckTally& tally,
                  double elapsed_seconds);
+  // Called when a new signature has been reduced.
+  void OnReduced(const std::string& key, const CampaignSummary::Reduction& reduction);
   // Ends the redrawn line (terminal).
   void Finish();
 

@@ -105,11 +105,17 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
   std::cout << "findings: " << tally.findings << " (" << tally.by_signature.size()
             << " unique signatures)\n";
   for (const auto& [signature, n] : tally.by_signature) {
-    std::cout << "  " << Printable(signature) << ": " << n << "\n";
+    std::cout << "  " << Printable(signature) << ": " << n;
+    auto reduction = summary.reductions.find(signature);
+    if (reduction != summary.reductions.end() && reduction->second.reproduced) {
+      std::cout << " (reduced " << reduction->second.ops_before << " -> "
+                << reduction->second.ops_after << " ops)";
+    }
+    std::cout << "\n";
   }
   if (summary.findings_saved > 0) {
-    std::cout << "saved " << summary.findings_saved << " finding(s), one directory per signature, under "
-              << options.out_dir
+    std::cout << "saved " << summary.findings_saved
+              << " finding(s), one directory per signature, under " << options.out_dir
               << "/findings/\n";
   }
   if (!summary_path.empty()) {
@@ -147,6 +153,11 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--case-timeout", options->limits.case_timeout,
                       "Seconds a case may take before it is a hang finding (default 20)")
           ->check(CLI::PositiveNumber);
+      options->reduce_seconds = 10;
+      app->add_option("--reduce-seconds", options->reduce_seconds,
+                      "Seconds to reduce each new signature's smallest case (default 10; 0: no "
+                      "reduction)")
+          ->check(CLI::NonNegativeNumber);
       app->add_option("--case-memory", options->limits.memory_mb,
                       "MB a worker may grow by before an allocation fails and the case is a "
                       "resource finding (default: no limit)")

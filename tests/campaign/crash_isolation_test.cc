@@ -49,6 +49,8 @@ TEST(CrashIsolation, ASegfaultingKernelIsACrashFindingAndTheCampaignGoesOn) {
   EXPECT_NE(signature["signature"].get<std::string>().find("SegfaultingRelu::Run()"),
             std::string::npos)
       << "the top frame of the stack is part of the signature: " << signature["signature"];
+  EXPECT_EQ(signature["reduced"]["reproduced"], true) << "the crash was reduced and still crashes";
+  EXPECT_EQ(signature["reduced"]["ops_after"], 1);
   const int crashes = signature["count"];
   EXPECT_GT(crashes, 0);
   EXPECT_LT(crashes, 40) << "the Relu crashes on some inputs only";

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fuzz/campaign.h"
+#include "fuzz/reduce.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
 #include "tests/mutants/mutants.h"
@@ -38,6 +39,9 @@ struct Hunt {
   std::string error_class;  // its error class ("gradient maker", "value mismatch", ...)
   std::string brief;        // the killing finding, in a line
   std::string rejected;  // findings that were not the mutant's doing (a clean check found them too)
+  // --reduce: the killing finding's ops before and after reduction (-1: not reduced).
+  int64_t ops_before = -1, ops_after = -1;
+  double reduce_seconds = 0;
 };
 
 // True when `finding`'s case gives no finding of its oracle without the mutant.
@@ -48,7 +52,7 @@ bool CleanWithoutMutant(const Finding& finding) {
   return result.verdicts_size() == 0 || result.verdicts(0).status() != OracleVerdict::FINDING;
 }
 
-Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed) {
+Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed, double reduce_seconds) {
   Hunt hunt;
   hunt.mutant = &m;
   std::atomic<bool> stop{false};
@@ -85,11 +89,23 @@ Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed) {
   hunt.blamed = first->blamed_op_type();
   hunt.error_class = first->signature().error_class();
   hunt.brief = oracles::DescribeFindingBrief(*first);
+  if (reduce_seconds > 0) {
+    MutantScope installed(m);  // the reducer's worker is a fork: it inherits the mutant
+    fuzz::ReduceOptions reduce;
+    reduce.seconds = reduce_seconds;
+    const fuzz::ReduceResult reduced = fuzz::ReduceFinding(*first, reduce);
+    if (reduced.reproduced) {
+      hunt.ops_before = reduced.before.ops;
+      hunt.ops_after = reduced.after.ops;
+      hunt.reduce_seconds = reduced.seconds;
+    }
+  }
   return hunt;
 }
 
 int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& only,
-               const std::vector<std::string>& families, bool list, bool explain) {
+               const std::vector<std::string>& families, bool list, bool explain,
+               double reduce_seconds) {
   std::vector<const Mutant*> chosen;
   std::set<std::string> known;
   for (const Mutant& m : Catalogue()) {
@@ -118,7 +134,7 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
   for (const Mutant* m : chosen) {
     if (interrupt) break;
     // Ctrl-C stops after the mutant being hunted (a second one kills at once).
-    Hunt hunt = RunHunt(*m, seconds, seed);
+    Hunt hunt = RunHunt(*m, seconds, seed, reduce_seconds);
     std::printf(
         "%-44s %-10s %-9s %9.2f %8lld  %s\n", m->name.c_str(), m->family.c_str(),
         hunt.killed ? "killed" : "SURVIVED", hunt.seconds, static_cast<long long>(hunt.cases),
@@ -129,6 +145,11 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
                            ? ""
                            : ("finding also without the mutant: " + hunt.rejected).c_str()));
     if (explain && hunt.killed) std::printf("    %s\n", hunt.brief.c_str());
+    if (hunt.ops_before >= 0) {
+      std::printf("    reduced: %lld -> %lld ops in %.2f s\n",
+                  static_cast<long long>(hunt.ops_before), static_cast<long long>(hunt.ops_after),
+                  hunt.reduce_seconds);
+    }
     std::fflush(stdout);
     hunts.push_back(hunt);
   }
@@ -146,6 +167,19 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
       "kill rate: %zu / %zu; median time-to-kill %.2f s (budget %.0f s per mutant, seed "
       "%llu)\n",
       times.size(), hunts.size(), median, seconds, static_cast<unsigned long long>(seed));
+  if (reduce_seconds > 0) {
+    int reduced = 0, small = 0;
+    double reduce_total = 0;
+    for (const Hunt& h : hunts) {
+      if (h.ops_after < 0) continue;
+      ++reduced;
+      small += h.ops_after <= 3 ? 1 : 0;
+      reduce_total += h.reduce_seconds;
+    }
+    std::printf("reduced: %d of %zu kills; %d end with <= 3 ops (%.0f%%); mean %.2f s each\n",
+                reduced, times.size(), small, reduced > 0 ? 100.0 * small / reduced : 0.0,
+                reduced > 0 ? reduce_total / reduced : 0.0);
+  }
   return times.size() == hunts.size() ? tools::kExitClean : tools::kExitDiscrepancies;
 }
 
@@ -159,6 +193,7 @@ const bool kRegistered = tools::RegisterCommand(tools::Command{
       auto families = std::make_shared<std::vector<std::string>>();
       auto list = std::make_shared<bool>(false);
       auto explain = std::make_shared<bool>(false);
+      auto reduce = std::make_shared<double>(0);
       app->add_option("--seconds", *seconds, "Campaign budget per mutant (default 60)")
           ->check(tools::kSeconds);
       app->add_option("--seed", *seed, "Campaign seed")->check(tools::kWholeNumber);
@@ -167,7 +202,12 @@ const bool kRegistered = tools::RegisterCommand(tools::Command{
                       "Only mutants of these families (linalg, conv, maker, inference, ...)");
       app->add_flag("--list", *list, "List the catalogue and exit");
       app->add_flag("--explain", *explain, "Print each killing finding under its mutant");
-      return [=] { return RunMutants(*seconds, *seed, *only, *families, *list, *explain); };
+      app->add_option("--reduce", *reduce,
+                      "Reduce each killing finding for up to this many seconds and report its "
+                      "size before and after (default 0: no reduction)")
+          ->check(CLI::NonNegativeNumber);
+      return
+          [=] { return RunMutants(*seconds, *seed, *only, *families, *list, *explain, *reduce); };
     }});
 
 }  // namespace

@@ -75,6 +75,13 @@ TEST(MutantsCommand, AKernelMutantIsABackendOfFuzz) {
   EXPECT_EQ(signature["count"], summary["findings"]);
   const std::string saved = signature["saved"];
   EXPECT_EQ(RunCli(kBinary, "repro " + saved).exit_code, 1) << "the saved finding reproduces";
+  // The new signature was reduced, to one FC, and the reduced case reproduces too.
+  EXPECT_EQ(signature["reduced"]["reproduced"], true) << signature.dump(1);
+  EXPECT_EQ(signature["reduced"]["ops_after"], 1) << signature.dump(1);
+  const std::string reduced = std::filesystem::path(saved).parent_path().string() + "/reduced.pb";
+  const CliResult replay_reduced = RunCli(kBinary, "repro " + reduced);
+  EXPECT_EQ(replay_reduced.exit_code, 1) << replay_reduced.output;
+  EXPECT_TRUE(Contains(replay_reduced.output, "value mismatch")) << replay_reduced.output;
 
   const std::string junit = ReadFileBytes(out + "/junit.xml");
   EXPECT_TRUE(Contains(junit, R"(tests="2" failures="1")")) << junit;
@@ -96,6 +103,41 @@ TEST(MutantsCommand, AKernelMutantIsABackendOfFuzz) {
   EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
   EXPECT_TRUE(Contains(fixed.output, "0 still reproduce, " + std::to_string(findings) + " fixed"))
       << fixed.output;
+}
+
+// A mutant found first in a whole net (FC without its bias, on nets of every op) is reduced by
+// `parity reduce` to at most three ops with the same signature, which still reproduce.
+TEST(MutantsCommand, ReduceShrinksAFindingInANetAndItStillReproduces) {
+  const std::string out = TestTmp() + "/reduce_campaign";
+  const CliResult run = RunCli(kBinary,
+                               "fuzz --engine MUTANT_FC_BIAS_DROPPED --cases 60 --seed 5 "
+                               "--reduce-seconds 0 --out " +
+                                   out);
+  ASSERT_EQ(run.exit_code, 1) << run.output;
+  const nlohmann::json summary = nlohmann::json::parse(ReadFileBytes(out + "/summary.json"));
+  std::string net_finding;
+  for (const auto& signature : summary["signatures"]) {
+    EXPECT_FALSE(signature.contains("reduced")) << "--reduce-seconds 0 does not reduce";
+    const std::string dir =
+        std::filesystem::path(signature["saved"].get<std::string>()).parent_path().string();
+    if (signature["oracle"] == "forward") net_finding = dir + "/case.pb";
+  }
+  ASSERT_FALSE(net_finding.empty()) << summary.dump(1);
+  Finding before;
+  LoadProtoFile(net_finding, &before);
+  ASSERT_GT(before.case_().net().op_size(), 3) << "the first finding is in a whole net";
+  const std::string reduced = TestTmp() + "/reduced.pb";
+  const CliResult reduce = RunCli(kBinary, "reduce " + net_finding + " -o " + reduced);
+  ASSERT_EQ(reduce.exit_code, 0) << reduce.output;
+  EXPECT_TRUE(Contains(reduce.output, "reduced forward/FC/value mismatch/FLOAT: "))
+      << reduce.output;
+  Finding after;
+  LoadProtoFile(reduced, &after);
+  EXPECT_LE(after.case_().net().op_size(), 3) << after.case_().net().DebugString();
+  EXPECT_EQ(after.signature().SerializeAsString(), before.signature().SerializeAsString());
+  EXPECT_TRUE(std::filesystem::exists(TestTmp() + "/reduced.pbtxt"));
+  const CliResult replay = RunCli(kBinary, "repro " + reduced);
+  EXPECT_EQ(replay.exit_code, 1) << replay.output;
 }
 
 std::set<std::string> FilesIn(const std::string& dir) {
@@ -145,8 +187,8 @@ TEST(MutantsCommand, ShardsOfACampaignRunExactlyItsCases) {
   EXPECT_EQ(summary["shard"]["count"], 2);
 
   const std::string merged = TestTmp() + "/merged";
-  const CliResult merge = RunCli(kBinary, "merge " + TestTmp() + "/shard0 " + TestTmp() +
-                                              "/shard1/findings -o " + merged);
+  const CliResult merge = RunCli(
+      kBinary, "merge " + TestTmp() + "/shard0 " + TestTmp() + "/shard1/findings -o " + merged);
   ASSERT_EQ(merge.exit_code, 0) << merge.output;
   const std::string whole_findings = TestTmp() + "/whole/findings";
   const std::set<std::string> files = FilesIn(whole_findings);
