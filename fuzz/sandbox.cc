@@ -34,17 +34,6 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-bool ReadAll(int fd, char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Whether `fd` becomes readable within `seconds`.
 bool WaitReadable(int fd, double seconds) {
   const double until = Now() + seconds;
@@ -182,13 +171,8 @@ void Sandbox::Send(const std::string& request) {
   std::string frame(reinterpret_cast<const char*>(&length), 4);
   frame += request;
   if (in_flight_++ == 0) front_started_ = Now();
-  size_t done = 0;
-  while (done < frame.size()) {
-    const ssize_t n = write(to_worker_, frame.data() + done, frame.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the worker is gone: Receive() sees it
-    done += static_cast<size_t>(n);
-  }
+  // A worker that is gone does not read: Receive() sees its death.
+  sandbox_internal::WriteAll(to_worker_, frame.data(), frame.size());
 }
 
 double Sandbox::SecondsToDeadline() const {
@@ -210,11 +194,11 @@ SandboxOutcome Sandbox::Receive() {
     return outcome;
   }
   char header[5];
-  if (!ReadAll(from_worker_, header, 5)) return Died(outcome);
+  if (!sandbox_internal::ReadAll(from_worker_, header, 5)) return Died(outcome);
   uint32_t length = 0;
   std::memcpy(&length, header + 1, 4);
   std::string payload(length, '\0');
-  if (!ReadAll(from_worker_, payload.data(), length)) return Died(outcome);
+  if (!sandbox_internal::ReadAll(from_worker_, payload.data(), length)) return Died(outcome);
   switch (header[0]) {
     case sandbox_internal::kResponse:
       outcome.response = std::move(payload);

@@ -5,9 +5,38 @@
 #ifndef PARITY_FUZZ_SANDBOX_PROTOCOL_H_
 #define PARITY_FUZZ_SANDBOX_PROTOCOL_H_
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+
 #include "fuzz/sandbox.h"
 
 namespace parity::fuzz::sandbox_internal {
+
+// Whole reads and writes on a pipe, retried after signals; false at its end or on an error. Both
+// are async-signal-safe (the worker's handlers write their reports with WriteAll).
+inline bool ReadAll(int fd, char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+inline bool WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
 
 enum FrameKind : char {
   kResponse = 'R',     // the serve function's answer

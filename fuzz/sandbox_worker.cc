@@ -24,6 +24,7 @@
 #include "core/running_op.h"
 #include "core/threads.h"
 #include "fuzz/sandbox_protocol.h"
+#include "fuzz/symbolize.h"
 
 namespace parity::fuzz::sandbox_internal {
 namespace {
@@ -107,21 +108,12 @@ class Report {
     header[0] = kind;
     const uint32_t length = static_cast<uint32_t>(size_);
     std::memcpy(header + 1, &length, 4);
-    WriteAll(header, 5);
-    WriteAll(buffer_, size_);
+    WriteAll(g_out, header, 5);
+    WriteAll(g_out, buffer_, size_);
     _exit(exit_code);
   }
 
  private:
-  static void WriteAll(const char* data, size_t size) {
-    while (size > 0) {
-      const ssize_t n = write(g_out, data, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;
-      data += n;
-      size -= static_cast<size_t>(n);
-    }
-  }
   static constexpr size_t kCapacity = 16384;
   char buffer_[kCapacity];
   size_t size_ = 0;
@@ -184,14 +176,6 @@ void OnCaseTimeout(int, siginfo_t*, void* context) {
   g_report.RunningOps(CurrentRunningOp());
   g_report.Stack(InterruptedPc(context));
   g_report.SendAndExit(kTimeout, 124);
-}
-
-std::string Demangle(const char* name) {
-  int status = 0;
-  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && readable != nullptr ? readable : name;
-  std::free(readable);
-  return out;
 }
 
 // An exception that escaped the serve function: the op it left, from the unwinding record.
@@ -257,28 +241,6 @@ void CloseOtherDescriptors(int in, int out) {
   for (int fd = 3; fd < top; ++fd) {
     if (fd != in && fd != out) close(fd);
   }
-}
-
-bool ReadAll(int fd, char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
 }
 
 struct CaseTimer {

@@ -19,14 +19,6 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string Demangle(const char* name) {
-  int status = 0;
-  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && readable != nullptr ? readable : name;
-  std::free(readable);
-  return out;
-}
-
 std::string ShellQuote(const std::string& text) {
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
@@ -96,6 +88,14 @@ std::string ExecutablePath() {
 std::vector<CodeFrame> SymbolizeUncached(const std::vector<uintptr_t>& pcs);
 
 }  // namespace
+
+std::string Demangle(const char* name) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && readable != nullptr ? readable : name;
+  std::free(readable);
+  return out;
+}
 
 std::string CodeFrame::ToString() const {
   std::ostringstream out;

@@ -24,6 +24,10 @@ struct CodeFrame {
 
 std::vector<CodeFrame> Symbolize(const std::vector<uintptr_t>& pcs);
 
+// A C++ symbol or type name made readable (abi::__cxa_demangle); the name itself when it is not
+// mangled.
+std::string Demangle(const char* name);
+
 }  // namespace parity::fuzz
 
 #endif  // PARITY_FUZZ_SYMBOLIZE_H_
