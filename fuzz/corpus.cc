@@ -145,12 +145,12 @@ void Corpus::Load(const std::string& signature_dir) {
   for (const char* field : {"count", "first", "last", "smallest", "reduced", "repro"}) {
     description.erase(field);
   }
-  entry.json = description.dump();
+  entry.description = std::move(description);
   entries_[entry.key] = std::move(entry);
 }
 
 void Corpus::WriteJson(const CorpusEntry& entry) const {
-  nlohmann::json j = nlohmann::json::parse(entry.json);
+  nlohmann::json j = entry.description;
   j["count"] = entry.count;
   j["first"] = SightingJson(entry.first);
   j["last"] = SightingJson(entry.last);
@@ -178,7 +178,7 @@ Corpus::Added Corpus::Add(const Finding& finding, int64_t index) {
   ++entry.count;
   if (fresh || index < entry.first.index) {
     entry.first = now;
-    entry.json = Describe(key, finding).dump();
+    entry.description = Describe(key, finding);
     SaveAs(entry.dir, "case", finding);
   }
   if (fresh || index > entry.last.index) entry.last = now;
@@ -202,13 +202,12 @@ void Corpus::Merge(const std::string& other_findings_dir) {
     if (fresh) {
       mine.key = key;
       mine.dir = dir_ + "/" + SignatureDirName(key);
-      mine.json = theirs.json;
       MakeDirs(mine.dir);
     }
     mine.count += theirs.count;
     if (fresh || theirs.first.index < mine.first.index) {
       mine.first = theirs.first;
-      mine.json = theirs.json;
+      mine.description = theirs.description;
       CopyFinding(theirs.dir, mine.dir, "case");
     }
     if (fresh || theirs.last.index > mine.last.index) mine.last = theirs.last;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/proto/parity.pb.h"
@@ -52,7 +53,7 @@ struct CorpusEntry {
   CaseSize smallest_size;
   bool reduced = false;
   CaseSize reduced_size;
-  std::string json;  // finding.json's signature fields and the first finding's description
+  nlohmann::json description;  // finding.json's signature fields, from the first finding
 };
 
 class Corpus {

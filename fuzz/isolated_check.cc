@@ -66,6 +66,12 @@ Finding OutcomeFinding(const Case& c, const SandboxOutcome& outcome, const std::
   return finding;
 }
 
+SandboxLimits LimitsOf(const Finding& finding, SandboxLimits defaults) {
+  if (finding.has_case_timeout()) defaults.case_timeout = finding.case_timeout();
+  if (finding.case_memory_mb() > 0) defaults.memory_mb = finding.case_memory_mb();
+  return defaults;
+}
+
 CaseReport CheckCaseIsolated(const Case& c, const oracles::CheckRequest& request,
                              const SandboxLimits& limits) {
   const auto serve = [&](const std::string&) {

@@ -27,6 +27,10 @@ void DecodeCheckedCase(const std::string& bytes, Case* ops, CaseReport* report);
 Finding OutcomeFinding(const Case& c, const SandboxOutcome& outcome, const std::string& backend,
                        const SandboxLimits& limits);
 
+// The limits a crash, hang or resource finding was found under (its case timeout, its memory
+// limit), over `defaults`: what a replay or a reduction of it runs with.
+SandboxLimits LimitsOf(const Finding& finding, SandboxLimits defaults = {});
+
 // Checks `c` with `request` in a fresh worker: the report, or a report holding one crash, hang or
 // resource finding when the worker died.
 CaseReport CheckCaseIsolated(const Case& c, const oracles::CheckRequest& request,

@@ -56,12 +56,7 @@ class Reducer {
     oracles::GetBackend(request_.backend);  // an unknown name is bad input
     // A crash or hang may happen under any oracle; a discrepancy is its own oracle's.
     if (!worker_oracle_) request_.oracles = {finding.oracle()};
-    if (worker_oracle_ && finding.has_case_timeout()) {
-      options_.limits.case_timeout = finding.case_timeout();
-    }
-    if (worker_oracle_ && finding.case_memory_mb() > 0) {
-      options_.limits.memory_mb = finding.case_memory_mb();
-    }
+    if (worker_oracle_) options_.limits = LimitsOf(finding, options_.limits);
   }
 
   ReduceResult Run(const Finding& finding) {

@@ -1,8 +1,8 @@
 // parity repro FINDING|DIR [--engine E]: re-runs a saved finding's case through its oracle, on the
 // backend it was found on (or the one named). Exit 1 if it still reproduces, 0 if it no longer
 // does. With a directory (a campaign's out dir or its findings/), every signature's finding under
-// it is replayed (its reduced case where there is one), as ClusterFuzz re-checks its corpus daily: one line each (reproduces / fixed / cannot
-// run) and a count; exit 1 if any still reproduces.
+// it is replayed (its reduced case where there is one), as ClusterFuzz re-checks its corpus daily:
+// one line each (reproduces / fixed / cannot run) and a count; exit 1 if any still reproduces.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -30,10 +30,8 @@ enum class Replay { kReproduces, kFixed, kCannotRun };
 // the limits it was found with; it reproduces if the worker dies on it again.
 Replay ReplayInWorker(const Finding& finding, const oracles::CheckRequest& request, bool verbose) {
   oracles::GetBackend(request.backend);  // an unknown name is bad input, not a crash
-  fuzz::SandboxLimits limits;
-  if (finding.has_case_timeout()) limits.case_timeout = finding.case_timeout();
-  limits.memory_mb = finding.case_memory_mb();
-  const CaseReport report = fuzz::CheckCaseIsolated(finding.case_(), request, limits);
+  const CaseReport report =
+      fuzz::CheckCaseIsolated(finding.case_(), request, fuzz::LimitsOf(finding));
   for (const OracleVerdict& verdict : report.verdicts()) {
     if (!fuzz::IsWorkerOracle(verdict.oracle())) continue;
     std::cout << "reproduced on " << request.backend << ":\n";
