@@ -54,23 +54,23 @@ Blobs ShiftInputs(const Blobs& base, const Direction& dir, double t) {
 
 namespace {
 
-// The objective after the reference runs `c` from `inputs`; nullopt when it cannot be formed.
-std::optional<double> WeightedOutputs(const Case& c, const Blobs& inputs,
-                                      const OutputWeights& weights) {
+// The outputs `weights` names after the reference runs `c` from `inputs`; nullopt when a run
+// fails or an output is missing or misshapen.
+std::optional<std::map<std::string, std::vector<double>>> WeightedBlobs(
+    const Case& c, const Blobs& inputs, const OutputWeights& weights) {
   Case copy = c;
   copy.clear_inputs();
   for (const auto& [name, tensor] : inputs) *copy.add_inputs() = tensor;
   BackendRun run = GetBackend(kReference).Run(copy);
   if (run.error) return std::nullopt;
-  double f = 0;
+  std::map<std::string, std::vector<double>> out;
   for (const auto& [y, w] : weights) {
     auto it = run.blobs.find(y);
     if (it == run.blobs.end()) return std::nullopt;
-    std::vector<double> values = ProtoValues(it->second);
-    if (values.size() != w.size()) return std::nullopt;
-    for (size_t i = 0; i < values.size(); ++i) f += w[i] * values[i];
+    out[y] = ProtoValues(it->second);
+    if (out[y].size() != w.size()) return std::nullopt;
   }
-  return f;
+  return out;
 }
 
 }  // namespace
@@ -78,11 +78,30 @@ std::optional<double> WeightedOutputs(const Case& c, const Blobs& inputs,
 std::optional<Derivative> WeightedOutputDerivative(const Case& c, const Blobs& inputs,
                                                    const OutputWeights& weights,
                                                    const Direction& dir) {
-  std::map<double, double> f;  // t -> objective(inputs + t·dir)
+  auto base = WeightedBlobs(c, inputs, weights);
+  if (!base) return std::nullopt;
+  // f(t) - f(0), summed from each element's own change, so an output the direction does not move
+  // adds exactly 0. Summing the objective first and differencing after loses a small sensitivity
+  // to rounding beside a large unmoved output: with an Exp chain at 1e78 beside the one output
+  // that depends on the input, 1e78 + 1e-3 rounds to 1e78 and the difference to 0.
+  std::map<double, double> f;  // t -> objective(inputs + t·dir) - objective(inputs)
   for (double t : FdSamplePoints()) {
-    auto value = WeightedOutputs(c, ShiftInputs(inputs, dir, t), weights);
-    if (!value) return std::nullopt;
-    f[t] = *value;
+    if (t == 0.0) {
+      f[t] = 0.0;
+      continue;
+    }
+    auto moved = WeightedBlobs(c, ShiftInputs(inputs, dir, t), weights);
+    if (!moved) return std::nullopt;
+    double sum = 0;
+    for (const auto& [y, w] : weights) {
+      const std::vector<double>& now = moved->at(y);
+      const std::vector<double>& then = base->at(y);
+      for (size_t i = 0; i < w.size(); ++i) {
+        // Equal values (an unmoved inf among them) change by 0, not by inf - inf.
+        if (now[i] != then[i]) sum += w[i] * (now[i] - then[i]);
+      }
+    }
+    f[t] = sum;
   }
   return DerivativeFromSamples(f);
 }

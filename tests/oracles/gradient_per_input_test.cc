@@ -85,6 +85,45 @@ TEST(GradientPerInput, ASmallInputsWrongGradientIsFoundAndNamed) {
   EXPECT_EQ(message.find("input 'w'"), std::string::npos) << message;
 }
 
+// Found by a default campaign (seed 28): an Exp chain reaching 1e78 in f64 beside an output that
+// depends linearly on the bias. Finite differences of the summed objective lost the bias's
+// sensitivity to rounding against 1e78 (a "gradient wiring" finding with finite differences 0);
+// each output's own change, summed, keeps it.
+Case BiasBesideAHugeOutput() {
+  Case c;
+  caffe2::NetDef* net = c.mutable_net();
+  *net->add_op() = MakeOp("FC", {"x", "w", "b"}, {"y"});
+  *net->add_op() = MakeOp("Exp", {"c"}, {"e1"});
+  *net->add_op() = MakeOp("Exp", {"e1"}, {"e2"});
+  *net->add_op() = MakeOp("Exp", {"e2"}, {"e3"});
+  *net->add_op() = MakeOp("Exp", {"e3"}, {"huge"});
+  net->add_external_output("y");
+  net->add_external_output("huge");
+  *c.add_inputs() = TensorToProto(RandomTensor({2, 3}, 1), "x");
+  *c.add_inputs() = TensorToProto(RandomTensor({2, 3}, 2), "w");
+  *c.add_inputs() = TensorToProto(RandomTensor({2}, 3), "b");
+  // exp(exp(exp(exp(0.5)))) = e^181 ≈ 1e78 in f64, inf in f32.
+  *c.add_inputs() = TensorToProto(MakeTensor<float>({2}, {0.5f, 0.4f}), "c");
+  c.add_grad_inputs("x");
+  c.add_grad_inputs("w");
+  c.add_grad_inputs("b");
+  c.set_seed(7);
+  return c;
+}
+
+TEST(GradientPerInput, AHugeUnmovedOutputDoesNotHideASmallSensitivity) {
+  const Case c = BiasBesideAHugeOutput();
+  oracles::CheckRequest request;
+  request.oracles = {"gradient"};
+  const OracleVerdict right = oracles::CheckCase(c, request).verdicts(0);
+  EXPECT_EQ(right.status(), OracleVerdict::OK) << right.DebugString();
+  request.backend = "per-input-db-off";
+  const OracleVerdict wrong = oracles::CheckCase(c, request).verdicts(0);
+  ASSERT_EQ(wrong.status(), OracleVerdict::FINDING) << wrong.DebugString();
+  EXPECT_NE(wrong.finding().message().find("input 'b'"), std::string::npos)
+      << wrong.finding().message();
+}
+
 TEST(GradientPerInput, ANanGradientIsAMismatch) {
   Case c =
       oracles::SingleOpCase(MakeOp("FC", {"x", "w", "b"}, {"y"}), {{"x", RandomTensor({4, 3}, 1)},
