@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <memory>
 
 #include "core/io.h"
 #include "core/proto/error.h"
 #include "fuzz/campaign_report.h"
+#include "fuzz/campaign_state.h"
 #include "fuzz/corpus.h"
 #include "fuzz/generators.h"
 #include "fuzz/isolated_check.h"
@@ -74,52 +76,70 @@ Case CampaignCase(const CampaignOptions& options, int64_t index) {
 
 namespace {
 
-// The campaign's bookkeeping: tally, saved findings, first finding per signature, progress.
+// The campaign's bookkeeping: tally, saved findings, first finding per signature, progress, and
+// the case indices handed out and done, kept in out_dir/state.json (fuzz/campaign_state.h).
 class Recorder {
  public:
   Recorder(const CampaignOptions& options, CampaignProgress* progress,
            const std::function<void(const Finding&)>& on_finding)
-      : options_(options), progress_(progress), on_finding_(on_finding) {
-    if (!options_.out_dir.empty())
-      corpus_ = std::make_unique<Corpus>(options_.out_dir + "/findings");
+      : options_(options),
+        progress_(progress),
+        on_finding_(on_finding),
+        cursor_(options.shard_index, options.shard_count) {
+    if (options_.out_dir.empty()) return;
+    MakeDirs(options_.out_dir);
+    if (options_.fresh) RemoveCampaign(options_.out_dir);
+    state_path_ = options_.out_dir + "/state.json";
+    corpus_ = std::make_unique<Corpus>(options_.out_dir + "/findings");
+    if (std::filesystem::exists(state_path_)) Resume();
   }
 
   double Elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return resumed_seconds_ +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   bool OutOfTime() const { return options_.seconds >= 0 && Elapsed() >= options_.seconds; }
 
+  CaseCursor& cursor() { return cursor_; }
+
   // A case its worker (or this process) checked; `c` needs only its op types.
   void AddCase(int64_t index, const Case& c, const CaseReport& report) {
+    const std::vector<Finding> findings = oracles::Findings(report);
+    if (!findings.empty()) SaveState();  // the case in flight, before the corpus changes
     summary_.tally.Add(c, report);
-    for (const Finding& finding : oracles::Findings(report)) Record(index, finding);
+    for (const Finding& finding : findings) Record(index, finding);
+    cursor_.Done(index);
+    if (!findings.empty()) SaveState();
   }
 
   // A case whose worker died on it: one crash, hang or resource finding.
   void AddWorkerDeath(int64_t index, const Case& c, const Finding& finding) {
+    SaveState();
     oracles::CheckTally& tally = summary_.tally;
     tally.Add(c, CaseReport());
     ++tally.findings;
     ++tally.by_signature[oracles::SignatureKey(finding.signature())];
     ++summary_.workers_replaced;
     Record(index, finding);
+    cursor_.Done(index);
+    SaveState();
   }
 
-  // Progress, about once a second.
+  // Progress and state.json, about once a second.
   void Tick() {
     auto now = std::chrono::steady_clock::now();
-    if (progress_ == nullptr || std::chrono::duration<double>(now - last_report_).count() < 1.0) {
-      return;
-    }
+    if (std::chrono::duration<double>(now - last_report_).count() < 1.0) return;
     last_report_ = now;
-    progress_->Update(summary_.tally, Elapsed());
+    SaveState();
+    if (progress_ != nullptr) progress_->Update(summary_.tally, Elapsed());
   }
 
   // Reduces each signature new to the corpus, from its smallest case.
   void ReduceNewSignatures() {
     if (corpus_ == nullptr || options_.reduce_seconds <= 0) return;
-    for (const std::string& key : new_signatures_) {
+    while (!unreduced_.empty()) {
       if (options_.stop != nullptr && options_.stop->load()) return;
+      const std::string key = unreduced_.front();
       const CorpusEntry& entry = corpus_->entries().at(key);
       Finding smallest;
       LoadProtoFile(entry.dir + "/smallest.pb", &smallest);
@@ -131,6 +151,8 @@ class Recorder {
       r = {result.before.ops,     result.after.ops, result.before.elements,
            result.after.elements, result.seconds,   result.reproduced};
       if (result.reproduced) corpus_->SetReduced(key, result.reduced);
+      unreduced_.erase(unreduced_.begin());
+      SaveState();
       if (progress_ != nullptr) progress_->OnReduced(key, r);
     }
   }
@@ -138,6 +160,7 @@ class Recorder {
   CampaignSummary Finish(bool interrupted) {
     summary_.interrupted = interrupted;
     summary_.seconds = Elapsed();
+    SaveState();
     if (progress_ != nullptr) {
       progress_->Update(summary_.tally, summary_.seconds);
       progress_->Finish();
@@ -151,7 +174,7 @@ class Recorder {
     if (corpus_ != nullptr) {
       const Corpus::Added added = corpus_->Add(finding, index);
       saved = added.entry->dir + "/case.pb";
-      if (added.new_signature) new_signatures_.push_back(added.entry->key);
+      if (added.new_signature) unreduced_.push_back(added.entry->key);
       ++summary_.findings_saved;
     }
     const std::string key = oracles::SignatureKey(finding.signature());
@@ -165,33 +188,81 @@ class Recorder {
     if (on_finding_) on_finding_(finding);
   }
 
+  // Continues the campaign in state.json: its counters, corpus and cursor.
+  void Resume() {
+    nlohmann::json state;
+    try {
+      state = nlohmann::json::parse(ReadFileBytes(state_path_));
+      EnforceSameCampaign(state.at("options"), CampaignIdentity(options_), options_.out_dir);
+      summary_.tally = TallyFromJson(state.at("tally"));
+      summary_.workers_replaced = state.at("workers_replaced").get<int64_t>();
+      summary_.findings_saved = state.at("findings_saved").get<int64_t>();
+      summary_.reductions = ReductionsFromJson(state.at("reductions"));
+      unreduced_ = state.at("unreduced").get<std::vector<std::string>>();
+      resumed_seconds_ = state.at("elapsed_seconds").get<double>();
+      cursor_.Resume(state.at("cases"));
+      corpus_->Restore(state.at("corpus"));
+    } catch (const nlohmann::json::exception& error) {
+      PARITY_ENFORCE(false, ErrorKind::kInvalidNet, state_path_, ": ", error.what(),
+                     " (--fresh starts the campaign over)");
+    }
+    summary_.resumed_cases = summary_.tally.cases;
+    // The first finding of each signature, as the corpus keeps it.
+    for (const auto& [key, entry] : corpus_->entries()) {
+      if (!summary_.tally.by_signature.count(key)) continue;
+      first_index_[key] = entry.first.index;
+      LoadProtoFile(entry.dir + "/case.pb", &summary_.first_finding[key]);
+      summary_.first_saved[key] = entry.dir + "/case.pb";
+    }
+  }
+
+  void SaveState() const {
+    if (state_path_.empty()) return;
+    const nlohmann::json state = {{"options", CampaignIdentity(options_)},
+                                  {"cases", cursor_.ToJson()},
+                                  {"elapsed_seconds", Elapsed()},
+                                  {"tally", TallyToJson(summary_.tally)},
+                                  {"workers_replaced", summary_.workers_replaced},
+                                  {"findings_saved", summary_.findings_saved},
+                                  {"reductions", ReductionsToJson(summary_.reductions)},
+                                  {"unreduced", unreduced_},
+                                  {"corpus", corpus_->Snapshot()}};
+    WriteFileAtomic(state_path_, state.dump(1) + "\n");
+  }
+
   const CampaignOptions& options_;
   CampaignProgress* progress_;
   const std::function<void(const Finding&)>& on_finding_;
   CampaignSummary summary_;
-  std::unique_ptr<Corpus> corpus_;           // out_dir/findings (none without an out dir)
-  std::vector<std::string> new_signatures_;  // signatures this campaign added to the corpus
+  CaseCursor cursor_;
+  std::string state_path_;              // out_dir/state.json ("" without an out dir)
+  std::unique_ptr<Corpus> corpus_;      // out_dir/findings (none without an out dir)
+  std::vector<std::string> unreduced_;  // signatures this campaign added, not yet reduced
   std::map<std::string, int64_t> first_index_;
+  double resumed_seconds_ = 0;  // the time the campaign ran before this run
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_report_ = start_;
 };
 
-// Whether to hand out case `index`: within the budget and not stopped.
-bool MoreCases(const CampaignOptions& options, const Recorder& recorder, int64_t index,
-               bool* interrupted) {
-  if (options.cases >= 0 && index >= options.cases) return false;
-  if (recorder.OutOfTime()) return false;
+// The next case index to hand out, or -1: within the budget and not stopped. Cases in flight when
+// a resumed campaign stopped run whatever the time left: that run had started them.
+int64_t NextCase(const CampaignOptions& options, Recorder* recorder, bool* interrupted) {
+  CaseCursor& cursor = recorder->cursor();
+  const int64_t index = cursor.Peek();
+  if (options.cases >= 0 && index >= options.cases) return -1;
+  if (recorder->OutOfTime() && !cursor.WasInFlight(index)) return -1;
   if (options.stop != nullptr && options.stop->load()) {
     *interrupted = true;
-    return false;
+    return -1;
   }
-  return true;
+  cursor.HandOut();
+  return index;
 }
 
 void RunInProcess(const CampaignOptions& options, const oracles::CheckRequest& request,
                   Recorder* recorder, bool* interrupted) {
-  for (int64_t index = options.shard_index; MoreCases(options, *recorder, index, interrupted);
-       index += options.shard_count) {
+  for (int64_t index = NextCase(options, recorder, interrupted); index >= 0;
+       index = NextCase(options, recorder, interrupted)) {
     const Case c = CampaignCase(options, index);
     recorder->AddCase(index, c, oracles::CheckCase(c, request));
     recorder->Tick();
@@ -218,7 +289,6 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
   };
   std::vector<Slot> slots(static_cast<size_t>(options.jobs));
   std::deque<int64_t> orphans;  // cases that were queued behind a dead worker's fatal one
-  int64_t next = options.shard_index;
   bool handing_out = true;
   for (;;) {
     for (Slot& slot : slots) {
@@ -227,10 +297,10 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
         if (!orphans.empty() && !*interrupted) {
           index = orphans.front();
           orphans.pop_front();
-        } else if (handing_out && MoreCases(options, *recorder, next, interrupted)) {
-          index = next;
-          next += options.shard_count;
-        } else {
+        } else if (handing_out) {
+          index = NextCase(options, recorder, interrupted);
+        }
+        if (index < 0) {
           handing_out = false;
           break;
         }
@@ -295,6 +365,7 @@ CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* pr
                  options.jobs, ": want 0 (in this process) to 1024 workers");
   PARITY_ENFORCE(options.limits.case_timeout > 0, ErrorKind::kBadArgument, "--case-timeout ",
                  options.limits.case_timeout, ": want a number of seconds > 0");
+  SpecTypes(options.ops);  // an unknown op type fails before the campaign's files are written
   Recorder recorder(options, progress, on_finding);
   bool interrupted = false;
   if (options.jobs == 0) {

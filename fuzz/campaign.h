@@ -24,7 +24,10 @@ struct CampaignOptions {
   int64_t cases = -1;   // stop after this many cases (-1: no limit)
   double seconds = -1;  // stop after this long (-1: no limit); one of the two must be set
   uint64_t seed = 1;
-  std::string out_dir;           // findings go to out_dir/findings/ (fuzz/corpus.h; "" = not saved)
+  // Findings go to out_dir/findings/ (fuzz/corpus.h; "" = not saved), progress to
+  // out_dir/state.json (fuzz/campaign_state.h): a campaign whose state.json is there resumes.
+  std::string out_dir;
+  bool fresh = false;            // start over: remove out_dir's campaign files first
   std::vector<std::string> ops;  // restrict to these op types (empty: every spec)
   std::vector<std::string> oracles;    // empty: oracles::DefaultOracles()
   std::string backend = "production";  // the backend under test (oracles/backend.h)
@@ -49,6 +52,7 @@ struct CampaignSummary {
   oracles::CheckTally tally;  // cases, findings, per oracle, per signature, per op type
   double seconds = 0;
   bool interrupted = false;    // stopped by `stop` before its budget ran out
+  int64_t resumed_cases = 0;   // cases done before this run (from out_dir/state.json)
   int64_t findings_saved = 0;  // findings recorded in out_dir/findings (fuzz/corpus.h)
   // SignatureKey -> its first finding (the lowest case index: the same whatever the job count)
   std::map<std::string, Finding> first_finding;

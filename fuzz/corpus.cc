@@ -125,11 +125,16 @@ void Corpus::Load(const std::string& signature_dir) {
   } catch (const nlohmann::json::exception& error) {
     PARITY_ENFORCE(false, ErrorKind::kInvalidNet, signature_dir, "/finding.json: ", error.what());
   }
+  CorpusEntry entry = EntryFromJson(j, signature_dir);
+  entries_[entry.key] = std::move(entry);
+}
+
+CorpusEntry Corpus::EntryFromJson(const nlohmann::json& j, const std::string& dir) {
   CorpusEntry entry;
   entry.key = j.value("signature", std::string());
-  PARITY_ENFORCE(!entry.key.empty(), ErrorKind::kInvalidNet, signature_dir,
+  PARITY_ENFORCE(!entry.key.empty(), ErrorKind::kInvalidNet, dir,
                  "/finding.json names no signature");
-  entry.dir = signature_dir;
+  entry.dir = dir;
   entry.count = j.value("count", int64_t{0});
   entry.first = SightingFrom(j.value("first", nlohmann::json::object()));
   entry.last = SightingFrom(j.value("last", nlohmann::json::object()));
@@ -146,10 +151,10 @@ void Corpus::Load(const std::string& signature_dir) {
     description.erase(field);
   }
   entry.description = std::move(description);
-  entries_[entry.key] = std::move(entry);
+  return entry;
 }
 
-void Corpus::WriteJson(const CorpusEntry& entry) const {
+nlohmann::json Corpus::EntryJson(const CorpusEntry& entry) {
   nlohmann::json j = entry.description;
   j["count"] = entry.count;
   j["first"] = SightingJson(entry.first);
@@ -161,7 +166,33 @@ void Corpus::WriteJson(const CorpusEntry& entry) const {
     j["reduced"] = {{"ops", entry.reduced_size.ops}, {"elements", entry.reduced_size.elements}};
   }
   j["repro"] = "parity repro " + entry.dir + (entry.reduced ? "/reduced.pb" : "/case.pb");
-  WriteFileAtomic(entry.dir + "/finding.json", j.dump(2) + "\n");
+  return j;
+}
+
+void Corpus::WriteJson(const CorpusEntry& entry) const {
+  WriteFileAtomic(entry.dir + "/finding.json", EntryJson(entry).dump(2) + "\n");
+}
+
+nlohmann::json Corpus::Snapshot() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, entry] : entries_) {
+    j[fs::path(entry.dir).filename().string()] = EntryJson(entry);
+  }
+  return j;
+}
+
+void Corpus::Restore(const nlohmann::json& snapshot) {
+  entries_.clear();
+  for (const auto& [name, j] : snapshot.items()) {
+    CorpusEntry entry = EntryFromJson(j, dir_ + "/" + name);
+    MakeDirs(entry.dir);
+    WriteJson(entry);
+    entries_[entry.key] = std::move(entry);
+  }
+  if (!fs::is_directory(dir_)) return;
+  for (const auto& dir : fs::directory_iterator(dir_)) {
+    if (!snapshot.contains(dir.path().filename().string())) fs::remove_all(dir.path());
+  }
 }
 
 Corpus::Added Corpus::Add(const Finding& finding, int64_t index) {

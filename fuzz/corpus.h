@@ -74,12 +74,22 @@ class Corpus {
   // Stores a reduced case for a signature (reduced.pb, .pbtxt) when smaller than the one there.
   void SetReduced(const std::string& key, const Finding& reduced);
 
+  // Every entry's bookkeeping (what finding.json holds), for state.json (fuzz/campaign_state.h).
+  nlohmann::json Snapshot() const;
+  // Replaces the entries by a snapshot's and rewrites their finding.json; removes the signature
+  // directories it does not name (their findings came from cases not done as of the snapshot,
+  // which run again).
+  void Restore(const nlohmann::json& snapshot);
+
   const std::map<std::string, CorpusEntry>& entries() const { return entries_; }
   const std::string& dir() const { return dir_; }
 
  private:
   void Load(const std::string& signature_dir);
   void WriteJson(const CorpusEntry& entry) const;
+  static nlohmann::json EntryJson(const CorpusEntry& entry);
+  // `j` as finding.json holds it, for the signature directory `dir`.
+  static CorpusEntry EntryFromJson(const nlohmann::json& j, const std::string& dir);
 
   std::string dir_;
   std::map<std::string, CorpusEntry> entries_;  // by key

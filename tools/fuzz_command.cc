@@ -1,5 +1,5 @@
 // parity fuzz [--seconds N | --cases N] [--seed S] [--out DIR] [--ops LIST] [--oracles LIST]
-//             [--jobs N] [--shard I/N] [--case-timeout S] [--case-memory MB]
+//             [--jobs N] [--shard I/N] [--case-timeout S] [--case-memory MB] [--fresh]
 // The main job: generated cases through every applicable oracle, in --jobs worker processes (a
 // case that crashes, hangs or exhausts memory is a finding); exit 1 if anything was found.
 // With no budget, 60 seconds; with no --out, parity-out/. Progress goes to stderr: a line redrawn
@@ -88,6 +88,10 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
             << (options.jobs == 0 ? std::string("in this process")
                                   : std::to_string(options.jobs) + " worker(s)")
             << (summary.interrupted ? " (interrupted)" : "") << "\n";
+  if (summary.resumed_cases > 0) {
+    std::cout << "  resumed from " << options.out_dir << "/state.json: " << summary.resumed_cases
+              << " case(s) were done before this run\n";
+  }
   if (summary.workers_replaced > 0) {
     std::cout << "  workers replaced after a crash, hang or exhausted memory: "
               << summary.workers_replaced << "\n";
@@ -138,6 +142,9 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--out", options->out_dir,
                       "Save findings under OUT/findings/, and OUT/summary.json, OUT/junit.xml "
                       "(default parity-out)");
+      app->add_flag("--fresh", options->fresh,
+                    "Start over: remove OUT's findings, state.json and reports first (without it, "
+                    "a campaign whose OUT/state.json is there resumes)");
       app->add_option("--ops", options->ops, "Only these op types")->delimiter(',');
       app->add_option("--oracles", options->oracles,
                       "Only these oracles (forward, gradient, determinism, roundtrip)")

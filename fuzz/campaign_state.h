@@ -1,0 +1,82 @@
+// A campaign's progress on disk, DIR/state.json, so that the same command after a kill -9 (or
+// Ctrl-C) resumes without losing or duplicating a case or a finding:
+//
+// * "options": what defines the campaign's cases and verdicts (seed, budget, ops, oracles,
+//   backend, shard, limits, reduction). A command with other options is refused.
+// * "cursor", "done_above", "handed_out": the lowest case index not done, the done indices above
+//   it, and the first index not yet handed out. The resumed campaign runs every index not done,
+//   from the cursor up; those below "handed_out" were in flight when it stopped and run whatever
+//   the time budget says (the killed run had started them).
+// * "tally", "elapsed_seconds", "workers_replaced", "findings_saved", "reductions", "unreduced":
+//   the counters of the cases done, and the reductions done and still to do.
+// * "corpus": the corpus's bookkeeping (fuzz/corpus.h) as of the same moment.
+//
+// The campaign writes it atomically once a second, at the end, and around every finding: before
+// the corpus is written (the finding's case still in flight) and after (the case done). So every
+// file the corpus holds comes from a case that is either done in state.json or re-run first on
+// resume, and the resumed corpus restores its counts from the state, not from what a killed run
+// may have written after it.
+#ifndef PARITY_FUZZ_CAMPAIGN_STATE_H_
+#define PARITY_FUZZ_CAMPAIGN_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "oracles/check.h"
+
+namespace parity::fuzz {
+
+// The campaign's case indices (shard_index, shard_index + shard_count, ...) and which are done.
+class CaseCursor {
+ public:
+  CaseCursor(int64_t shard_index, int64_t shard_count)
+      : stride_(shard_count), lowest_(shard_index), next_(shard_index) {}
+
+  // The next index to hand out (not done), and handing it out.
+  int64_t Peek();
+  void HandOut() { next_ = Peek() + stride_; }
+  void Done(int64_t index);
+
+  // Whether `index` was in flight when the campaign this one resumes stopped.
+  bool WasInFlight(int64_t index) const { return index < resumed_handed_out_; }
+  // Whether any of those is still to be done.
+  bool InFlightLeft() { return Peek() < resumed_handed_out_; }
+
+  nlohmann::json ToJson() const;
+  // Continues from a saved cursor: hands out again from the lowest index not done.
+  void Resume(const nlohmann::json& j);
+
+ private:
+  int64_t stride_;
+  int64_t lowest_;                // every index below it is done
+  std::set<int64_t> done_above_;  // done indices above `lowest_`
+  int64_t next_;                  // hand-out position
+  int64_t resumed_handed_out_ = -1;
+};
+
+// The options that define a campaign's cases and verdicts (not --jobs: any job count runs the
+// same cases to the same verdicts).
+nlohmann::json CampaignIdentity(const CampaignOptions& options);
+
+// Throws kBadArgument naming each option that differs, unless they are all the same.
+void EnforceSameCampaign(const nlohmann::json& saved, const nlohmann::json& now,
+                         const std::string& out_dir);
+
+nlohmann::json TallyToJson(const oracles::CheckTally& tally);
+oracles::CheckTally TallyFromJson(const nlohmann::json& j);
+
+nlohmann::json ReductionsToJson(const std::map<std::string, CampaignSummary::Reduction>& r);
+std::map<std::string, CampaignSummary::Reduction> ReductionsFromJson(const nlohmann::json& j);
+
+// Removes what a campaign writes into `out_dir` (findings/, state.json, summary.json,
+// junit.xml), and nothing else, for --fresh.
+void RemoveCampaign(const std::string& out_dir);
+
+}  // namespace parity::fuzz
+
+#endif  // PARITY_FUZZ_CAMPAIGN_STATE_H_
