@@ -54,6 +54,7 @@ void NetBase::RunOp(int index) {
   try {
     RunningOpScope running(&def_.op(index), index);  // for crash reports (core/running_op.h)
     ops_[index]->Run();
+    ops_[index]->CommitAliasedOutputs();
   } catch (Error& error) {
     // Nested nets (Do, If, RecurrentNetwork) add their own context first, so a message reads
     // "net 'outer': op #2 (Do): net 'inner': op #0 (Add): ...".

@@ -46,7 +46,21 @@ Operator::Operator(const caffe2::OperatorDef& def, Workspace* ws)
     inputs_.push_back(blob);
   }
   outputs_.reserve(def_.output_size());
-  for (int i = 0; i < def_.output_size(); ++i) outputs_.push_back(ws->CreateBlob(def_.output(i)));
+  for (int i = 0; i < def_.output_size(); ++i) {
+    Blob* blob = ws->CreateBlob(def_.output(i));
+    if (std::find(outputs_.begin(), outputs_.end(), blob) != outputs_.end()) {
+      aliased_outputs_.emplace_back(std::make_unique<Blob>(def_.output(i)), blob);
+      blob = aliased_outputs_.back().first.get();
+    }
+    outputs_.push_back(blob);
+  }
+}
+
+void Operator::CommitAliasedOutputs() {
+  for (auto& [own, blob] : aliased_outputs_) {
+    *blob = std::move(*own);
+    *own = Blob(blob->name());
+  }
 }
 
 bool OperatorRegistry::Register(const std::string& type, int device_type, const std::string& engine,

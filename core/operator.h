@@ -39,6 +39,12 @@ class Operator {
   // Runs the kernel; user-caused failures throw parity::Error (the net adds the op's position).
   virtual void Run() = 0;
 
+  // After Run: an op listing one blob at several output positions wrote each later position into
+  // a private blob of its own, so that a kernel never writes two outputs through one tensor (a
+  // statistics output resized under the data output's pointer). Moves them into the blob in
+  // position order: the last write wins, as in Caffe2. The nets call it after every Run.
+  void CommitAliasedOutputs();
+
   int InputSize() const { return static_cast<int>(inputs_.size()); }
   int OutputSize() const { return static_cast<int>(outputs_.size()); }
   // The tensor in input blob i (kShapeMismatch naming the blob if it holds no tensor).
@@ -78,6 +84,9 @@ class Operator {
   Device device_;
   std::vector<Blob*> inputs_;
   std::vector<Blob*> outputs_;
+  // Output positions repeating an earlier position's blob: the private blob the kernel writes,
+  // and the workspace blob it is moved into after Run.
+  std::vector<std::pair<std::unique_ptr<Blob>, Blob*>> aliased_outputs_;
 };
 
 using OperatorFactory =
@@ -96,8 +105,8 @@ class OperatorRegistry {
   static std::vector<std::string> Types(int device_type);
 };
 
-// Validates `def` against its schema and builds its kernel in `ws`. Errors: kUnknownOp (no schema or
-// no kernel for the device), kBadArgument (arity, arguments, in-place), kMissingBlob (inputs).
+// Validates `def` against its schema and builds its kernel in `ws`. Errors: kUnknownOp (no schema
+// or no kernel for the device), kBadArgument (arity, arguments, in-place), kMissingBlob (inputs).
 std::unique_ptr<Operator> CreateOperator(const caffe2::OperatorDef& def, Workspace* ws);
 
 // "op #3 (Add 'sum1')": how messages name an op of a net.
@@ -107,13 +116,13 @@ std::string OpContext(int index, const caffe2::OperatorDef& def);
 
 #define PARITY_OPERATOR_CONCAT_INNER(a, b) a##b
 #define PARITY_OPERATOR_CONCAT(a, b) PARITY_OPERATOR_CONCAT_INNER(a, b)
-#define PARITY_REGISTER_OPERATOR(type, device_type, engine, ...)                            \
-  static const bool PARITY_OPERATOR_CONCAT(parity_registered_op_, __COUNTER__) =           \
-      ::parity::OperatorRegistry::Register(                                                 \
-          #type, device_type, engine,                                                       \
-          [](const ::caffe2::OperatorDef& def,                                              \
-             ::parity::Workspace* ws) -> std::unique_ptr<::parity::Operator> {              \
-            return std::make_unique<__VA_ARGS__>(def, ws);                                  \
+#define PARITY_REGISTER_OPERATOR(type, device_type, engine, ...)                 \
+  static const bool PARITY_OPERATOR_CONCAT(parity_registered_op_, __COUNTER__) = \
+      ::parity::OperatorRegistry::Register(                                      \
+          #type, device_type, engine,                                            \
+          [](const ::caffe2::OperatorDef& def,                                   \
+             ::parity::Workspace* ws) -> std::unique_ptr<::parity::Operator> {   \
+            return std::make_unique<__VA_ARGS__>(def, ws);                       \
           })
 #define PARITY_REGISTER_CPU_OPERATOR(type, ...) \
   PARITY_REGISTER_OPERATOR(type, ::parity::kCpuDeviceType, "", __VA_ARGS__)
