@@ -191,6 +191,11 @@ OpSchema& OpSchema::Doc(std::string doc) {
   return *this;
 }
 
+OpSchema& OpSchema::Impure(std::string reason) {
+  impure_reason_ = std::move(reason);
+  return *this;
+}
+
 OpSchema& OpSchema::InputDoc(int index, std::string name, std::string doc) {
   input_docs_[index] = {std::move(name), std::move(doc)};
   return *this;

@@ -102,6 +102,9 @@ class OpSchema {
   // them (Caffe2's outputs_with_grads).
   OpSchema& NonDifferentiableOutputs(std::vector<int> outputs);
   OpSchema& Doc(std::string doc);
+  // Outputs that are not a function of the inputs and arguments alone (a random stream, a fresh
+  // workspace stack), and why: graph transforms never merge or fold such an op.
+  OpSchema& Impure(std::string reason);
   // Applies a shared piece of schema (e.g. the arguments every filler takes): .Apply(FillerArgs).
   template <typename Fn>
   OpSchema& Apply(Fn&& fn) {
@@ -133,6 +136,8 @@ class OpSchema {
   bool IsInplaceAllowed(int input, int output) const;
   bool IsInplaceEnforced(int input, int output) const;
   const std::string& doc() const { return doc_; }
+  bool impure() const { return !impure_reason_.empty(); }
+  const std::string& impure_reason() const { return impure_reason_; }
   const std::map<int, std::pair<std::string, std::string>>& input_docs() const {
     return input_docs_;
   }
@@ -161,6 +166,7 @@ class OpSchema {
   std::vector<int> differentiable_inputs_;
   std::vector<int> non_differentiable_outputs_;
   std::string doc_;
+  std::string impure_reason_;
   std::map<int, std::pair<std::string, std::string>> input_docs_;
   std::map<int, std::pair<std::string, std::string>> output_docs_;
 };

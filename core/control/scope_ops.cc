@@ -40,6 +40,7 @@ class HasScopeOp final : public Operator {
 }  // namespace
 
 PARITY_OP_SCHEMA(CreateScope)
+    .Impure("each one makes its own workspace stack")
     .NumInputs(0)
     .NumOutputs(1)
     .NotDifferentiable()

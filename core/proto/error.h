@@ -24,6 +24,7 @@ enum class ErrorKind {
   kMissingBlob,     // A blob that is read but does not exist.
   kResourceLimit,   // Allocation over the cap, overflowing sizes, iteration caps.
   kIo,              // Unreadable or unwritable files.
+  kIllegalTransform,  // A graph transform whose preconditions the net does not meet.
   kInternal,        // A bug in parity itself.
 };
 
@@ -36,6 +37,7 @@ inline const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kMissingBlob: return "missing blob";
     case ErrorKind::kResourceLimit: return "resource limit";
     case ErrorKind::kIo: return "i/o error";
+    case ErrorKind::kIllegalTransform: return "illegal graph transform";
     case ErrorKind::kInternal: return "internal error";
   }
   return "error";

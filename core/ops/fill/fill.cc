@@ -278,6 +278,7 @@ class XavierFillOp final : public FillerOp {
 
 PARITY_OP_SCHEMA(UniformFill)
     .Apply(FillerArgs)
+    .Impure("draws from its own random stream, which each run continues")
     .Arg("min", ArgType::kFloat, 0.0, "Lower bound.")
     .Arg("max", ArgType::kFloat, 1.0, "Upper bound.")
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
@@ -289,6 +290,7 @@ PARITY_REGISTER_CPU_OPERATOR(UniformFill, UniformFillOp);
 
 PARITY_OP_SCHEMA(GaussianFill)
     .Apply(FillerArgs)
+    .Impure("draws from its own random stream, which each run continues")
     .Arg("mean", ArgType::kFloat, 0.0, "Mean.")
     .Arg("std", ArgType::kFloat, 1.0, "Standard deviation.")
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
@@ -300,6 +302,7 @@ PARITY_REGISTER_CPU_OPERATOR(GaussianFill, GaussianFillOp);
 
 PARITY_OP_SCHEMA(XavierFill)
     .Apply(FillerArgs)
+    .Impure("draws from its own random stream, which each run continues")
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
       return FillerShape(def, args, in, DataType::kFloat);

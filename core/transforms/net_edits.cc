@@ -1,0 +1,36 @@
+#include "core/transforms/net_edits.h"
+
+#include "core/proto/error.h"
+
+namespace parity::transforms {
+
+void RemoveOps(caffe2::NetDef* net, const std::set<int>& indices) {
+  if (indices.empty()) return;
+  google::protobuf::RepeatedPtrField<caffe2::OperatorDef> kept;
+  for (int i = 0; i < net->op_size(); ++i) {
+    if (!indices.count(i)) *kept.Add() = std::move(*net->mutable_op(i));
+  }
+  net->mutable_op()->Swap(&kept);
+}
+
+bool HasSubNets(const caffe2::OperatorDef& op) {
+  for (const auto& arg : op.arg()) {
+    if (arg.has_n() || arg.nets_size() > 0) return true;
+  }
+  return false;
+}
+
+int FirstOpWithSubNets(const caffe2::NetDef& net) {
+  for (int i = 0; i < net.op_size(); ++i) {
+    if (HasSubNets(net.op(i))) return i;
+  }
+  return -1;
+}
+
+void RefuseSubNets(const caffe2::NetDef& net, const std::string& pass, const std::string& why) {
+  const int op = FirstOpWithSubNets(net);
+  PARITY_ENFORCE(op < 0, ErrorKind::kIllegalTransform, pass, ": op #", op, " (", net.op(op).type(),
+                 ") has sub-nets, which read blobs by name: ", why);
+}
+
+}  // namespace parity::transforms

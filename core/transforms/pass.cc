@@ -1,0 +1,77 @@
+#include "core/transforms/pass.h"
+
+#include <mutex>
+
+#include "core/proto/error.h"
+#include "core/transforms/verify.h"
+
+namespace parity::transforms {
+namespace {
+
+std::map<std::string, PassInfo>& Passes() {
+  static auto* passes = new std::map<std::string, PassInfo>();
+  return *passes;
+}
+
+}  // namespace
+
+bool PassRegistry::Register(PassInfo pass) {
+  const std::string name = pass.name;
+  PARITY_ENFORCE(Passes().emplace(name, std::move(pass)).second, ErrorKind::kInternal, "pass '",
+                 name, "' registered twice");
+  return true;
+}
+
+const PassInfo* PassRegistry::Find(const std::string& name) {
+  auto it = Passes().find(name);
+  return it == Passes().end() ? nullptr : &it->second;
+}
+
+PassInfo PassRegistry::Replace(const std::string& name, PassInfo pass) {
+  auto it = Passes().find(name);
+  PARITY_ENFORCE(it != Passes().end(), ErrorKind::kInternal, "no pass '", name, "' to replace");
+  PassInfo old = std::move(it->second);
+  it->second = std::move(pass);
+  return old;
+}
+
+std::vector<std::string> PassRegistry::Names() {
+  std::vector<std::string> names;
+  for (const auto& [name, pass] : Passes()) names.push_back(name);
+  return names;
+}
+
+TransformedNet ApplyPasses(const TransformedNet& net, const std::vector<std::string>& passes) {
+  TransformedNet current = net;
+  for (const std::string& name : passes) {
+    const PassInfo* pass = PassRegistry::Find(name);
+    if (pass == nullptr) {
+      std::string known;
+      for (const auto& n : PassRegistry::Names()) known += (known.empty() ? "" : ", ") + n;
+      PARITY_ENFORCE(false, ErrorKind::kBadArgument, "unknown pass '", name, "' (passes: ", known,
+                     ")");
+    }
+    TransformedNet next = current;
+    next.renamed.clear();  // this pass's own renaming
+    pass->run(&next);
+    VerifyTransform(name, current, next);
+    // Renamings compose: a blob renamed by two passes maps from its first name to its last.
+    std::map<std::string, std::string> composed;
+    std::map<std::string, std::string> pending = next.renamed;
+    for (const auto& [first, now] : current.renamed) {
+      auto again = pending.find(now);
+      if (again == pending.end()) {
+        composed[first] = now;
+      } else {
+        composed[first] = again->second;
+        pending.erase(again);
+      }
+    }
+    for (const auto& [from, to] : pending) composed.emplace(from, to);
+    next.renamed = std::move(composed);
+    current = std::move(next);
+  }
+  return current;
+}
+
+}  // namespace parity::transforms

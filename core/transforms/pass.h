@@ -1,0 +1,63 @@
+// Graph transforms by name, each with a written contract (`parity transform --list` prints them).
+//
+// A pass rewrites a predict net (and its init net, where it has one) in place, or refuses with a
+// kIllegalTransform error whose text is the seed's; ApplyPasses runs passes on a copy and returns
+// it only when every pass ran, so a refusal leaves the caller's net unchanged. After each pass the
+// guarantees every pass makes are verified (core/transforms/verify.h); a broken one is kInternal,
+// naming the pass: a bug of the pass, never of the net.
+#ifndef PARITY_CORE_TRANSFORMS_PASS_H_
+#define PARITY_CORE_TRANSFORMS_PASS_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/proto/caffe2.pb.h"
+
+namespace parity::transforms {
+
+struct TransformedNet {
+  caffe2::NetDef predict;
+  caffe2::NetDef init;  // empty when there is none
+  // External inputs and outputs a pass renamed (old name -> new name): callers that feed or fetch
+  // them by name (the transform oracle) follow the renaming.
+  std::map<std::string, std::string> renamed;
+};
+
+struct PassInfo {
+  std::string name;
+  // What the pass requires of the net and guarantees about the result, in words.
+  std::string contract;
+  // The external outputs hold the same values after the pass, for the same inputs: the transform
+  // oracle (oracles/transform_oracle.cc) checks every such pass on every generated net.
+  bool preserves_outputs = true;
+  // Rewrites `net`, or throws parity::Error(kIllegalTransform) when the net does not meet the
+  // pass's requirements.
+  std::function<void(TransformedNet* net)> run;
+};
+
+class PassRegistry {
+ public:
+  static bool Register(PassInfo pass);
+  // nullptr when unknown.
+  static const PassInfo* Find(const std::string& name);
+  // Swaps a registered pass (pass mutants); returns the one it replaced.
+  static PassInfo Replace(const std::string& name, PassInfo pass);
+  // Every pass, by name.
+  static std::vector<std::string> Names();
+};
+
+// Runs `passes` in order on a copy of `net`, verifying each; throws kBadArgument for an unknown
+// pass name, the pass's kIllegalTransform when one refuses, kInternal when one breaks a guarantee.
+TransformedNet ApplyPasses(const TransformedNet& net, const std::vector<std::string>& passes);
+
+}  // namespace parity::transforms
+
+#define PARITY_TRANSFORM_CONCAT_INNER(a, b) a##b
+#define PARITY_TRANSFORM_CONCAT(a, b) PARITY_TRANSFORM_CONCAT_INNER(a, b)
+#define PARITY_REGISTER_PASS(...)                                                   \
+  static const bool PARITY_TRANSFORM_CONCAT(parity_registered_pass_, __COUNTER__) = \
+      ::parity::transforms::PassRegistry::Register(__VA_ARGS__)
+
+#endif  // PARITY_CORE_TRANSFORMS_PASS_H_

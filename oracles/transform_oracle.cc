@@ -1,0 +1,159 @@
+// The transform oracle: every graph transform that promises the same external outputs
+// (core/transforms/pass.h) is applied to the case's net, alone and in one random pipeline, and the
+// rewritten net's outputs are compared with the original's truth (the f64 reference), on the
+// backend under test and on the reference, with the forward oracle's tolerances. A pass that
+// refuses (kIllegalTransform) or changes nothing is skipped; one that breaks its contract, or
+// whose rewritten net computes something else, is a finding naming the pass, with the net before
+// (the case) and after (in the message).
+#include <algorithm>
+#include <random>
+
+#include "core/transforms/pass.h"
+#include "oracles/finding.h"
+#include "oracles/oracle.h"
+
+namespace parity::oracles {
+namespace {
+
+// Passes per random pipeline, at most.
+constexpr int kMaxPipeline = 4;
+
+std::string Joined(const std::vector<std::string>& passes) {
+  std::string out;
+  for (const auto& pass : passes) out += (out.empty() ? "" : ",") + pass;
+  return out;
+}
+
+std::string OpTypes(const caffe2::NetDef& net) {
+  std::string out;
+  for (const auto& op : net.op()) out += (out.empty() ? "" : " ") + op.type();
+  return "[" + out + "]";
+}
+
+Finding PassFinding(const Case& c, const std::vector<std::string>& passes,
+                    const std::string& error_class, const std::string& message) {
+  Finding finding =
+      MakeFinding("transform", c, error_class, "pass " + Joined(passes) + ": " + message);
+  const std::string blamed = "pass " + Joined(passes);
+  finding.set_blamed_op_type(blamed);
+  finding.set_blamed_op_path(blamed);
+  finding.mutable_signature()->set_blamed_op_type(blamed);
+  return finding;
+}
+
+// The rewritten case: the pipeline's net, with inputs and outputs under the names it gave them.
+Case Rewritten(const Case& c, const transforms::TransformedNet& t) {
+  Case out = c;
+  *out.mutable_net() = t.predict;
+  *out.mutable_init_net() = t.init;
+  for (auto& input : *out.mutable_inputs()) {
+    auto renamed = t.renamed.find(input.name());
+    if (renamed != t.renamed.end()) input.set_name(renamed->second);
+  }
+  return out;
+}
+
+// The first external output of `run` out of tolerance with the truth, as a finding; or nothing.
+std::optional<Finding> Compare(const Case& c, const std::vector<std::string>& passes,
+                               const transforms::TransformedNet& t, const BackendRun& truth,
+                               const BackendRun& f32, const BackendRun& run,
+                               const std::string& side, const OracleOptions& options) {
+  for (const std::string& blob : c.net().external_output()) {
+    auto renamed = t.renamed.find(blob);
+    const std::string now = renamed == t.renamed.end() ? blob : renamed->second;
+    auto expected = truth.blobs.find(blob);
+    auto actual = run.blobs.find(now);
+    if (expected == truth.blobs.end()) continue;
+    const std::string after = "; the net after: " + OpTypes(t.predict);
+    if (actual == run.blobs.end()) {
+      return PassFinding(c, passes, "missing output",
+                         side + " did not produce '" + now + "' (was '" + blob + "')" + after);
+    }
+    auto reference_f32 = f32.blobs.find(blob);
+    const Comparison comparison = CompareWithTruth(
+        expected->second,
+        reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second, actual->second,
+        options.tolerance);
+    if (comparison.ok) continue;
+    Finding finding = PassFinding(
+        c, passes, comparison.error_class,
+        side + " on the rewritten net, blob '" + now + "': " + comparison.detail + after);
+    AddComparison(&finding, blob, expected->second, actual->second, comparison);
+    return finding;
+  }
+  return std::nullopt;
+}
+
+OracleResult CheckTransform(const Case& original, const OracleOptions& options) {
+  // The compared blobs are the interface every pass keeps.
+  Case c = original;
+  const std::vector<std::string> compared = ComparedBlobs(original);
+  c.mutable_net()->clear_external_output();
+  for (const auto& blob : compared) c.mutable_net()->add_external_output(blob);
+
+  const BackendRun truth = GetBackend(kReference).Run(c);
+  if (truth.error)
+    return {std::nullopt, "the reference cannot run the net (other oracles judge it)"};
+  const BackendRun f32 = GetBackend(kReferenceF32).Run(c);
+  const BackendRun production = options.backend->Run(c);
+  if (production.error)
+    return {std::nullopt, "the backend cannot run the net (other oracles judge it)"};
+  // Where the untransformed net already disagrees with the truth, the forward oracle speaks.
+  if (Compare(c, {"(none)"}, {c.net(), c.init_net(), {}}, truth, f32, production, "", options)) {
+    return {std::nullopt,
+            "the net disagrees with the truth before any pass (the forward oracle's)"};
+  }
+
+  std::vector<std::vector<std::string>> pipelines;
+  std::vector<std::string> preserving;
+  for (const auto& name : transforms::PassRegistry::Names()) {
+    if (transforms::PassRegistry::Find(name)->preserves_outputs) {
+      preserving.push_back(name);
+      pipelines.push_back({name});
+    }
+  }
+  if (preserving.size() > 1) {
+    std::mt19937_64 rng(c.seed() * 0xD1B54A32D192ED03ull + 5);
+    std::vector<std::string> pipeline;
+    const size_t length = 2 + rng() % (kMaxPipeline - 1);
+    for (size_t i = 0; i < length; ++i) pipeline.push_back(preserving[rng() % preserving.size()]);
+    pipelines.push_back(pipeline);
+  }
+
+  int applied = 0;
+  for (const auto& passes : pipelines) {
+    transforms::TransformedNet t;
+    try {
+      t = transforms::ApplyPasses({c.net(), c.init_net(), {}}, passes);
+    } catch (const Error& error) {
+      if (error.kind() == ErrorKind::kIllegalTransform) continue;  // the net is not for it
+      return {PassFinding(c, passes, "contract broken", error.what()), ""};
+    }
+    if (t.predict.SerializeAsString() == c.net().SerializeAsString() &&
+        t.init.SerializeAsString() == c.init_net().SerializeAsString()) {
+      continue;  // nothing to compare
+    }
+    ++applied;
+    const Case rewritten = Rewritten(c, t);
+    for (const Backend* backend : {options.backend, &GetBackend(kReference)}) {
+      const BackendRun run = backend->Run(rewritten);
+      const std::string side = backend == options.backend ? backend->info().name : "the reference";
+      if (run.error) {
+        return {PassFinding(c, passes, "rejected after the pass",
+                            side + " rejects the rewritten net: " + std::string(run.error->what()) +
+                                "; the net after: " + OpTypes(t.predict)),
+                ""};
+      }
+      if (auto finding = Compare(c, passes, t, truth, f32, run, side, options)) {
+        return {finding, ""};
+      }
+    }
+  }
+  if (applied == 0) return {std::nullopt, "no pass changes this net"};
+  return {};
+}
+
+const bool kRegistered = RegisterOracle("transform", CheckTransform);
+
+}  // namespace
+}  // namespace parity::oracles

@@ -1,0 +1,69 @@
+// parity transform NET [--init INIT] --pass P[,P...] [-o OUT] [--init-out OUT]
+// parity transform --list
+// Graph transforms by name (core/transforms/pass.h), run in order on a copy of the net: every
+// pass's guarantees are verified after it, and a pass that refuses leaves the files untouched and
+// exits 2 with its reason. Without -o the rewritten net is printed as text.
+#include <iostream>
+
+#include "core/io.h"
+#include "core/proto/error.h"
+#include "core/transforms/pass.h"
+#include "tools/command.h"
+
+namespace parity::tools {
+namespace {
+
+struct TransformOptions {
+  std::string net_path, init_path, out_path, init_out_path;
+  std::vector<std::string> passes;
+  bool list = false;
+};
+
+int List() {
+  for (const auto& name : transforms::PassRegistry::Names()) {
+    const transforms::PassInfo& pass = *transforms::PassRegistry::Find(name);
+    std::cout << name << (pass.preserves_outputs ? "" : " (changes outputs)") << "\n  "
+              << pass.contract << "\n";
+  }
+  return kExitClean;
+}
+
+int Transform(const TransformOptions& options) {
+  if (options.list) return List();
+  PARITY_ENFORCE(!options.net_path.empty(), ErrorKind::kBadArgument,
+                 "transform: give a net file (or --list)");
+  PARITY_ENFORCE(!options.passes.empty(), ErrorKind::kBadArgument,
+                 "transform: give --pass P[,P...] (parity transform --list shows them)");
+  transforms::TransformedNet net;
+  net.predict = LoadNetDef(options.net_path);
+  if (!options.init_path.empty()) net.init = LoadNetDef(options.init_path);
+  const transforms::TransformedNet out = transforms::ApplyPasses(net, options.passes);
+  if (options.out_path.empty()) {
+    std::cout << out.predict.DebugString();
+  } else {
+    SaveNetDef(options.out_path, out.predict);
+  }
+  if (!options.init_out_path.empty()) SaveNetDef(options.init_out_path, out.init);
+  std::cerr << "transform: " << net.predict.op_size() << " -> " << out.predict.op_size() << " ops";
+  for (const auto& [from, to] : out.renamed) {
+    std::cerr << (from == out.renamed.begin()->first ? "; renamed " : ", ") << Printable(from)
+              << " -> " << Printable(to);
+  }
+  std::cerr << "\n";
+  return kExitClean;
+}
+
+PARITY_REGISTER_COMMAND(Command{
+    "transform", "Graph transforms by name, each verified (see --list)", [](CLI::App* app) {
+      auto options = std::make_shared<TransformOptions>();
+      app->add_option("net", options->net_path, "NetDef file (.pb binary or .pbtxt text)");
+      app->add_option("--init", options->init_path, "Its init net");
+      app->add_option("--pass", options->passes, "Passes to run, in order")->delimiter(',');
+      app->add_option("-o,--output", options->out_path, "Write the net here (.pb or .pbtxt)");
+      app->add_option("--init-out", options->init_out_path, "Write the init net here");
+      app->add_flag("--list", options->list, "List the passes with their contracts");
+      return [options] { return Transform(*options); };
+    }});
+
+}  // namespace
+}  // namespace parity::tools
