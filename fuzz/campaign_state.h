@@ -44,8 +44,6 @@ class CaseCursor {
 
   // Whether `index` was in flight when the campaign this one resumes stopped.
   bool WasInFlight(int64_t index) const { return index < resumed_handed_out_; }
-  // Whether any of those is still to be done.
-  bool InFlightLeft() { return Peek() < resumed_handed_out_; }
 
   nlohmann::json ToJson() const;
   // Continues from a saved cursor: hands out again from the lowest index not done.

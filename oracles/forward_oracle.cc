@@ -14,29 +14,21 @@ std::optional<Finding> CompareWithTruthRun(const Case& c, const BackendRun& trut
                                            const BackendRun& f32, const BackendRun& run,
                                            const OracleOptions& options) {
   std::optional<Finding> finding;
-  for (const std::string& blob : ComparedBlobs(c)) {
-    auto expected = truth.blobs.find(blob);
-    auto actual = run.blobs.find(blob);
-    if (expected == truth.blobs.end() && actual == run.blobs.end()) continue;
-    if (expected == truth.blobs.end() || actual == run.blobs.end()) {
-      std::string side = expected == truth.blobs.end() ? "the reference" : "production";
+  for (const TruthDisagreement& d :
+       DisagreementsWithTruth(ComparedBlobs(c), truth, f32, run, options.tolerance)) {
+    if (d.expected == nullptr || d.actual == nullptr) {
+      std::string side = d.expected == nullptr ? "the reference" : "production";
       if (!finding) {
         finding =
-            MakeFinding("forward", c, "missing output", side + " did not produce '" + blob + "'");
+            MakeFinding("forward", c, "missing output", side + " did not produce '" + d.blob + "'");
       }
       continue;
     }
-    auto reference_f32 = f32.blobs.find(blob);
-    Comparison comparison = CompareWithTruth(
-        expected->second,
-        reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second, actual->second,
-        options.tolerance);
-    if (comparison.ok) continue;
     if (!finding) {
-      finding = MakeFinding("forward", c, comparison.error_class,
-                            "blob '" + blob + "': " + comparison.detail);
+      finding = MakeFinding("forward", c, d.comparison.error_class,
+                            "blob '" + d.blob + "': " + d.comparison.detail);
     }
-    AddComparison(&*finding, blob, expected->second, actual->second, comparison);
+    AddComparison(&*finding, d.blob, *d.expected, *d.actual, d.comparison);
   }
   return finding;
 }

@@ -31,6 +31,32 @@ std::vector<std::string> OracleNames() {
   return names;
 }
 
+std::vector<TruthDisagreement> DisagreementsWithTruth(
+    const std::vector<std::string>& blobs, const BackendRun& truth, const BackendRun& f32,
+    const BackendRun& run, const ToleranceClass& tolerance,
+    const std::function<std::string(const std::string&)>& name_in_run) {
+  std::vector<TruthDisagreement> out;
+  for (const std::string& blob : blobs) {
+    TruthDisagreement d;
+    d.blob = blob;
+    d.name_in_run = name_in_run ? name_in_run(blob) : blob;
+    auto expected = truth.blobs.find(blob);
+    auto actual = run.blobs.find(d.name_in_run);
+    if (expected != truth.blobs.end()) d.expected = &expected->second;
+    if (actual != run.blobs.end()) d.actual = &actual->second;
+    if (d.expected == nullptr && d.actual == nullptr) continue;
+    if (d.expected != nullptr && d.actual != nullptr) {
+      auto reference_f32 = f32.blobs.find(blob);
+      d.comparison = CompareWithTruth(
+          *d.expected, reference_f32 == f32.blobs.end() ? *d.expected : reference_f32->second,
+          *d.actual, tolerance);
+      if (d.comparison.ok) continue;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options) {
   const OracleFunction* oracle = FindOracle(name);
   if (oracle == nullptr) {

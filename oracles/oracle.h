@@ -43,6 +43,23 @@ bool RegisterOracle(const std::string& name, OracleFunction function);
 const OracleFunction* FindOracle(const std::string& name);
 std::vector<std::string> OracleNames();  // sorted
 
+// One compared blob where a run and the truth (the f64 reference) disagree.
+struct TruthDisagreement {
+  std::string blob;                               // its name in the truth
+  std::string name_in_run;                        // its name in the run
+  const caffe2::TensorProto* expected = nullptr;  // null: the truth lacks it
+  const caffe2::TensorProto* actual = nullptr;    // null: the run lacks it
+  Comparison comparison;                          // out of tolerance, when both have it
+};
+
+// Each of `blobs` in `run` against the truth, its tolerance sized by the f32 reference's error
+// (`f32`, the truth where f32 lacks the blob): those out of tolerance or present on one side only,
+// in order. `name_in_run` gives a blob's name in the run (a graph transform may have renamed it).
+std::vector<TruthDisagreement> DisagreementsWithTruth(
+    const std::vector<std::string>& blobs, const BackendRun& truth, const BackendRun& f32,
+    const BackendRun& run, const ToleranceClass& tolerance,
+    const std::function<std::string(const std::string&)>& name_in_run = nullptr);
+
 // Runs the named oracle (kBadArgument for an unknown name). Only CheckCase calls this.
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);
 

@@ -53,32 +53,30 @@ Case Rewritten(const Case& c, const transforms::TransformedNet& t) {
   return out;
 }
 
-// The first external output of `run` out of tolerance with the truth, as a finding; or nothing.
+// The first external output of `run` out of tolerance with the truth (or missing), as a finding.
 std::optional<Finding> Compare(const Case& c, const std::vector<std::string>& passes,
                                const transforms::TransformedNet& t, const BackendRun& truth,
                                const BackendRun& f32, const BackendRun& run,
                                const std::string& side, const OracleOptions& options) {
-  for (const std::string& blob : c.net().external_output()) {
+  const auto name_in_run = [&t](const std::string& blob) {
     auto renamed = t.renamed.find(blob);
-    const std::string now = renamed == t.renamed.end() ? blob : renamed->second;
-    auto expected = truth.blobs.find(blob);
-    auto actual = run.blobs.find(now);
-    if (expected == truth.blobs.end()) continue;
+    return renamed == t.renamed.end() ? blob : renamed->second;
+  };
+  const std::vector<std::string> outputs(c.net().external_output().begin(),
+                                         c.net().external_output().end());
+  for (const TruthDisagreement& d :
+       DisagreementsWithTruth(outputs, truth, f32, run, options.tolerance, name_in_run)) {
+    if (d.expected == nullptr) continue;  // the truth has no value to keep
     const std::string after = "; the net after: " + OpTypes(t.predict);
-    if (actual == run.blobs.end()) {
-      return PassFinding(c, passes, "missing output",
-                         side + " did not produce '" + now + "' (was '" + blob + "')" + after);
+    if (d.actual == nullptr) {
+      return PassFinding(
+          c, passes, "missing output",
+          side + " did not produce '" + d.name_in_run + "' (was '" + d.blob + "')" + after);
     }
-    auto reference_f32 = f32.blobs.find(blob);
-    const Comparison comparison = CompareWithTruth(
-        expected->second,
-        reference_f32 == f32.blobs.end() ? expected->second : reference_f32->second, actual->second,
-        options.tolerance);
-    if (comparison.ok) continue;
-    Finding finding = PassFinding(
-        c, passes, comparison.error_class,
-        side + " on the rewritten net, blob '" + now + "': " + comparison.detail + after);
-    AddComparison(&finding, blob, expected->second, actual->second, comparison);
+    Finding finding = PassFinding(c, passes, d.comparison.error_class,
+                                  side + " on the rewritten net, blob '" + d.name_in_run +
+                                      "': " + d.comparison.detail + after);
+    AddComparison(&finding, d.blob, *d.expected, *d.actual, d.comparison);
     return finding;
   }
   return std::nullopt;
@@ -99,9 +97,12 @@ OracleResult CheckTransform(const Case& original, const OracleOptions& options) 
   if (production.error)
     return {std::nullopt, "the backend cannot run the net (other oracles judge it)"};
   // Where the untransformed net already disagrees with the truth, the forward oracle speaks.
-  if (Compare(c, {"(none)"}, {c.net(), c.init_net(), {}}, truth, f32, production, "", options)) {
-    return {std::nullopt,
-            "the net disagrees with the truth before any pass (the forward oracle's)"};
+  for (const TruthDisagreement& d :
+       DisagreementsWithTruth(compared, truth, f32, production, options.tolerance)) {
+    if (d.expected != nullptr) {
+      return {std::nullopt,
+              "the net disagrees with the truth before any pass (the forward oracle's)"};
+    }
   }
 
   std::vector<std::vector<std::string>> pipelines;

@@ -56,12 +56,26 @@ std::set<std::string> NamesIn(const TransformedNet& t) {
   return names;
 }
 
-// kIllegalTransform when `name` (for version `version` of `blob`) is another blob's name.
-void RefuseTaken(const std::set<std::string>& taken, const std::string& pass,
-                 const std::string& blob, int64_t version, const std::string& name) {
-  PARITY_ENFORCE(name == blob || !taken.count(name), ErrorKind::kIllegalTransform, pass,
-                 ": the name '", name, "' for version ", version, " of '", blob,
-                 "' is taken by another blob");
+using NameOf = std::function<std::string(const std::string& blob, int64_t version)>;
+
+// kIllegalTransform when `name_of` gives a blob at some version another blob's name: every op
+// input and output, the external inputs and the init net's outputs (both at version 0).
+void RefuseTakenNames(const TransformedNet& t, const Ssa& ssa, const std::string& pass,
+                      const NameOf& name_of) {
+  const std::set<std::string> taken = NamesIn(t);
+  auto check = [&](const std::string& blob, int64_t version) {
+    const std::string name = name_of(blob, version);
+    PARITY_ENFORCE(name == blob || !taken.count(name), ErrorKind::kIllegalTransform, pass,
+                   ": the name '", name, "' for version ", version, " of '", blob,
+                   "' is taken by another blob");
+  };
+  for (const OpSsa& op : ssa.ops) {
+    for (const auto* blobs : {&op.inputs, &op.outputs}) {
+      for (const auto& [blob, version] : *blobs) check(blob, version);
+    }
+  }
+  for (const auto& blob : t.predict.external_input()) check(blob, 0);
+  for (const auto& op : t.init.op()) check(op.output(0), 0);
 }
 
 std::string Suffixed(const std::string& name, int64_t version) {
@@ -69,8 +83,7 @@ std::string Suffixed(const std::string& name, int64_t version) {
 }
 
 // Every op input and output named by `name_of(blob, version)` from its SSA entry.
-void RenameBySsa(caffe2::NetDef* net, const Ssa& ssa,
-                 const std::function<std::string(const std::string&, int64_t)>& name_of) {
+void RenameBySsa(caffe2::NetDef* net, const Ssa& ssa, const NameOf& name_of) {
   for (int i = 0; i < net->op_size(); ++i) {
     caffe2::OperatorDef* op = net->mutable_op(i);
     for (int j = 0; j < op->input_size(); ++j) {
@@ -114,34 +127,19 @@ void SsaRewrite(TransformedNet* t) {
   caffe2::NetDef& net = t->predict;
   RefuseUnrenamable(net, "ssa_rewrite");
   RefuseNonFillInit(t->init);
-  const std::set<std::string> taken = NamesIn(*t);
-  {
-    const Ssa ssa = GetSsa(net);
-    for (const OpSsa& op : ssa.ops) {
-      for (const auto* blobs : {&op.inputs, &op.outputs}) {
-        for (const auto& [name, version] : *blobs) {
-          RefuseTaken(taken, "ssa_rewrite", name, version, Suffixed(name, version));
-        }
-      }
-    }
-    for (const auto& name : net.external_input()) {
-      RefuseTaken(taken, "ssa_rewrite", name, 0, Suffixed(name, 0));
-    }
-    for (const auto& op : t->init.op()) {
-      RefuseTaken(taken, "ssa_rewrite", op.output(0), 0, Suffixed(op.output(0), 0));
-    }
-  }
+  // One SSA view serves before and after the external inputs are renamed: an op reading X at
+  // version 0 reads it at 0 whether X or X_0 is declared.
+  const Ssa ssa = GetSsa(net);
+  RefuseTakenNames(*t, ssa, "ssa_rewrite", Suffixed);
   for (auto& op : *t->init.mutable_op()) op.set_output(0, Suffixed(op.output(0), 0));
   for (auto& name : *t->init.mutable_external_input()) name = Suffixed(name, 0);
   for (auto& name : *t->init.mutable_external_output()) name = Suffixed(name, 0);
   // Blobs read before written (the external inputs and undeclared feeds) are renamed for callers.
-  const Ssa before = GetSsa(net);
-  for (const auto& name : GetUndefinedBlobs(before)) t->renamed[name] = Suffixed(name, 0);
+  for (const auto& name : GetUndefinedBlobs(ssa)) t->renamed[name] = Suffixed(name, 0);
   for (auto& name : *net.mutable_external_input()) {
     t->renamed[name] = Suffixed(name, 0);
     name = Suffixed(name, 0);
   }
-  const Ssa ssa = GetSsa(net);
   RenameBySsa(&net, ssa, Suffixed);
   for (auto& name : *net.mutable_external_output()) {
     const std::string renamed = Suffixed(name, ssa.versions.Get(name));
@@ -168,14 +166,7 @@ void SsaRewriteMinimal(TransformedNet* t) {
     if (seen == versions_seen.end() || seen->second.size() <= 1) return name;
     return Suffixed(name, version);
   };
-  const std::set<std::string> taken = NamesIn(*t);
-  for (const OpSsa& op : ssa.ops) {
-    for (const auto* blobs : {&op.inputs, &op.outputs}) {
-      for (const auto& [name, version] : *blobs) {
-        RefuseTaken(taken, "ssa_rewrite_minimal", name, version, ssa_name(name, version));
-      }
-    }
-  }
+  RefuseTakenNames(*t, ssa, "ssa_rewrite_minimal", ssa_name);
   RenameBySsa(&net, ssa, ssa_name);
   for (auto& name : *net.mutable_external_output()) {
     const std::string renamed = ssa_name(name, ssa.versions.Get(name));
