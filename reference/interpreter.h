@@ -74,6 +74,8 @@
 //     invalid rows: dG = 0, dH_prev = dH (0 with drop_states).
 // Not ops in Caffe2 (their makers emit other forward ops), hence absent here: Exp, Log, Sqrt,
 // Sqr, Pow, Neg, Scale, MatMul, BatchMatMul, Reshape, Transpose, Concat, Split, ... gradients.
+// Likewise the fused FCRelu and ConvRelu: their makers emit ReluGradient, then FCGradient /
+// ConvGradient, so they have no gradient op of their own.
 // The gradient control ops are the control ops themselves with is_gradient_op set: a gradient Do
 // pops the workspace its forward Do left (see reference/ops/control.cc); gradient If and While
 // run generated gradient nets like any If and While. RecurrentNetworkGradient is

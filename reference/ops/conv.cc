@@ -1,6 +1,6 @@
 // 2-D NCHW convolution and its gradient, written as direct sums over the filter's taps (geometry
 // in conv_geometry.h). Groups split input and output channels alike; a bias adds per output
-// channel.
+// channel. ConvRelu is Conv's kernel, then max(y, 0) on each output (NaN stays NaN).
 #include <cmath>
 #include <limits>
 
@@ -75,6 +75,12 @@ void Conv(OpContext<T>& c) {
   c.SetOutput(0, std::move(y));
 }
 
+template <typename T>
+void ConvRelu(OpContext<T>& c) {
+  Conv(c);
+  ReluOutput(c, 0);
+}
+
 // ConvGradient(X, W, dY) -> (dW, db, [dX]) or, with no_bias=1, (dW, [dX]).
 template <typename T>
 void ConvGradient(OpContext<T>& c) {
@@ -107,6 +113,7 @@ void RegisterConvOps(Registry* r) {
   const ArgTable conv = WithArgs(ConvArgs(), {{"group", "1"}});
   const ArgTable conv_grad = WithArgs(conv, {{"no_bias", "0"}});
   r->Add({"Conv", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(Conv)});
+  r->Add({"ConvRelu", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(ConvRelu)});
   r->Add({"ConvGradient", 3, 3, 1, 3, conv_grad, PARITY_REF_KERNEL(ConvGradient)});
 }
 

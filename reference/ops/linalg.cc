@@ -1,4 +1,5 @@
-// FC, FCTransposed, MatMul, BatchMatMul: plain triple loops, accumulating in the scalar type.
+// FC, FCTransposed, FCRelu, MatMul, BatchMatMul: plain triple loops, accumulating in the scalar
+// type. FCRelu is FC's kernel, then max(y, 0) on each output (NaN stays NaN).
 #include "reference/ops/util.h"
 
 namespace parity::reference {
@@ -56,6 +57,11 @@ void FC(OpContext<T>& c) {
 template <typename T>
 void FCTransposed(OpContext<T>& c) {
   FcKernel<T, true>(c);
+}
+template <typename T>
+void FCRelu(OpContext<T>& c) {
+  FcKernel<T, false>(c);
+  ReluOutput(c, 0);
 }
 
 // MatMul: A and B flattened to 2-D at axis_a/axis_b, optionally transposed; Y is 2-D.
@@ -130,6 +136,7 @@ void RegisterLinalgOps(Registry* r) {
   const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}};
   r->Add({"FC", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FC)});
   r->Add({"FCTransposed", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCTransposed)});
+  r->Add({"FCRelu", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCRelu)});
   r->Add({"MatMul",
           2,
           2,

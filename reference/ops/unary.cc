@@ -11,7 +11,7 @@ namespace {
 
 template <typename T>
 void Relu(OpContext<T>& c) {
-  UnaryReal(c, [](T x) { return std::isnan(x) ? x : (x > 0 ? x : T(0)); });
+  UnaryReal(c, [](T x) { return ReluValue(x); });
 }
 
 template <typename T>

@@ -50,6 +50,18 @@ void UnaryGradient(OpContext<T>& c, F f) {
   c.SetOutput(0, std::move(dx));
 }
 
+// Relu's definition, max(x, 0) with NaN kept: Relu (unary.cc) and the fused FCRelu (linalg.cc) and
+// ConvRelu (conv.cc), whose kernels apply it to every output of FC's / Conv's.
+template <typename T>
+T ReluValue(T x) {
+  return std::isnan(x) ? x : (x > 0 ? x : T(0));
+}
+
+template <typename T>
+void ReluOutput(OpContext<T>& c, int i) {
+  for (T& y : c.outputs().at(i).r()) y = ReluValue(y);
+}
+
 template <typename T>
 T Sigmoid(T x) {
   return T(1) / (T(1) + std::exp(-x));

@@ -163,6 +163,57 @@ TEST(Backward, MatMulTransposes) {
   EXPECT_EQ(pass.ops[1].arg(0).i(), 1);
 }
 
+// The fused FCRelu / ConvRelu differentiate as the unfused pair: ReluGradient on Y into a
+// temporary, then FC's / Conv's gradient op on it. Only the latter gets the forward arguments.
+TEST(Backward, FusedReluOpsEmitTheUnfusedPairsGradientOps) {
+  BackwardPass fc = GetBackwardPass(
+      {MakeOp("FCRelu", {"x", "w", "b"}, {"y"}, {{"axis", 1}, {"axis_w", 1}})}, {{"y", "dy"}});
+  EXPECT_EQ(Show(fc.ops), (Strings{"ReluGradient(y,dy)->(y_grad_relu_tmp)",
+                                   "FCGradient(x,w,y_grad_relu_tmp)->(w_grad,b_grad,x_grad)"}));
+  EXPECT_EQ(fc.ops[0].arg_size(), 0);
+  ASSERT_EQ(fc.ops[1].arg_size(), 2);
+  EXPECT_EQ(fc.ops[1].arg(0).name(), "axis");
+  EXPECT_EQ(fc.ops[1].arg(1).name(), "axis_w");
+  EXPECT_TRUE(fc.ops[0].is_gradient_op() && fc.ops[1].is_gradient_op());
+  EXPECT_EQ(fc.gradient_of.at("x"), "x_grad");
+
+  BackwardPass conv = GetBackwardPass(
+      {MakeOp("ConvRelu", {"x", "w", "b"}, {"y"}, {{"kernel", 3}, {"pad", 1}})}, {{"y", "dy"}});
+  EXPECT_EQ(Show(conv.ops), (Strings{"ReluGradient(y,dy)->(y_grad_relu_tmp)",
+                                     "ConvGradient(x,w,y_grad_relu_tmp)->(w_grad,b_grad,x_grad)"}));
+  EXPECT_EQ(conv.ops[0].arg_size(), 0);
+  EXPECT_EQ(conv.ops[1].arg_size(), 2);
+
+  BackwardPass no_bias =
+      GetBackwardPass({MakeOp("ConvRelu", {"x", "w"}, {"y"}, {{"kernel", 3}})}, {{"y", "dy"}});
+  EXPECT_EQ(Show(no_bias.ops), (Strings{"ReluGradient(y,dy)->(y_grad_relu_tmp)",
+                                        "ConvGradient(x,w,y_grad_relu_tmp)->(w_grad,x_grad)"}));
+  ASSERT_EQ(no_bias.ops[1].arg_size(), 2);
+  EXPECT_EQ(no_bias.ops[1].arg(0).name(), "no_bias");
+  EXPECT_EQ(no_bias.ops[1].arg(0).i(), 1);
+  EXPECT_EQ(no_bias.ops[1].arg(1).name(), "kernel");
+}
+
+// FCRelu's backward pass computes what FC then Relu's does: dX, dW and db worked by hand.
+// X [1, 2] = [1, 2], W [[1, 1], [1, -1]], b [0, 0]: FC = [3, -1], Y = [3, 0]; dY = [1, 1]:
+// the Relu passes dY[0] only, so dX = 1 * W[0] = [1, 1], dW = [[1, 2], [0, 0]], db = [1, 0].
+TEST(Backward, FCReluGradientValues) {
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("FCRelu", {"x", "w", "b"}, {"y"});
+  BackwardPass pass = GetBackwardPass({net.op(0)}, {{"y", "dy"}});
+  for (const auto& op : pass.ops) *net.add_op() = op;
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(MakeTensor<float>({1, 2}, {1, 2}));
+  ws.CreateTensor("w")->CopyFrom(MakeTensor<float>({2, 2}, {1, 1, 1, -1}));
+  ws.CreateTensor("b")->CopyFrom(MakeTensor<float>({2}, {0, 0}));
+  ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({1, 2}, {1, 1}));
+  ws.RunNetOnce(net);
+  ExpectTensorNear(ws.GetTensor("y"), {1, 2}, {3, 0});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("x")), {1, 2}, {1, 1});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("w")), {2, 2}, {1, 2, 0, 0});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("b")), {2}, {1, 0});
+}
+
 TEST(Backward, ConcatSplitAndMissingOutputGradients) {
   Ops forward = {MakeOp("Split", {"x"}, {"p", "q"}, {{"axis", 0}}), MakeOp("Relu", {"q"}, {"y"})};
   BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});

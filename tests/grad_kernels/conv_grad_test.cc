@@ -262,9 +262,10 @@ oracles::NamedTensors ConvInputs(const Ints& x, const Ints& w, bool bias) {
   return inputs;
 }
 
-void CheckConv(const std::vector<TestArg>& args, const Ints& x, const Ints& w, bool bias) {
+void CheckConv(const std::vector<TestArg>& args, const Ints& x, const Ints& w, bool bias,
+               const std::string& type = "Conv") {
   const auto op = MakeOp(
-      "Conv", bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"},
+      type, bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"},
       {"y"}, args);
   const auto inputs = ConvInputs(x, w, bias);
   for (int i = 0; i < op.input_size(); ++i) {
@@ -306,6 +307,15 @@ TEST(ConvGradientOracle, EverythingAtOnce) {
              {"dilations", Ints{1, 2}},
              {"pads", Ints{2, 1, 0, 2}}},
             {1, 4, 7, 6}, {2, 2, 3, 3}, true);
+}
+
+// ConvRelu's gradient is ReluGradient then ConvGradient (conv/makers.cc), checked end to end
+// against finite differences of the reference's ConvRelu (these inputs keep every output of the
+// convolution away from the Relu's kink).
+TEST(ConvGradientOracle, ConvRelu) {
+  CheckConv({{"kernel", 3}}, {2, 3, 5, 5}, {4, 3, 3, 3}, true, "ConvRelu");
+  CheckConv({{"kernel", 2}, {"group", 2}, {"stride", 2}, {"pad", 1}}, {1, 4, 5, 4}, {2, 2, 2, 2},
+            false, "ConvRelu");
 }
 
 TEST(ConvGradientOracle, SeveralIm2ColBlocks) {

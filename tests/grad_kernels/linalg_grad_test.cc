@@ -312,6 +312,18 @@ TEST(LinalgGradientOracle, FCWithAxes) {
   for (int i = 0; i < 3; ++i) EXPECT_GRADIENT_CHECKS(op, inputs, i) << "input " << i;
 }
 
+// FCRelu's gradient is ReluGradient then FCGradient (linalg/makers.cc), checked end to end against
+// finite differences of the reference's FCRelu (these inputs keep every output of the FC away from
+// the Relu's kink).
+TEST(LinalgGradientOracle, FCRelu) {
+  const auto op = MakeOp("FCRelu", {"x", "w", "b"}, {"y"});
+  const auto inputs = FcOracleInputs({4, 5}, {3, 5}, 3);
+  for (int i = 0; i < 3; ++i) EXPECT_GRADIENT_CHECKS(op, inputs, i) << "input " << i;
+  const auto axes = MakeOp("FCRelu", {"x", "w", "b"}, {"y"}, {{"axis", 2}, {"axis_w", 1}});
+  const auto axes_inputs = FcOracleInputs({2, 3, 4}, {5, 2, 2}, 5);
+  for (int i = 0; i < 3; ++i) EXPECT_GRADIENT_CHECKS(axes, axes_inputs, i) << "input " << i;
+}
+
 TEST(LinalgGradientOracle, FCTransposed) {
   const auto op = MakeOp("FCTransposed", {"x", "w", "b"}, {"y"});
   const auto inputs = FcOracleInputs({4, 5}, {5, 3}, 3);

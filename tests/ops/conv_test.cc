@@ -1,4 +1,10 @@
-// Conv against hand-computed values (worked out in comments), and its argument/shape errors.
+// Conv and ConvRelu against hand-computed values (worked out in comments), and their
+// argument/shape errors.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
 #include "core/schema.h"
 #include "tests/test_util.h"
 
@@ -202,6 +208,144 @@ TEST(Conv, ShapeInference) {
                    {Type({2, 4, 7, 8}), Type({6, 2, 3, 3}), Type({6})});
   // H: floor((7 + 2 - 3) / 2) + 1 = 4; W: floor((8 - 3) / 2) + 1 = 3.
   EXPECT_EQ(out[0].dims, (std::vector<int64_t>{2, 6, 4, 3}));
+}
+
+// ---- ConvRelu: Conv's inputs, arguments and checks; Y = max(Conv(X, W, b), 0).
+
+TEST(ConvRelu, ClampsConvsNegatives) {
+  // W [[1, -1], [-1, 1]] on kX9: every window gives a - b - d + e = 1 - 2 - 4 + 5 = 0 (shifts
+  // add equally to a, e and to b, d), so with bias -1 Conv is all -1 and ConvRelu all 0; with
+  // W [[1, 2], [3, 4]] + 1 (NoPaddingWithBias) all positive and unchanged.
+  auto ws = RunOp(MakeOp("ConvRelu", {"x", "w", "b"}, {"y"}, {{"kernel", 2}}),
+                  {{"x", MakeTensor<float>({1, 1, 3, 3}, kX9)},
+                   {"w", MakeTensor<float>({1, 1, 2, 2}, {1, -1, -1, 1})},
+                   {"b", MakeTensor<float>({1}, {-1})}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 1, 2, 2}, {0, 0, 0, 0});
+  ws = RunOp(MakeOp("ConvRelu", {"x", "w", "b"}, {"y"}, {{"kernel", 2}}),
+             {{"x", MakeTensor<float>({1, 1, 3, 3}, kX9)},
+              {"w", MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})},
+              {"b", MakeTensor<float>({1}, {1})}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 1, 2, 2}, {38, 48, 68, 78});
+}
+
+TEST(ConvRelu, GroupsPaddingStrideNoBias) {
+  // Two groups, pad 1, stride 2, 3x3 filters: channel 0 sums kX9's neighbourhoods (the corners
+  // of PaddingSumsNeighbourhoods: 12 16 24 28), channel 1 is minus that (all clamped to 0).
+  std::vector<float> x = kX9;
+  x.insert(x.end(), kX9.begin(), kX9.end());
+  std::vector<float> w(9, 1.0f);
+  w.insert(w.end(), 9, -1.0f);
+  auto ws =
+      RunOp(MakeOp("ConvRelu", {"x", "w"}, {"y"},
+                   {{"kernels", Ints{3, 3}}, {"pad", 1}, {"stride", 2}, {"group", 2}}),
+            {{"x", MakeTensor<float>({1, 2, 3, 3}, x)}, {"w", MakeTensor<float>({2, 1, 3, 3}, w)}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 2, 2, 2}, {12, 16, 24, 28, 0, 0, 0, 0});
+}
+
+// Y = max(sum over taps + b, 0), summed in double here over random data with dilation and
+// asymmetric pads; and the fused op is bit for bit Conv followed by Relu on the production engine.
+TEST(ConvRelu, MatchesConvThenReluAndANaiveSum) {
+  const int64_t N = 2, C = 3, H = 6, W = 5, M = 4, KH = 2, KW = 3;
+  const int64_t pt = 1, pl = 0, pb = 0, pr = 2, dh = 2, dw = 1, sh = 1, sw = 2;
+  const int64_t OH = (H + pt + pb - (dh * (KH - 1) + 1)) / sh + 1;
+  const int64_t OW = (W + pl + pr - (dw * (KW - 1) + 1)) / sw + 1;
+  const Tensor x = RandomTensor({N, C, H, W}, 4), w = RandomTensor({M, C, KH, KW}, 5),
+               b = RandomTensor({M}, 6);
+  const std::vector<TestArg> args = {
+      {"kernel_h", 2},           {"kernel_w", 3}, {"pads", Ints{1, 0, 0, 2}},
+      {"dilations", Ints{2, 1}}, {"stride_h", 1}, {"stride_w", 2}};
+  const std::map<std::string, Tensor> feeds = {{"x", x}, {"w", w}, {"b", b}};
+  auto fused = RunOp(MakeOp("ConvRelu", {"x", "w", "b"}, {"y"}, args), feeds);
+  const std::vector<float> xv = Values<float>(x), wv = Values<float>(w), bv = Values<float>(b);
+  std::vector<double> expected;
+  int negatives = 0;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          double sum = bv[m];
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t i = 0; i < KH; ++i)
+              for (int64_t j = 0; j < KW; ++j) {
+                const int64_t ih = oh * sh - pt + i * dh, iw = ow * sw - pl + j * dw;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                sum += double{xv[((n * C + c) * H + ih) * W + iw]} *
+                       wv[((m * C + c) * KH + i) * KW + j];
+              }
+          negatives += sum < 0;
+          expected.push_back(std::max(sum, 0.0));
+        }
+  EXPECT_GT(negatives, 0);
+  EXPECT_LT(negatives, static_cast<int>(expected.size()));
+  ExpectTensorNear(fused->GetTensor("y"), {N, M, OH, OW}, expected, 1e-5, 1e-5);
+
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("Conv", {"x", "w", "b"}, {"h"}, args);
+  *net.add_op() = MakeOp("Relu", {"h"}, {"y"});
+  Workspace unfused;
+  for (const auto& [name, tensor] : feeds) unfused.CreateTensor(name)->CopyFrom(tensor);
+  unfused.RunNetOnce(net);
+  EXPECT_EQ(Values<float>(fused->GetTensor("y")), Values<float>(unfused.GetTensor("y")));
+}
+
+TEST(ConvRelu, DoubleAndNan) {
+  // Pointwise, double: ch0 [1, NaN], ch1 [3, 4]; W rows [1, 1], [-1, -1]: Conv gives [4, NaN],
+  // [-4, NaN]; the Relu clamps -4 and keeps the NaNs (as Relu does).
+  auto ws = RunOp(
+      MakeOp("ConvRelu", {"x", "w"}, {"y"}, {{"kernel", 1}}),
+      {{"x", MakeTensor<double>({1, 2, 1, 2}, {1, std::numeric_limits<double>::quiet_NaN(), 3, 4})},
+       {"w", MakeTensor<double>({2, 2, 1, 1}, {1, 1, -1, -1})}});
+  ASSERT_EQ(ws->GetTensor("y").dtype(), DataType::kDouble);
+  const std::vector<double> y = Values<double>(ws->GetTensor("y"));
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_EQ(y[0], 4);
+  EXPECT_TRUE(std::isnan(y[1]));
+  EXPECT_EQ(y[2], 0);
+  EXPECT_TRUE(std::isnan(y[3]));
+}
+
+TEST(ConvRelu, LargeImageSpansSeveralBlocks) {
+  // CheckBlockedConv's image (several im2col row blocks) with a negated filter and bias: Conv is
+  // minus a positive sum everywhere, ConvRelu all 0; with the positive filter, unchanged.
+  const int64_t C = 64, H = 40;
+  Tensor x = RandomTensor({1, C, H, H}, 7, 0.0f, 1.0f);
+  std::vector<float> neg(C * 9, -1.0f);
+  auto ws = RunOp(MakeOp("ConvRelu", {"x", "w", "b"}, {"y"}, {{"kernel", 3}, {"pad", 1}}),
+                  {{"x", x},
+                   {"w", MakeTensor<float>({1, C, 3, 3}, neg)},
+                   {"b", MakeTensor<float>({1}, {-0.5f})}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 1, H, H}, std::vector<double>(H * H, 0.0));
+  auto conv = RunOp(MakeOp("Conv", {"x", "w", "b"}, {"y"}, {{"kernel", 3}, {"pad", 1}}),
+                    {{"x", x}, {"w", Ones({1, C, 3, 3})}, {"b", MakeTensor<float>({1}, {0.5f})}});
+  auto fused = RunOp(MakeOp("ConvRelu", {"x", "w", "b"}, {"y"}, {{"kernel", 3}, {"pad", 1}}),
+                     {{"x", x}, {"w", Ones({1, C, 3, 3})}, {"b", MakeTensor<float>({1}, {0.5f})}});
+  EXPECT_EQ(Values<float>(fused->GetTensor("y")), Values<float>(conv->GetTensor("y")));
+}
+
+TEST(ConvRelu, ChecksAndShapeInferenceAreConvs) {
+  auto out = Infer(MakeOp("ConvRelu", {"x", "w", "b"}, {"y"},
+                          {{"kernel", 3}, {"stride", 2}, {"pads", Ints{1, 0, 1, 0}}, {"group", 2}}),
+                   {Type({2, 4, 7, 8}), Type({6, 2, 3, 3}), Type({6})});
+  EXPECT_EQ(out[0].dims, (std::vector<int64_t>{2, 6, 4, 3}));
+  const std::vector<int64_t> x = {1, 1, 3, 3}, w = {1, 1, 2, 2};
+  for (const auto& [args, kind, needle] :
+       std::vector<std::tuple<std::vector<TestArg>, ErrorKind, std::string>>{
+           {{{"kernel", 2}, {"group", 0}}, ErrorKind::kBadArgument, "'group' = 0"},
+           {{{"kernel", 2}, {"order", "NHWC"}}, ErrorKind::kBadArgument, "NHWC"},
+           {{}, ErrorKind::kBadArgument, "kernel size must be set"},
+           {{{"kernel", 3}}, ErrorKind::kShapeMismatch, "kernel 3x3"}}) {
+    auto def = MakeOp("ConvRelu", {"x", "w"}, {"y"}, args);
+    ExpectError([&] { RunOp(def, {{"x", Ones(x)}, {"w", Ones(w)}}); }, kind, {"ConvRelu", needle});
+    ExpectError([&] { Infer(def, {Type(x), Type(w)}); }, kind, {"ConvRelu", needle});
+  }
+  const OpSchema& conv = OpSchemaRegistry::Get("Conv");
+  const OpSchema& fused = OpSchemaRegistry::Get("ConvRelu");
+  ASSERT_EQ(fused.args().size(), conv.args().size());
+  for (size_t i = 0; i < conv.args().size(); ++i) {
+    EXPECT_EQ(fused.args()[i].name, conv.args()[i].name);
+  }
+  EXPECT_EQ(fused.min_inputs(), 2);
+  EXPECT_EQ(fused.max_inputs(), 3);
 }
 
 // ---- errors: one per schema check; messages name the op and the shapes or argument.

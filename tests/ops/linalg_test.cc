@@ -1,4 +1,7 @@
-// FC, FCTransposed, MatMul and BatchMatMul against hand-computed values (worked out in comments).
+// FC, FCTransposed, FCRelu, MatMul and BatchMatMul against hand-computed values (worked out in
+// comments).
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/schema.h"
@@ -176,6 +179,119 @@ TEST(FC, RepeatedRunsReuseTheOutput) {
   op->Run();
   EXPECT_EQ(ws.GetTensor("y").raw_data(), first);
   ExpectTensorNear(ws.GetTensor("y"), {2, 2}, kY);
+}
+
+// ---- FCRelu: FC's inputs, arguments and checks; Y = max(FC(X, W, b), 0).
+
+TEST(FCRelu, Basic) {
+  // FC gives [[-1.5, 3], [-1.5, 12]] (kY); the Relu zeroes the negatives.
+  auto ws = RunOp(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}), {{"x", MakeTensor<float>({2, 3}, kX)},
+                                                             {"w", MakeTensor<float>({2, 3}, kW)},
+                                                             {"b", MakeTensor<float>({2}, kB)}});
+  ExpectTensorNear(ws->GetTensor("y"), {2, 2}, {0, 3, 0, 12});
+}
+
+TEST(FCRelu, DoubleWithAxes) {
+  // Axis2's numbers in double: FC rows [3,-1,5] [7,-1,9] [11,-1,13] [15,-1,17]; column 1 clamps.
+  auto ws = RunOp(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}, {{"axis", -1}, {"axis_w", 1}}),
+                  {{"x", MakeTensor<double>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})},
+                   {"w", MakeTensor<double>({3, 2}, {1, 1, 1, -1, 0, 2})},
+                   {"b", MakeTensor<double>({3}, {0, 0, 1})}});
+  EXPECT_EQ(ws->GetTensor("y").dtype(), DataType::kDouble);
+  ExpectTensorNear(ws->GetTensor("y"), {2, 2, 3}, {3, 0, 5, 7, 0, 9, 11, 0, 13, 15, 0, 17}, 1e-12,
+                   1e-12);
+}
+
+// Y[m, n] = max(sum_k X[m, k] W[n, k] + b[n], 0), summed in double here; and the fused op is bit
+// for bit FC followed by Relu on the production engine (the fusion transform must not change a
+// value).
+TEST(FCRelu, MatchesFcThenReluAndANaiveSum) {
+  const int64_t M = 7, K = 13, N = 5;
+  const Tensor x = RandomTensor({M, K}, 1), w = RandomTensor({N, K}, 2), b = RandomTensor({N}, 3);
+  const std::map<std::string, Tensor> feeds = {{"x", x}, {"w", w}, {"b", b}};
+  auto fused = RunOp(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}), feeds);
+  const std::vector<float> xs = Values<float>(x), wv = Values<float>(w), bs = Values<float>(b);
+  std::vector<double> expected;
+  int negatives = 0;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = bs[n];
+      for (int64_t k = 0; k < K; ++k) sum += double{xs[m * K + k]} * wv[n * K + k];
+      negatives += sum < 0;
+      expected.push_back(std::max(sum, 0.0));
+    }
+  }
+  EXPECT_GT(negatives, 0) << "the data should exercise the clamp";
+  EXPECT_LT(negatives, M * N) << "the data should exercise the pass-through";
+  ExpectTensorNear(fused->GetTensor("y"), {M, N}, expected, 1e-5, 1e-5);
+
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("FC", {"x", "w", "b"}, {"h"});
+  *net.add_op() = MakeOp("Relu", {"h"}, {"y"});
+  Workspace unfused;
+  for (const auto& [name, tensor] : feeds) unfused.CreateTensor(name)->CopyFrom(tensor);
+  unfused.RunNetOnce(net);
+  EXPECT_EQ(Values<float>(fused->GetTensor("y")), Values<float>(unfused.GetTensor("y")));
+}
+
+TEST(FCRelu, NanStaysNan) {
+  // Relu(NaN) is NaN, as for Relu: a NaN in X reaches its row of Y.
+  std::vector<float> x = kX;
+  x[0] = std::numeric_limits<float>::quiet_NaN();
+  auto ws = RunOp(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}), {{"x", MakeTensor<float>({2, 3}, x)},
+                                                             {"w", MakeTensor<float>({2, 3}, kW)},
+                                                             {"b", MakeTensor<float>({2}, kB)}});
+  const std::vector<float> y = Values<float>(ws->GetTensor("y"));
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_TRUE(std::isnan(y[1]));
+  EXPECT_EQ(y[2], 0.0f);
+  EXPECT_EQ(y[3], 12.0f);
+}
+
+TEST(FCRelu, ChecksAndShapeInferenceAreFcs) {
+  auto def = MakeOp("FCRelu", {"x", "w", "b"}, {"y"});
+  ExpectError(
+      [&] {
+        RunOp(def, {{"x", MakeTensor<float>({2, 3}, kX)},
+                    {"w", MakeTensor<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})},
+                    {"b", MakeTensor<float>({2}, kB)}});
+      },
+      ErrorKind::kShapeMismatch, {"FCRelu", "[2, 3]", "[2, 4]", "K = 3", "K = 4"});
+  ExpectError(
+      [&] {
+        Infer(def, {Type({2, 3}), Type({2, 4}), Type({2})});
+      },
+      ErrorKind::kShapeMismatch, {"FCRelu", "[2, 3]", "[2, 4]", "K = 3"});
+  ExpectError(
+      [&] {
+        Infer(def, {Type({2, 3}), Type({2, 3}), Type({3})});
+      },
+      ErrorKind::kShapeMismatch, {"FCRelu", "bias", "[3]"});
+  ExpectError(
+      [&] {
+        Infer(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}, {{"axis", 2}}),
+              {Type({2, 3}), Type({2, 3}), Type({2})});
+      },
+      ErrorKind::kBadArgument, {"FCRelu", "'axis' = 2"});
+  ExpectError(
+      [&] {
+        Infer(def, {Type({2, 3}), Type({2, 3}, DataType::kDouble), Type({2})});
+      },
+      ErrorKind::kShapeMismatch, {"FCRelu", "W is double", "X is float"});
+  auto out = Infer(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}, {{"axis", 2}}),
+                   {Type({2, 3, 4}), Type({5, 4}), Type({5})});
+  EXPECT_EQ(out[0].dims, (std::vector<int64_t>{2, 3, 5}));
+  EXPECT_EQ(out[0].dtype, DataType::kFloat);
+  const OpSchema& fc = OpSchemaRegistry::Get("FC");
+  const OpSchema& fused = OpSchemaRegistry::Get("FCRelu");
+  ASSERT_EQ(fused.args().size(), fc.args().size());
+  for (size_t i = 0; i < fc.args().size(); ++i) {
+    EXPECT_EQ(fused.args()[i].name, fc.args()[i].name);
+    EXPECT_EQ(ArgValueString(fused.args()[i].default_value),
+              ArgValueString(fc.args()[i].default_value));
+  }
+  EXPECT_EQ(fused.min_inputs(), 3);
+  EXPECT_EQ(fused.max_inputs(), 3);
 }
 
 // MatMul: A [[1, 2, 3], [4, 5, 6]] * B [[1, 0], [0, 1], [1, 1]] = [[1 + 3, 2 + 3], [4 + 6, 5 + 6]]

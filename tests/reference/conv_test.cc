@@ -1,4 +1,6 @@
-// Hand-computed values for Conv, MaxPool, AveragePool (padding, dilation, stride, group).
+// Hand-computed values for Conv, ConvRelu, MaxPool, AveragePool (padding, dilation, stride, group).
+#include <cmath>
+
 #include "tests/reference/test_util.h"
 
 namespace parity::reference::testing {
@@ -67,6 +69,47 @@ TEST(Conv, DilationStrideGroup) {
   auto b = RunOp(Op("Conv", {"x", "w"}, {"y"}).I("kernel", 1),
                  {{"x", F({2, 2, 1, 1}, {1, 2, 3, 4})}, {"w", F({1, 2, 1, 1}, {1, 10})}}, "y");
   EXPECT_VALUES_NEAR(b, (std::vector<double>{21, 43}), 0);
+}
+
+// ConvRelu: Conv, then negatives clamped. On X = Iota(9) the diagonal 2x2 filter gives
+// [6, 8, 12, 14] (Conv.Basic); two output channels, +1 and -1 times it, bias [-10, 20]:
+// channel 0: [-4, -2, 2, 4] -> [0, 0, 2, 4]; channel 1: [14, 12, 8, 6].
+TEST(Conv, ConvRelu) {
+  const Tensors in = {{"x", F({1, 1, 3, 3}, Iota(9))},
+                      {"w", F({2, 1, 2, 2}, {1, 0, 0, 1, -1, 0, 0, -1})},
+                      {"b", F({2}, {-10, 20})}};
+  auto y = RunOp(Op("ConvRelu", {"x", "w", "b"}, {"y"}).I("kernel", 2), in, "y");
+  EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 2, 2, 2}));
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{0, 0, 2, 4, 14, 12, 8, 6}), 0);
+  // Without a bias: channel 1 is all negative, clamped.
+  auto n = RunOp(Op("ConvRelu", {"x", "w"}, {"y"}).Ints("kernels", {2, 2}), in, "y");
+  EXPECT_VALUES_NEAR(n, (std::vector<double>{6, 8, 12, 14, 0, 0, 0, 0}), 0);
+  // Conv's geometry: pad 1, stride 2, two groups (channel 1 of X negated, filters of ones).
+  std::vector<double> x2 = Iota(9);
+  for (int k = 1; k <= 9; ++k) x2.push_back(-k);
+  auto g = RunOp(
+      Op("ConvRelu", {"x", "w"}, {"y"}).I("kernel", 3).I("pad", 1).I("stride", 2).I("group", 2),
+      {{"x", F({1, 2, 3, 3}, x2)}, {"w", F({2, 1, 3, 3}, std::vector<double>(18, 1))}}, "y");
+  EXPECT_EQ(Dims(g), (std::vector<int64_t>{1, 2, 2, 2}));
+  EXPECT_VALUES_NEAR(g, (std::vector<double>{12, 16, 24, 28, 0, 0, 0, 0}), 0);
+  // NaN stays NaN.
+  auto nan = RunOp(Op("ConvRelu", {"x", "w"}, {"y"}).I("kernel", 1),
+                   {{"x", F({1, 1, 1, 2}, {std::nan(""), -1})}, {"w", F({1, 1, 1, 1}, {1})}}, "y");
+  const std::vector<double> v = Values(nan);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 0);
+  // Conv's checks: the kernel must be given and match the filter.
+  ExpectError(
+      [&] {
+        RunOps({Op("ConvRelu", {"x", "w", "b"}, {"y"})}, in);
+      },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] {
+        RunOps({Op("ConvRelu", {"x", "w"}, {"y"}).I("kernel", 3)}, in);
+      },
+      ErrorKind::kShapeMismatch);
 }
 
 // X = [[1,5,2],[3,4,6],[7,0,8]].

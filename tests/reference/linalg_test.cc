@@ -1,4 +1,6 @@
-// Hand-computed values for FC, FCTransposed, MatMul, BatchMatMul.
+// Hand-computed values for FC, FCTransposed, FCRelu, MatMul, BatchMatMul.
+#include <cmath>
+
 #include "tests/reference/test_util.h"
 
 namespace parity::reference::testing {
@@ -36,6 +38,49 @@ TEST(Linalg, FC) {
       [&] {
         RunOps({Op("FC", {"x", "w", "b"}, {"y"})},
                {{"x", in.at("x")}, {"w", in.at("w")}, {"b", F({3}, {0, 0, 0})}});
+      },
+      ErrorKind::kShapeMismatch);
+}
+
+// X = [[1,2,3],[4,5,6]], W = [[1,0,-1],[0,1,0]]: X W^T = [[-2, 2], [-2, 5]]. FCRelu adds b and
+// clamps the negatives: b = [1, -6] gives [[-1, -4], [-1, -1]], all clamped; b = [5, -4] gives
+// [[3, -2], [3, 1]] -> [[3, 0], [3, 1]]. NaN stays NaN (NaN * 0 is NaN in the sums too).
+TEST(Linalg, FCRelu) {
+  const Tensors in = {{"x", F({2, 3}, {1, 2, 3, 4, 5, 6})},
+                      {"w", F({2, 3}, {1, 0, -1, 0, 1, 0})},
+                      {"b", F({2}, {1, -6})}};
+  auto y = RunOp(Op("FCRelu", {"x", "w", "b"}, {"y"}), in, "y");
+  EXPECT_EQ(Dims(y), (std::vector<int64_t>{2, 2}));
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{0, 0, 0, 0}), 0);
+  // axis 2 on X [1, 2, 3] keeps the leading dims.
+  auto m = RunOp(
+      Op("FCRelu", {"x", "w", "b"}, {"y"}).I("axis", 2),
+      {{"x", F({1, 2, 3}, {1, 2, 3, 4, 5, 6})}, {"w", in.at("w")}, {"b", F({2}, {5, -4})}}, "y");
+  EXPECT_EQ(Dims(m), (std::vector<int64_t>{1, 2, 2}));
+  EXPECT_VALUES_NEAR(m, (std::vector<double>{3, 0, 3, 1}), 0);
+  // f32 precision runs the same kernel.
+  RunResult f32 =
+      RunOps({Op("FCRelu", {"x", "w", "b"}, {"y"})},
+             {{"x", in.at("x")}, {"w", in.at("w")}, {"b", F({2}, {5, -4})}}, Precision::kF32);
+  EXPECT_VALUES_NEAR(f32.blobs.at("y"), (std::vector<double>{3, 0, 3, 1}), 0);
+  auto nan =
+      RunOp(Op("FCRelu", {"x", "w", "b"}, {"y"}),
+            {{"x", F({1, 3}, {std::nan(""), 0, 0})}, {"w", in.at("w")}, {"b", in.at("b")}}, "y");
+  const std::vector<double> v = Values(nan);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_TRUE(std::isnan(v[1]));
+  // FC's checks.
+  ExpectError(
+      [&] {
+        RunOps({Op("FCRelu", {"x", "w", "b"}, {"y"})},
+               {{"x", in.at("x")}, {"w", in.at("w")}, {"b", F({3}, {0, 0, 0})}});
+      },
+      ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] {
+        RunOps({Op("FCRelu", {"x", "w", "b"}, {"y"})},
+               {{"x", in.at("x")}, {"w", F({2, 2}, {0, 0, 0, 0})}, {"b", in.at("b")}});
       },
       ErrorKind::kShapeMismatch);
 }

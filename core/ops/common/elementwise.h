@@ -148,6 +148,21 @@ using MaxNaN = Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>;
 template <typename T>
 using MinNaN = Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>;
 
+// Relu as an expression: max(x, 0), NaN kept. Relu's kernel (unary/unary.cc) and the fused
+// FCRelu / ConvRelu (ReluInPlace) share it, so the three agree bit for bit.
+template <typename T, typename X>
+auto ReluExpr(const X& x) {
+  return x.binaryExpr(Array<T>::Constant(x.size(), T(0)), MaxNaN<T>());
+}
+
+// data[0, n) = max(data, 0) in place: the fused ops' activation, applied to the output of the
+// FC / Conv kernel they run first.
+template <typename T>
+void ReluInPlace(T* data, int64_t n) {
+  Map<T> y(data, n);
+  y = ReluExpr<T>(y);  // coefficient-wise: in place is safe
+}
+
 // Integer arithmetic in the unsigned type, so overflow wraps (two's complement) instead of being
 // undefined behaviour; floating point is left alone.
 template <typename T, typename X>

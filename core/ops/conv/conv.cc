@@ -7,6 +7,9 @@
 // is one cblas_?gemm on it: Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with
 // stride 1 and no padding skips the unfolding (the input already is that matrix). The unfold buffer
 // is a member tensor, so repeated runs at one shape do not allocate.
+//
+// ConvRelu (Caffe2 has one; the Conv + Relu fusion transform makes it) is Conv followed by Relu:
+// Conv's inputs, arguments, checks and kernel, then Relu in place on the output.
 #include "core/ops/conv/conv.h"
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 
 #include "core/operator.h"
 #include "core/ops/common/conv_geometry.h"
+#include "core/ops/common/elementwise.h"
 #include "core/ops/common/gemm.h"
 #include "core/ops/common/size_paths.h"
 #include "core/schema.h"
@@ -57,6 +61,8 @@ OpSchema& ConvArgs(OpSchema& schema) {
 
 namespace {
 
+// kRelu: ConvRelu, Y = max(Conv(X, W, b), 0), Relu applied in place after the GEMMs.
+template <bool kRelu>
 class ConvOp final : public Operator {
  public:
   ConvOp(const caffe2::OperatorDef& def, Workspace* ws)
@@ -79,6 +85,7 @@ class ConvOp final : public Operator {
     DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
       using T = decltype(zero);
       Compute<T>(X, W.data<T>(), b ? b->data<T>() : nullptr, Y);
+      if constexpr (kRelu) elementwise::ReluInPlace(Y->mutable_data<T>(), Y->numel());
     });
   }
 
@@ -138,39 +145,55 @@ class ConvOp final : public Operator {
   Tensor col_;  // im2col scratch, reused across runs
 };
 
+// Conv's schema but for its docs, shared with ConvRelu.
+OpSchema& ConvSchema(OpSchema& schema) {
+  return schema.NumInputs(2, 3)
+      .NumOutputs(1)
+      .Apply(ConvArgs)
+      .DifferentiableInputs({0, 1, 2})
+      .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
+      .InputDoc(1, "filter", "Filter [M, C / group, kernel_h, kernel_w].")
+      .InputDoc(2, "bias", "Optional bias [M].")
+      .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
+                         const std::vector<TensorType>& in) {
+        const ConvGeometry g = ParseConvGeometry(args, ConvKind::kConv);
+        const int64_t group = args.Get<int64_t>("group");
+        PARITY_ENFORCE(group > 0, ErrorKind::kBadArgument, args.op_label(),
+                       ": argument 'group' = ", group, " must be positive");
+        TensorType y;
+        y.dtype = in[0].dtype;
+        ConvShape(args.op_label(), g, group, in[0].dims, in[1].dims,
+                  in.size() == 3 ? &in[2].dims : nullptr, &y.dims);
+        DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
+        for (size_t i = 1; i < in.size(); ++i) {
+          EnforceSameDtype(args.op_label(), "X", in[0].dtype, i == 1 ? "W" : "b", in[i].dtype,
+                           in[i].dims);
+        }
+        return std::vector<TensorType>{y};
+      });
+}
+
 PARITY_OP_SCHEMA(Conv)
-    .NumInputs(2, 3)
-    .NumOutputs(1)
-    .Apply(ConvArgs)
-    .DifferentiableInputs({0, 1, 2})
-    .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
-    .InputDoc(1, "filter", "Filter [M, C / group, kernel_h, kernel_w].")
-    .InputDoc(2, "bias", "Optional bias [M].")
+    .Apply(ConvSchema)
     .OutputDoc(0, "Y", "Output [N, M, out_h, out_w].")
-    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
-                       const std::vector<TensorType>& in) {
-      const ConvGeometry g = ParseConvGeometry(args, ConvKind::kConv);
-      const int64_t group = args.Get<int64_t>("group");
-      PARITY_ENFORCE(group > 0, ErrorKind::kBadArgument, args.op_label(),
-                     ": argument 'group' = ", group, " must be positive");
-      TensorType y;
-      y.dtype = in[0].dtype;
-      ConvShape(args.op_label(), g, group, in[0].dims, in[1].dims,
-                in.size() == 3 ? &in[2].dims : nullptr, &y.dims);
-      DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
-      for (size_t i = 1; i < in.size(); ++i) {
-        EnforceSameDtype(args.op_label(), "X", in[0].dtype, i == 1 ? "W" : "b", in[i].dtype,
-                         in[i].dims);
-      }
-      return std::vector<TensorType>{y};
-    })
     .Doc(
         "2-D convolution (NCHW) of X with filter W, optionally plus a per-channel bias; groups "
         "split the channels. Output size per dim: floor((in + pad_head + pad_tail - "
         "(dilation * (kernel - 1) + 1)) / stride) + 1.");
-PARITY_REGISTER_CPU_OPERATOR(Conv, ConvOp);
+PARITY_REGISTER_CPU_OPERATOR(Conv, ConvOp<false>);
+
+PARITY_OP_SCHEMA(ConvRelu)
+    .Apply(ConvSchema)
+    .OutputDoc(0, "Y", "max(Conv(X, W, b), 0), [N, M, out_h, out_w].")
+    .Doc(
+        "Conv followed by Relu (Caffe2's ConvRelu; the Conv + Relu fusion): Y = max(Conv(X, W, "
+        "b), 0), with Conv's inputs, arguments and output size; NaN stays NaN. Gradient: "
+        "ReluGradient on Y, then ConvGradient.");
+PARITY_REGISTER_CPU_OPERATOR(ConvRelu, ConvOp<true>);
 
 PARITY_SIZE_PATH(Conv, "the unfolded input split into several row blocks (kConvColBlockBytes)",
+                 /*threshold=*/2, /*block=*/0, ConvRowBlocks);
+PARITY_SIZE_PATH(ConvRelu, "the unfolded input split into several row blocks (kConvColBlockBytes)",
                  /*threshold=*/2, /*block=*/0, ConvRowBlocks);
 
 }  // namespace

@@ -46,9 +46,10 @@ inline int64_t ConvRowsPerBlock(int64_t col_rows, int64_t out_w, int64_t elem_si
   return std::max<int64_t>(1, kConvColBlockBytes / row_bytes);
 }
 
-// Row blocks per image the float kernels (Conv and ConvGradient) unfold an op's input in, from the
-// op's arguments and its input dims: >= 2 takes the multi-block path (ConvGradient's col2im then
-// accumulates across blocks); -1 for a pointwise conv (no unfolding) or an invalid instance.
+// Row blocks per image the float kernels (Conv, ConvRelu and ConvGradient) unfold an op's input in,
+// from the op's arguments and its input dims: >= 2 takes the multi-block path (ConvGradient's
+// col2im then accumulates across blocks); -1 for a pointwise conv (no unfolding) or an invalid
+// instance.
 int64_t ConvRowBlocks(const caffe2::OperatorDef& def, const std::vector<std::vector<int64_t>>& in);
 
 // Unfolds output rows [row_begin, row_end) of one image x [C, H, W] into col [C * kh * kw, n],

@@ -1,6 +1,6 @@
-// Gradient makers of Conv: which gradient ops the backward pass emits for each op of this
-// family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op input/output conventions
-// are tabulated in core/ops/GRADIENTS.md.
+// Gradient makers of Conv and ConvRelu: which gradient ops the backward pass emits for each op of
+// this family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op input/output
+// conventions are tabulated in core/ops/GRADIENTS.md.
 #include <numeric>
 #include <string>
 #include <vector>
@@ -17,6 +17,25 @@ PARITY_REGISTER_GRADIENT(Conv, [](GradientContext& g) {
   }
   return Ops{
       g.Op("ConvGradient", {g.I(0), g.I(1), g.GO(0)}, {g.GI(1), g.GI(0)}, {IntArg("no_bias", 1)})};
+});
+
+// ConvRelu = Relu(Conv(X, W, [b])): the unfused pair's gradient ops, in order. ReluGradient
+// (Y, dY) masks dY where Y <= 0 into a temporary (not an input gradient, see Sqrt's maker), which
+// ConvGradient takes as its output gradient, as Conv's maker wires it (no_bias=1 without b). Only
+// ConvGradient gets ConvRelu's arguments; ReluGradient takes none.
+PARITY_REGISTER_GRADIENT_OWN_ARGS(ConvRelu, [](GradientContext& g) {
+  const std::string masked = g.O(0) + "_grad_relu_tmp";
+  std::vector<caffe2::Argument> conv_args;
+  if (g.num_inputs() != 3) conv_args.push_back(IntArg("no_bias", 1));
+  conv_args.insert(conv_args.end(), g.def().arg().begin(), g.def().arg().end());
+  Ops ops{g.Op("ReluGradient", {g.O(0), g.GO(0)}, {masked})};
+  if (g.num_inputs() == 3) {
+    ops.push_back(
+        g.Op("ConvGradient", {g.I(0), g.I(1), masked}, {g.GI(1), g.GI(2), g.GI(0)}, conv_args));
+  } else {
+    ops.push_back(g.Op("ConvGradient", {g.I(0), g.I(1), masked}, {g.GI(1), g.GI(0)}, conv_args));
+  }
+  return ops;
 });
 
 }  // namespace parity

@@ -1,18 +1,22 @@
-// Linear algebra: FC, FCTransposed, MatMul, BatchMatMul (float and double), after Caffe2's
+// Linear algebra: FC, FCTransposed, FCRelu, MatMul, BatchMatMul (float and double), after Caffe2's
 // fully_connected_op.h, matmul_op.h and batch_matmul_op.h (the newer pytorch/caffe2 versions).
+// FCRelu is FC followed by Relu in one op (what the FC + Relu fusion transform makes): FC's
+// kernel, then Relu in place on its output.
 //
 // Every op computes its output shape with one function over plain dims, called both by the kernel
 // and by shape inference, so that both raise the same errors. Kernels keep their output dims (and
 // BatchMatMul its batch plan) in members, so repeated runs at one shape do not allocate; the
 // products themselves are single cblas_?gemm calls on the tensors' memory (no copies).
+#include "core/ops/linalg/linalg.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
-#include "core/ops/common/gemm.h"
-#include "core/ops/linalg/linalg.h"
 #include "core/operator.h"
+#include "core/ops/common/elementwise.h"
+#include "core/ops/common/gemm.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -79,7 +83,8 @@ FcSizes FcShape(const std::string& label, bool transposed_weight, int64_t axis, 
 
 namespace {
 
-template <bool kTransposedWeight>
+// kRelu: FCRelu, Y = max(FC(X, W, b), 0), Relu applied in place after the GEMM.
+template <bool kTransposedWeight, bool kRelu = false>
 class FullyConnectedOp final : public Operator {
  public:
   FullyConnectedOp(const caffe2::OperatorDef& def, Workspace* ws)
@@ -103,6 +108,7 @@ class FullyConnectedOp final : public Operator {
       // costs one pass over Y instead of a separate bias pass after the product.
       for (int64_t i = 0; i < s.M; ++i) std::copy(bias, bias + s.N, y + i * s.N);
       Gemm<T>(false, !kTransposedWeight, s.M, s.N, s.K, T(1), X.data<T>(), W.data<T>(), T(1), y);
+      if constexpr (kRelu) elementwise::ReluInPlace(y, s.M * s.N);
     });
   }
 
@@ -165,6 +171,20 @@ PARITY_OP_SCHEMA(FCTransposed)
     .Doc("Fully connected layer with pre-transposed weights: Y = X * W + b, with X coerced to "
          "[M, K] at `axis` and W to [K, N] at `axis_w`.");
 PARITY_REGISTER_CPU_OPERATOR(FCTransposed, FullyConnectedOp<true>);
+
+// FCRelu: FC's inputs, arguments, checks and shape inference; Y = max(FC(X, W, b), 0).
+PARITY_OP_SCHEMA(FCRelu)
+    .Apply(FcSchema)
+    .InputDoc(1, "W", "Weights, coerced to [N, K] at `axis_w`.")
+    .InputDoc(2, "b", "Bias with N elements (dims [N], or [N, 1, ...]).")
+    .OutputDoc(0, "Y", "max(FC(X, W, b), 0), with dims X.dims[:axis] + [N].")
+    .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
+                       const std::vector<TensorType>& in) { return FcInference(false, args, in); })
+    .Doc(
+        "FC followed by Relu (the FC + Relu fusion): Y = max(X * W^T + b, 0), with X coerced to "
+        "[M, K] at `axis` and W to [N, K] at `axis_w`; NaN stays NaN. Gradient: ReluGradient "
+        "on Y, then FCGradient.");
+PARITY_REGISTER_CPU_OPERATOR(FCRelu, FullyConnectedOp<false, true>);
 
 // ---------------------------------------------------------------------------------------------
 // MatMul: A coerced to 2-D at axis_a, B at axis_b, each optionally transposed; Y = op(A) * op(B),

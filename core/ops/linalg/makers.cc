@@ -1,6 +1,6 @@
-// Gradient makers of FC, FCTransposed, MatMul and BatchMatMul: which gradient ops the backward pass
-// emits for each op of this family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op
-// input/output conventions are tabulated in core/ops/GRADIENTS.md.
+// Gradient makers of FC, FCTransposed, FCRelu, MatMul and BatchMatMul: which gradient ops the
+// backward pass emits for each op of this family (Caffe2's GetGradientDefs), beside their kernels.
+// Gradient-op input/output conventions are tabulated in core/ops/GRADIENTS.md.
 #include <numeric>
 #include <string>
 #include <vector>
@@ -17,6 +17,17 @@ PARITY_REGISTER_GRADIENT(FC, [](GradientContext& g) {
 
 PARITY_REGISTER_GRADIENT(FCTransposed, [](GradientContext& g) {
   return Ops{g.Op("FCTransposedGradient", {g.I(0), g.I(1), g.GO(0)}, {g.GI(1), g.GI(2), g.GI(0)})};
+});
+
+// FCRelu = Relu(FC(X, W, b)): the unfused pair's gradient ops, in order. ReluGradient (Y, dY)
+// masks dY where Y <= 0 into a temporary (not an input gradient, see Sqrt's maker), which
+// FCGradient takes as its output gradient. Only FCGradient gets FCRelu's arguments (axis,
+// axis_w); ReluGradient takes none.
+PARITY_REGISTER_GRADIENT_OWN_ARGS(FCRelu, [](GradientContext& g) {
+  const std::string masked = g.O(0) + "_grad_relu_tmp";
+  const std::vector<caffe2::Argument> fc_args(g.def().arg().begin(), g.def().arg().end());
+  return Ops{g.Op("ReluGradient", {g.O(0), g.GO(0)}, {masked}),
+             g.Op("FCGradient", {g.I(0), g.I(1), masked}, {g.GI(1), g.GI(2), g.GI(0)}, fc_args)};
 });
 
 // C = op(A) op(B) with op a transpose by the flags; the gradients are products of the other

@@ -123,7 +123,7 @@ struct ReluFn : FloatTypes, NoArgs {
   using NoArgs::NoArgs;
   template <typename T, typename X>
   auto Apply(const X& x) const {
-    return x.binaryExpr(Array<T>::Constant(x.size(), T(0)), elementwise::MaxNaN<T>());
+    return elementwise::ReluExpr<T>(x);  // shared with FCRelu / ConvRelu
   }
 };
 
