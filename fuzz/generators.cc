@@ -13,6 +13,7 @@
 #include "core/schema.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
+#include "core/transforms/pass.h"
 
 namespace parity::fuzz {
 namespace {
@@ -350,6 +351,7 @@ void DecorateWithHostileText(Case* c) {
 
 rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
   return rc::gen::exec([options] {
+    static const auto& kRewrites = *new auto(transforms::PassRegistry::Rewrites());
     std::vector<std::string> types = options.ops;
     if (types.empty()) {
       for (const auto& type : SpecRegistry::Types()) {
@@ -381,10 +383,34 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
     int param = 0;
     std::set<std::string> scopes;  // workspace stacks: no tensor, never an external output
     std::set<std::string> views;   // blobs sharing storage with others: never updated in place
+    // The last op added: its spec, primary input and first output.
+    std::string last_type, last_primary, last_output;
     for (int k = 0; k < num_ops; ++k) {
+      // Now and then the next op is drawn to meet a graph transform (core/transforms/pass.h):
+      // an op a pass rewrites after the last one (Conv -> SpatialBN) reading its output, or the
+      // last op again on the same input (what cse merges, or must not).
+      std::string suggested_type, suggested_primary;
+      // Half the ops a pass rewrites are followed by their consumer: these pairs are rare in
+      // random draws (Conv needs a 4-D input, SpatialBN the same order).
+      if (!last_type.empty()) {
+        auto next = kRewrites.find(last_type);
+        if (next != kRewrites.end() && types_of.count(last_output) && *rc::gen::arbitrary<bool>()) {
+          suggested_type = *rc::gen::elementOf(next->second);
+          suggested_primary = last_output;
+        } else if (*rc::gen::inRange(0, 8) == 0) {
+          suggested_type = last_type;
+          suggested_primary = last_primary;
+        }
+      }
+      const bool can_suggest =
+          !suggested_type.empty() &&
+          std::find(types.begin(), types.end(), suggested_type) != types.end() &&
+          std::find(available.begin(), available.end(), suggested_primary) != available.end();
       for (int attempt = 0; attempt < 8; ++attempt) {
-        const OpSpec& spec = *SpecRegistry::Find(*rc::gen::elementOf(types));
-        const std::string primary = *rc::gen::elementOf(available);
+        const bool suggested = can_suggest && attempt == 0;
+        const std::string type = suggested ? suggested_type : *rc::gen::elementOf(types);
+        const OpSpec& spec = *SpecRegistry::Find(type);
+        const std::string primary = suggested ? suggested_primary : *rc::gen::elementOf(available);
         const Primary dims = types_of[primary].dims;
         std::optional<OpInstance> inst = spec.Instantiate(&dims);
         if (!inst || inst->inputs().empty() || inst->inputs()[0].dtype != DataType::kFloat) {
@@ -481,6 +507,14 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           if (!types_of.count(outputs[j])) available.push_back(outputs[j]);
           types_of[outputs[j]] = out_types[j];
         }
+        // A rewritten pair stays a pair: nothing else reads the producer's output.
+        if (suggested && suggested_primary == last_output) {
+          available.erase(std::remove(available.begin(), available.end(), primary),
+                          available.end());
+        }
+        last_type = type;
+        last_primary = primary;
+        last_output = outputs[0];
         break;
       }
     }

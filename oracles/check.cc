@@ -13,10 +13,8 @@
 namespace parity::oracles {
 
 const std::vector<std::string>& DefaultOracles() {
-  // "transform" is not yet among them: it has no verdict on most single-op cases (no pass
-  // changes them) nor on nets with sub-nets, which the property tests count as gaps.
-  static const auto* oracles = new std::vector<std::string>{"validity",    "forward",   "gradient",
-                                                            "determinism", "roundtrip", "shape"};
+  static const auto* oracles = new std::vector<std::string>{
+      "validity", "forward", "gradient", "determinism", "roundtrip", "shape", "transform"};
   return *oracles;
 }
 

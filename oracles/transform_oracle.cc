@@ -4,10 +4,12 @@
 // backend under test and on the reference, with the forward oracle's tolerances. A pass that
 // refuses (kIllegalTransform) or changes nothing is skipped; one that breaks its contract, or
 // whose rewritten net computes something else, is a finding naming the pass, with the net before
-// (the case) and after (in the message).
+// (the case) and after (in the message). Passes that fold constants get the case deployed: its
+// parameters frozen into an init net, as Export writes them.
 #include <algorithm>
 #include <random>
 
+#include "core/transforms/export.h"
 #include "core/transforms/pass.h"
 #include "oracles/finding.h"
 #include "oracles/oracle.h"
@@ -82,6 +84,37 @@ std::optional<Finding> Compare(const Case& c, const std::vector<std::string>& pa
   return std::nullopt;
 }
 
+// The case deployed (Export's form, core/transforms/export.h): every input but the first becomes a
+// GivenTensor*Fill of an init net, so passes that fold parameters have constants to fold. nullopt
+// for a case with an init net already, a single input, or an input no fill writes.
+std::optional<Case> Deployed(const Case& c) {
+  if (c.has_init_net() || c.inputs_size() < 2) return std::nullopt;
+  Case out = c;
+  out.clear_inputs();
+  *out.add_inputs() = c.inputs(0);
+  caffe2::NetDef* init = out.mutable_init_net();
+  init->set_name(c.net().name() + "_init");
+  for (int i = 1; i < c.inputs_size(); ++i) {
+    try {
+      *init->add_op() = transforms::ConstantFillOf(c.inputs(i));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// Passes, `length` of them at random from `passes` (none when fewer than two are given).
+std::vector<std::string> RandomPipeline(const std::vector<std::string>& passes,
+                                        std::mt19937_64* rng, const std::string& must_hold = "") {
+  if (passes.size() < 2) return {};
+  std::vector<std::string> pipeline;
+  const size_t length = 2 + (*rng)() % (kMaxPipeline - 1);
+  for (size_t i = 0; i < length; ++i) pipeline.push_back(passes[(*rng)() % passes.size()]);
+  if (!must_hold.empty()) pipeline[(*rng)() % length] = must_hold;
+  return pipeline;
+}
+
 OracleResult CheckTransform(const Case& original, const OracleOptions& options) {
   // The compared blobs are the interface every pass keeps.
   Case c = original;
@@ -97,56 +130,81 @@ OracleResult CheckTransform(const Case& original, const OracleOptions& options) 
   if (production.error)
     return {std::nullopt, "the backend cannot run the net (other oracles judge it)"};
   // Where the untransformed net already disagrees with the truth, the forward oracle speaks.
-  for (const TruthDisagreement& d :
-       DisagreementsWithTruth(compared, truth, f32, production, options.tolerance)) {
-    if (d.expected != nullptr) {
-      return {std::nullopt,
-              "the net disagrees with the truth before any pass (the forward oracle's)"};
+  const auto agrees = [&](const BackendRun& run) {
+    for (const TruthDisagreement& d :
+         DisagreementsWithTruth(compared, truth, f32, run, options.tolerance)) {
+      if (d.expected != nullptr) return false;
     }
+    return true;
+  };
+  if (!agrees(production)) {
+    return {std::nullopt,
+            "the net disagrees with the truth before any pass (the forward oracle's)"};
   }
 
-  std::vector<std::vector<std::string>> pipelines;
+  // Each pass alone, then a random pipeline; passes that fold constants on the deployed case.
   std::vector<std::string> preserving;
+  std::vector<std::string> on_constants;
+  std::vector<std::vector<std::string>> pipelines;
   for (const auto& name : transforms::PassRegistry::Names()) {
-    if (transforms::PassRegistry::Find(name)->preserves_outputs) {
-      preserving.push_back(name);
+    const transforms::PassInfo& pass = *transforms::PassRegistry::Find(name);
+    if (!pass.preserves_outputs) continue;
+    preserving.push_back(name);
+    if (pass.uses_constants) {
+      on_constants.push_back(name);
+    } else {
       pipelines.push_back({name});
     }
   }
-  if (preserving.size() > 1) {
-    std::mt19937_64 rng(c.seed() * 0xD1B54A32D192ED03ull + 5);
-    std::vector<std::string> pipeline;
-    const size_t length = 2 + rng() % (kMaxPipeline - 1);
-    for (size_t i = 0; i < length; ++i) pipeline.push_back(preserving[rng() % preserving.size()]);
+  std::mt19937_64 rng(c.seed() * 0xD1B54A32D192ED03ull + 5);
+  if (auto pipeline = RandomPipeline(preserving, &rng); !pipeline.empty()) {
     pipelines.push_back(pipeline);
+  }
+  std::vector<std::pair<Case, std::vector<std::vector<std::string>>>> forms = {{c, pipelines}};
+  // The deployed case counts only where it runs as the case does.
+  if (std::optional<Case> deployed = Deployed(c); deployed && !on_constants.empty()) {
+    const BackendRun run = options.backend->Run(*deployed);
+    if (!run.error && agrees(run)) {
+      std::vector<std::vector<std::string>> on_deployed;
+      for (const auto& name : on_constants) on_deployed.push_back({name});
+      const std::string held = on_constants[rng() % on_constants.size()];
+      if (auto pipeline = RandomPipeline(preserving, &rng, held); !pipeline.empty()) {
+        on_deployed.push_back(pipeline);
+      }
+      forms.emplace_back(*deployed, on_deployed);
+    }
   }
 
   int applied = 0;
-  for (const auto& passes : pipelines) {
-    transforms::TransformedNet t;
-    try {
-      t = transforms::ApplyPasses({c.net(), c.init_net(), {}}, passes);
-    } catch (const Error& error) {
-      if (error.kind() == ErrorKind::kIllegalTransform) continue;  // the net is not for it
-      return {PassFinding(c, passes, "contract broken", error.what()), ""};
-    }
-    if (t.predict.SerializeAsString() == c.net().SerializeAsString() &&
-        t.init.SerializeAsString() == c.init_net().SerializeAsString()) {
-      continue;  // nothing to compare
-    }
-    ++applied;
-    const Case rewritten = Rewritten(c, t);
-    for (const Backend* backend : {options.backend, &GetBackend(kReference)}) {
-      const BackendRun run = backend->Run(rewritten);
-      const std::string side = backend == options.backend ? backend->info().name : "the reference";
-      if (run.error) {
-        return {PassFinding(c, passes, "rejected after the pass",
-                            side + " rejects the rewritten net: " + std::string(run.error->what()) +
-                                "; the net after: " + OpTypes(t.predict)),
-                ""};
+  for (const auto& [form, form_pipelines] : forms) {
+    for (const auto& passes : form_pipelines) {
+      transforms::TransformedNet t;
+      try {
+        t = transforms::ApplyPasses({form.net(), form.init_net(), {}}, passes);
+      } catch (const Error& error) {
+        if (error.kind() == ErrorKind::kIllegalTransform) continue;  // the net is not for it
+        return {PassFinding(form, passes, "contract broken", error.what()), ""};
       }
-      if (auto finding = Compare(c, passes, t, truth, f32, run, side, options)) {
-        return {finding, ""};
+      if (t.predict.SerializeAsString() == form.net().SerializeAsString() &&
+          t.init.SerializeAsString() == form.init_net().SerializeAsString()) {
+        continue;  // nothing to compare
+      }
+      ++applied;
+      const Case rewritten = Rewritten(form, t);
+      for (const Backend* backend : {options.backend, &GetBackend(kReference)}) {
+        const BackendRun run = backend->Run(rewritten);
+        const std::string side =
+            backend == options.backend ? backend->info().name : "the reference";
+        if (run.error) {
+          return {
+              PassFinding(form, passes, "rejected after the pass",
+                          side + " rejects the rewritten net: " + std::string(run.error->what()) +
+                              "; the net after: " + OpTypes(t.predict)),
+              ""};
+        }
+        if (auto finding = Compare(form, passes, t, truth, f32, run, side, options)) {
+          return {finding, ""};
+        }
       }
     }
   }

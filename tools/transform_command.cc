@@ -1,8 +1,7 @@
-// parity transform NET [--init INIT] --pass P[,P...] [-o OUT] [--init-out OUT]
-// parity transform --list
-// Graph transforms by name (core/transforms/pass.h), run in order on a copy of the net: every
-// pass's guarantees are verified after it, and a pass that refuses leaves the files untouched and
-// exits 2 with its reason. Without -o the rewritten net is printed as text.
+// parity transform NET [--init INIT] --pass P[,P...] [--set NAME=VALUE]... [-o OUT] [--init-out
+// OUT] parity transform --list Graph transforms by name (core/transforms/pass.h), run in order on a
+// copy of the net: every pass's guarantees are verified after it, and a pass that refuses leaves
+// the files untouched and exits 2 with its reason. Without -o the rewritten net is printed as text.
 #include <iostream>
 
 #include "core/io.h"
@@ -16,6 +15,7 @@ namespace {
 struct TransformOptions {
   std::string net_path, init_path, out_path, init_out_path;
   std::vector<std::string> passes;
+  std::vector<std::string> settings;  // name=value
   bool list = false;
 };
 
@@ -37,6 +37,12 @@ int Transform(const TransformOptions& options) {
   transforms::TransformedNet net;
   net.predict = LoadNetDef(options.net_path);
   if (!options.init_path.empty()) net.init = LoadNetDef(options.init_path);
+  for (const auto& setting : options.settings) {
+    const size_t equals = setting.find('=');
+    PARITY_ENFORCE(equals != std::string::npos && equals > 0, ErrorKind::kBadArgument,
+                   "transform: --set '", setting, "' is not NAME=VALUE");
+    net.settings[setting.substr(0, equals)] = setting.substr(equals + 1);
+  }
   const transforms::TransformedNet out = transforms::ApplyPasses(net, options.passes);
   if (options.out_path.empty()) {
     std::cout << out.predict.DebugString();
@@ -61,6 +67,9 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--pass", options->passes, "Passes to run, in order")->delimiter(',');
       app->add_option("-o,--output", options->out_path, "Write the net here (.pb or .pbtxt)");
       app->add_option("--init-out", options->init_out_path, "Write the init net here");
+      app->add_option("--set", options->settings,
+                      "A pass setting NAME=VALUE (repeatable), e.g. "
+                      "input_devices=x:gpu for assign_device_option");
       app->add_flag("--list", options->list, "List the passes with their contracts");
       return [options] { return Transform(*options); };
     }});

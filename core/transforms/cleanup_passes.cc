@@ -34,26 +34,20 @@ void RemoveDeadEndOps(TransformedNet* t) {
     }
     return true;
   };
-  for (int i = net.op_size() - 1; i >= 0; --i) {
+  // An op with sub-nets may read, by name, any blob written before it, and write blobs it does
+  // not declare: it stays, and so does every op before it.
+  const int last_with_sub_nets = [&net] {
+    for (int i = net.op_size() - 1; i >= 0; --i) {
+      if (HasSubNets(net.op(i))) return i;
+    }
+    return -1;
+  }();
+  for (int i = net.op_size() - 1; i > last_with_sub_nets; --i) {
     bool all_dead = true;
     for (const auto& blob : ssa.ops[i].outputs) all_dead = all_dead && dead_end(blob);
     if (all_dead) removed.insert(i);
   }
   RemoveOps(&net, removed);
-}
-
-// Every name the nets use, so that a new name never lands on another blob.
-std::set<std::string> NamesIn(const TransformedNet& t) {
-  std::set<std::string> names;
-  for (const caffe2::NetDef* net : {&t.predict, &t.init}) {
-    names.insert(net->external_input().begin(), net->external_input().end());
-    names.insert(net->external_output().begin(), net->external_output().end());
-    for (const auto& op : net->op()) {
-      names.insert(op.input().begin(), op.input().end());
-      names.insert(op.output().begin(), op.output().end());
-    }
-  }
-  return names;
 }
 
 using NameOf = std::function<std::string(const std::string& blob, int64_t version)>;
@@ -178,7 +172,8 @@ void SsaRewriteMinimal(TransformedNet* t) {
 constexpr char kDeadEndContract[] =
     "Requires nothing. Removes, walking back from the last op, every op whose outputs are all "
     "dead ends: not the final version of an external output, and read by no op that stays "
-    "(Caffe2's remove_dead_end_ops). Guarantees the external outputs are computed as before.";
+    "(Caffe2's remove_dead_end_ops); an op with sub-nets, which reads and writes blobs by name, "
+    "stays with every op before it. Guarantees the external outputs are computed as before.";
 
 PARITY_REGISTER_PASS(PassInfo{"remove_dead_end_ops", kDeadEndContract, true, RemoveDeadEndOps});
 PARITY_REGISTER_PASS(PassInfo{

@@ -33,4 +33,26 @@ void RefuseSubNets(const caffe2::NetDef& net, const std::string& pass, const std
                  ") has sub-nets, which read blobs by name: ", why);
 }
 
+std::set<std::string> NamesIn(const TransformedNet& t) {
+  std::set<std::string> names;
+  for (const caffe2::NetDef* net : {&t.predict, &t.init}) {
+    names.insert(net->external_input().begin(), net->external_input().end());
+    names.insert(net->external_output().begin(), net->external_output().end());
+    for (const auto& op : net->op()) {
+      names.insert(op.input().begin(), op.input().end());
+      names.insert(op.output().begin(), op.output().end());
+    }
+  }
+  return names;
+}
+
+std::string FreshName(const TransformedNet& t, const std::string& base) {
+  const std::set<std::string> taken = NamesIn(t);
+  if (!taken.count(base)) return base;
+  for (int suffix = 1;; ++suffix) {
+    const std::string name = base + "_" + std::to_string(suffix);
+    if (!taken.count(name)) return name;
+  }
+}
+
 }  // namespace parity::transforms

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/proto/caffe2.pb.h"
+#include "core/transforms/pass.h"
 
 namespace parity::transforms {
 
@@ -21,6 +22,12 @@ int FirstOpWithSubNets(const caffe2::NetDef& net);
 
 // kIllegalTransform naming `pass` when `net` has an op with sub-nets.
 void RefuseSubNets(const caffe2::NetDef& net, const std::string& pass, const std::string& why);
+
+// Every name the nets use, so that a new name never lands on another blob.
+std::set<std::string> NamesIn(const TransformedNet& t);
+
+// `base`, or `base` with the first suffix _1, _2, ... that makes it a name `t` does not use yet.
+std::string FreshName(const TransformedNet& t, const std::string& base);
 
 }  // namespace parity::transforms
 

@@ -35,6 +35,14 @@ PassInfo PassRegistry::Replace(const std::string& name, PassInfo pass) {
   return old;
 }
 
+std::map<std::string, std::vector<std::string>> PassRegistry::Rewrites() {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [name, pass] : Passes()) {
+    for (const auto& [producer, consumer] : pass.rewrites) out[producer].push_back(consumer);
+  }
+  return out;
+}
+
 std::vector<std::string> PassRegistry::Names() {
   std::vector<std::string> names;
   for (const auto& [name, pass] : Passes()) names.push_back(name);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/proto/caffe2.pb.h"
@@ -23,6 +24,9 @@ struct TransformedNet {
   // External inputs and outputs a pass renamed (old name -> new name): callers that feed or fetch
   // them by name (the transform oracle) follow the renaming.
   std::map<std::string, std::string> renamed;
+  // Settings passes read by name (`parity transform --set name=value`), e.g. assign_device_option's
+  // input_devices.
+  std::map<std::string, std::string> settings;
 };
 
 struct PassInfo {
@@ -35,6 +39,12 @@ struct PassInfo {
   // Rewrites `net`, or throws parity::Error(kIllegalTransform) when the net does not meet the
   // pass's requirements.
   std::function<void(TransformedNet* net)> run;
+  // The pass reads constants of the init net (core/transforms/constants.h): the transform oracle
+  // gives it the case deployed, its parameters frozen into an init net.
+  bool uses_constants = false;
+  // Producer -> consumer op types the pass rewrites (Conv -> SpatialBN): the net generator chains
+  // them now and then, so that campaigns meet what each pass looks for.
+  std::vector<std::pair<std::string, std::string>> rewrites;
 };
 
 class PassRegistry {
@@ -46,6 +56,8 @@ class PassRegistry {
   static PassInfo Replace(const std::string& name, PassInfo pass);
   // Every pass, by name.
   static std::vector<std::string> Names();
+  // Every pass's `rewrites`: producer op type -> the consumer types passes look for after it.
+  static std::map<std::string, std::vector<std::string>> Rewrites();
 };
 
 // Runs `passes` in order on a copy of `net`, verifying each; throws kBadArgument for an unknown

@@ -73,6 +73,25 @@ PARITY_OP_SPEC(Copy).Tolerance("exact").ConsumesIntermediates(true).Make([](cons
   return std::optional<OpInstance>(op);
 });
 
+// Identity copies on the CPU; in nets, round trips for fuse_copy_pairs.
+PARITY_OP_SPEC(CopyCPUToGPU)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) {
+      OpInstance op("CopyCPUToGPU");
+      op.Input(p ? *p : AnyDims());
+      return std::optional<OpInstance>(op);
+    });
+
+PARITY_OP_SPEC(CopyGPUToCPU)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) {
+      OpInstance op("CopyGPUToCPU");
+      op.Input(p ? *p : AnyDims());
+      return std::optional<OpInstance>(op);
+    });
+
 // Random fills draw from production's generator; the reference cannot match values.
 #define PARITY_RANDOM_FILL_SPEC(Type)                                                  \
   PARITY_OP_SPEC(Type)                                                                 \

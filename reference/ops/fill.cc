@@ -199,6 +199,9 @@ void RegisterFillOps(Registry* r) {
   r->Add({"GaussianFill", 0, 1, 1, 1, gaussian, PARITY_REF_KERNEL(GaussianFill)});
   r->Add({"XavierFill", 0, 1, 1, 1, shape_args, PARITY_REF_KERNEL(XavierFill)});
   r->Add({"Copy", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)}).inplace = {{0, 0}};
+  // Between host and device memory: the reference has only one memory.
+  r->Add({"CopyCPUToGPU", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)});
+  r->Add({"CopyGPUToCPU", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)});
   r->Add({"Alias", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Alias)});
 }
 

@@ -25,6 +25,13 @@ TEST(ControlOracles, EveryDefaultOracleChecksAWhileOfDos) {
   const Case c = LoadCase("tests/control/data/power_while_case.pbtxt");
   const CaseReport report = CheckCase(c);
   for (const auto& verdict : report.verdicts()) {
+    // The graph transforms keep ops with sub-nets (and what they may read) as they are: no pass
+    // has anything to rewrite in this net.
+    if (verdict.oracle() == "transform") {
+      EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
+      EXPECT_EQ(verdict.reason(), "no pass changes this net");
+      continue;
+    }
     EXPECT_EQ(verdict.status(), OracleVerdict::OK)
         << verdict.oracle() << ": " << verdict.reason() << verdict.finding().message();
   }

@@ -31,7 +31,9 @@ const char* const kOpSet[] = {
     // Fills and plumbing.
     "ConstantFill", "GivenTensorFill", "GivenTensorDoubleFill", "GivenTensorIntFill",
     "GivenTensorInt64Fill", "GivenTensorBoolFill", "UniformFill", "GaussianFill", "XavierFill",
-    "Copy", "Alias",
+    "Copy", "CopyCPUToGPU", "CopyGPUToCPU", "Alias",
+    // Fused inference ops (the fuse_relu transform).
+    "FCRelu", "ConvRelu",
     // RNN cells.
     "LSTMUnit", "GRUUnit"};
 

@@ -65,6 +65,7 @@ void AddBackwardMutants(std::vector<Entry>* out);    // backward_mutants.cc
 void AddExecutorMutants(std::vector<Entry>* out);    // executor_mutants.cc
 void AddRnnMutants(std::vector<Entry>* out);         // rnn_mutants.cc
 void AddControlMutants(std::vector<Entry>* out);     // control_mutants.cc
+void AddTransformMutants(std::vector<Entry>* out);   // transform_mutants.cc
 
 }  // namespace parity::mutants
 

@@ -73,6 +73,7 @@ std::vector<Entry> BuildCatalogue() {
   AddExecutorMutants(&out);
   AddRnnMutants(&out);
   AddControlMutants(&out);
+  AddTransformMutants(&out);
   return out;
 }
 

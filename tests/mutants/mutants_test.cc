@@ -42,6 +42,13 @@ struct Result {
 // mutant's finding must name its op or the op's gradient op.
 bool BlameFits(const Mutant& m, const std::string& blamed, const std::string& error_class) {
   if (m.family == "maker") return blamed == m.op_type && error_class == oracles::kGradientMaker;
+  // A pass is named with the pipeline it ran in ("pass cse" or "pass dce,cse,ssa_rewrite").
+  if (m.family == "transform") {
+    const std::string pass = m.op_type.substr(std::string("pass ").size());
+    if (blamed.rfind("pass ", 0) != 0) return false;
+    const std::string pipeline = "," + blamed.substr(5) + ",";
+    return pipeline.find("," + pass + ",") != std::string::npos;
+  }
   if (m.family == "backward") return error_class == oracles::kGradientWiring;
   // The determinism oracle sees two executors disagree and cannot say which is wrong.
   if (m.family == "executor") return blamed == m.op_type || error_class == "nondeterministic";
@@ -115,7 +122,8 @@ TEST(Mutants, CatalogueIsLargeAndRegistered) {
   }
   EXPECT_GE(families.size(), 6u);
   EXPECT_EQ(oracles_used,
-            (std::set<std::string>{"determinism", "forward", "gradient", "shape", "validity"}));
+            (std::set<std::string>{"determinism", "forward", "gradient", "shape", "transform",
+                                   "validity"}));
 }
 
 TEST(Mutants, EveryMutantIsKilledAndBlamed) {

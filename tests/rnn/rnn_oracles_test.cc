@@ -17,6 +17,13 @@ void ExpectEveryOracleOk(const Case& c) {
   const CaseReport report = oracles::CheckCase(c);
   EXPECT_EQ(report.verdicts_size(), static_cast<int>(oracles::DefaultOracles().size()));
   for (const auto& verdict : report.verdicts()) {
+    // The graph transforms keep a RecurrentNetwork (and what it may read) as it is: no pass has
+    // anything to rewrite in these nets.
+    if (verdict.oracle() == "transform") {
+      EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
+      EXPECT_EQ(verdict.reason(), "no pass changes this net");
+      continue;
+    }
     EXPECT_EQ(verdict.status(), OracleVerdict::OK)
         << verdict.oracle() << ": " << verdict.reason() << " " << verdict.finding().message();
   }

@@ -1,4 +1,5 @@
-// Fills and plumbing: ConstantFill, GivenTensor*Fill, UniformFill, GaussianFill, XavierFill, Copy,
+// Fills and plumbing: ConstantFill, GivenTensor*Fill, UniformFill, GaussianFill, XavierFill, Copy
+// (and CopyCPUToGPU / CopyGPUToCPU, identity copies on the CPU),
 // Alias. Caffe2 semantics (caffe2/operators/filler_op.h, given_tensor_fill_op.h, utility_ops.h).
 //
 // Output shape of every filler (Caffe2's FillerOp rule):
@@ -338,6 +339,27 @@ PARITY_OP_SCHEMA(Copy)
     .OutputDoc(0, "output", "A deep copy of the input.")
     .Doc("Copies the input into the output (same dtype and dims, separate storage).");
 PARITY_REGISTER_CPU_OPERATOR(Copy, CopyOp);
+
+// Caffe2 runs these under a CUDA device option, moving a tensor between host and device memory.
+// On the CPU they are identity copies, so nets exported for a GPU (and the fuse_copy_pairs and
+// assign_device_option transforms) run and are checked here; the device kernels come with gpu/.
+PARITY_OP_SCHEMA(CopyCPUToGPU)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .ShapeInference(IdentityShape)
+    .InputDoc(0, "input", "A tensor in host memory.")
+    .OutputDoc(0, "output", "Its copy in device memory (host memory on the CPU).")
+    .Doc("Copies a tensor from the CPU to the GPU (an identity copy on the CPU).");
+PARITY_REGISTER_CPU_OPERATOR(CopyCPUToGPU, CopyOp);
+
+PARITY_OP_SCHEMA(CopyGPUToCPU)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .ShapeInference(IdentityShape)
+    .InputDoc(0, "input", "A tensor in device memory.")
+    .OutputDoc(0, "output", "Its copy in host memory.")
+    .Doc("Copies a tensor from the GPU to the CPU (an identity copy on the CPU).");
+PARITY_REGISTER_CPU_OPERATOR(CopyGPUToCPU, CopyOp);
 
 PARITY_OP_SCHEMA(Alias)
     .NumInputs(1)

@@ -1,6 +1,7 @@
-// Gradient makers of fills (none) and plumbing (Copy, Alias): which gradient ops the backward pass
-// emits for each op of this family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op
-// input/output conventions are tabulated in core/ops/GRADIENTS.md.
+// Gradient makers of fills (none) and plumbing (Copy, CopyCPUToGPU, CopyGPUToCPU, Alias): which
+// gradient ops the backward pass emits for each op of this family (Caffe2's GetGradientDefs),
+// beside their kernels. Gradient-op input/output conventions are tabulated in
+// core/ops/GRADIENTS.md.
 #include <numeric>
 #include <string>
 #include <vector>
@@ -13,6 +14,16 @@ namespace parity {
 
 PARITY_REGISTER_GRADIENT(Copy, [](GradientContext& g) {
   return Ops{g.Op("Copy", {g.GO(0)}, {g.GI(0)})};
+});
+
+// A copy to the device differentiates as the copy back, and the reverse (Caffe2's
+// GetCPUToGPUGradient / GetGPUToCPUGradient).
+PARITY_REGISTER_GRADIENT(CopyCPUToGPU, [](GradientContext& g) {
+  return Ops{g.Op("CopyGPUToCPU", {g.GO(0)}, {g.GI(0)})};
+});
+
+PARITY_REGISTER_GRADIENT(CopyGPUToCPU, [](GradientContext& g) {
+  return Ops{g.Op("CopyCPUToGPU", {g.GO(0)}, {g.GI(0)})};
 });
 
 PARITY_REGISTER_GRADIENT(Alias, [](GradientContext& g) {

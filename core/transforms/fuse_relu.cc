@@ -1,0 +1,49 @@
+// fuse_relu: FC or Conv followed by a Relu that alone reads its output becomes one fused op
+// (FCRelu, ConvRelu: the producer's inputs and arguments, Y = max(op(...), 0)), writing the Relu's
+// output. Exactly the same values: the fused kernels run the producer's kernel, then Relu in place.
+#include <map>
+#include <string>
+
+#include "core/transforms/fusion.h"
+#include "core/transforms/net_edits.h"
+#include "core/transforms/pass.h"
+#include "core/transforms/ssa.h"
+
+namespace parity::transforms {
+namespace {
+
+const std::map<std::string, std::string>& FusedTypes() {
+  static const auto* fused =
+      new std::map<std::string, std::string>{{"FC", "FCRelu"}, {"Conv", "ConvRelu"}};
+  return *fused;
+}
+
+void FuseRelu(TransformedNet* t) {
+  RefuseSubNets(t->predict, "fuse_relu", "they may read the producer's output");
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const Ssa ssa = GetSsa(t->predict);
+    for (int producer = 0; producer < t->predict.op_size() && !changed; ++producer) {
+      auto fused = FusedTypes().find(t->predict.op(producer).type());
+      if (fused == FusedTypes().end() || t->predict.op(producer).output_size() != 1) continue;
+      const int relu = FusableConsumer(t->predict, ssa, producer, "Relu");
+      if (relu < 0) continue;
+      t->predict.mutable_op(producer)->set_type(fused->second);
+      FuseIntoProducer(&t->predict, producer, relu);
+      changed = true;
+    }
+  }
+}
+
+PARITY_REGISTER_PASS(PassInfo{
+    "fuse_relu",
+    "Requires nothing; refuses nets with sub-nets. Turns FC or Conv whose output only a Relu "
+    "reads into FCRelu or ConvRelu (same inputs and arguments) writing the Relu's output, and "
+    "removes the Relu. Guarantees the same values: the fused kernels are the producer's, then "
+    "Relu in place.",
+    /*preserves_outputs=*/true, FuseRelu, /*uses_constants=*/false,
+    /*rewrites=*/{{"FC", "Relu"}, {"Conv", "Relu"}}});
+
+}  // namespace
+}  // namespace parity::transforms
