@@ -387,11 +387,11 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
     std::string last_type, last_primary, last_output;
     for (int k = 0; k < num_ops; ++k) {
       // Now and then the next op is drawn to meet a graph transform (core/transforms/pass.h):
-      // an op a pass rewrites after the last one (Conv -> SpatialBN) reading its output, or the
-      // last op again on the same input (what cse merges, or must not).
+      // half the ops a pass rewrites are followed by the consumer it looks for (Conv ->
+      // SpatialBN), reading their output — such pairs are rare in random draws (Conv needs a 4-D
+      // input, SpatialBN the same order) — and one op in eight otherwise repeats the last one
+      // on the same input (what cse merges, or must not).
       std::string suggested_type, suggested_primary;
-      // Half the ops a pass rewrites are followed by their consumer: these pairs are rare in
-      // random draws (Conv needs a 4-D input, SpatialBN the same order).
       if (!last_type.empty()) {
         auto next = kRewrites.find(last_type);
         if (next != kRewrites.end() && types_of.count(last_output) && *rc::gen::arbitrary<bool>()) {

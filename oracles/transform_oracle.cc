@@ -85,10 +85,10 @@ std::optional<Finding> Compare(const Case& c, const std::vector<std::string>& pa
 }
 
 // The case deployed (Export's form, core/transforms/export.h): every input but the first becomes a
-// GivenTensor*Fill of an init net, so passes that fold parameters have constants to fold. nullopt
-// for a case with an init net already, a single input, or an input no fill writes.
+// GivenTensor*Fill of an init net, so passes that fold parameters have constants to fold. `c` has
+// no init net; nullopt for a single input, or an input no fill writes.
 std::optional<Case> Deployed(const Case& c) {
-  if (c.has_init_net() || c.inputs_size() < 2) return std::nullopt;
+  if (c.inputs_size() < 2) return std::nullopt;
   Case out = c;
   out.clear_inputs();
   *out.add_inputs() = c.inputs(0);
@@ -104,7 +104,8 @@ std::optional<Case> Deployed(const Case& c) {
   return out;
 }
 
-// Passes, `length` of them at random from `passes` (none when fewer than two are given).
+// 2 to kMaxPipeline passes drawn from `passes`, `must_hold` (when given) at a random position;
+// none when fewer than two passes are given.
 std::vector<std::string> RandomPipeline(const std::vector<std::string>& passes,
                                         std::mt19937_64* rng, const std::string& must_hold = "") {
   if (passes.size() < 2) return {};
@@ -160,23 +161,28 @@ OracleResult CheckTransform(const Case& original, const OracleOptions& options) 
   if (auto pipeline = RandomPipeline(preserving, &rng); !pipeline.empty()) {
     pipelines.push_back(pipeline);
   }
-  std::vector<std::pair<Case, std::vector<std::vector<std::string>>>> forms = {{c, pipelines}};
-  // The deployed case counts only where it runs as the case does.
-  if (std::optional<Case> deployed = Deployed(c); deployed && !on_constants.empty()) {
-    const BackendRun run = options.backend->Run(*deployed);
-    if (!run.error && agrees(run)) {
-      std::vector<std::vector<std::string>> on_deployed;
-      for (const auto& name : on_constants) on_deployed.push_back({name});
-      const std::string held = on_constants[rng() % on_constants.size()];
-      if (auto pipeline = RandomPipeline(preserving, &rng, held); !pipeline.empty()) {
-        on_deployed.push_back(pipeline);
-      }
-      forms.emplace_back(*deployed, on_deployed);
+  std::vector<std::pair<const Case*, std::vector<std::vector<std::string>>>> forms = {
+      {&c, pipelines}};
+  std::optional<Case> deployed;
+  if (!on_constants.empty()) {
+    std::vector<std::vector<std::string>> with_constants;
+    for (const auto& name : on_constants) with_constants.push_back({name});
+    const std::string held = on_constants[rng() % on_constants.size()];
+    if (auto pipeline = RandomPipeline(preserving, &rng, held); !pipeline.empty()) {
+      with_constants.push_back(pipeline);
+    }
+    if (c.has_init_net()) {  // the case brings its own constants
+      forms[0].second.insert(forms[0].second.end(), with_constants.begin(), with_constants.end());
+    } else if ((deployed = Deployed(c))) {
+      // The deployed case counts only where it runs as the case does.
+      const BackendRun run = options.backend->Run(*deployed);
+      if (!run.error && agrees(run)) forms.emplace_back(&*deployed, with_constants);
     }
   }
 
   int applied = 0;
-  for (const auto& [form, form_pipelines] : forms) {
+  for (const auto& [form_case, form_pipelines] : forms) {
+    const Case& form = *form_case;
     for (const auto& passes : form_pipelines) {
       transforms::TransformedNet t;
       try {

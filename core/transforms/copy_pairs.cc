@@ -23,10 +23,7 @@ constexpr char kToCpu[] = "CopyGPUToCPU";
 // write that input in place.
 bool ReadsSourceUnchanged(const caffe2::NetDef& net, const Ssa& ssa, const VersionedBlob& source,
                           int reader, int position) {
-  for (const auto& [name, version] : ssa.ops[reader].inputs) {
-    if (name == source.first && version != source.second) return false;
-  }
-  // The reader's own view of the source: its version when the reader runs.
+  // The source's version when the reader runs: that of its last write before the reader.
   int64_t version = source.second;
   for (int i = 0; i < reader; ++i) {
     for (const auto& out : ssa.ops[i].outputs) {

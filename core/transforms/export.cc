@@ -74,7 +74,7 @@ TransformedNet Export(const Workspace& workspace, const caffe2::NetDef& net,
                    "Export: parameter '", param, "' is not a tensor in the workspace");
     *out.init.add_op() = ConstantFillOf(TensorToProto(blob->GetTensor(), param));
   }
-  // Placeholders, so the blob exists in a predictor's workspace; a feed overwrites it.
+  // Caffe2's fake data: the blob exists in a predictor's workspace, and a feed overwrites it.
   for (const std::string& blob : input_blobs) {
     caffe2::TensorProto zero;
     zero.set_name(blob);
@@ -84,7 +84,7 @@ TransformedNet Export(const Workspace& workspace, const caffe2::NetDef& net,
     zero.add_float_data(0.0f);
     *out.init.add_op() = ConstantFillOf(zero);
   }
-  // Caffe2 appends the net's own external inputs after the placeholders; each is listed once here
+  // Caffe2 appends the net's own external inputs after these inputs; each is listed once here
   // (Caffe2 lists a declared non-parameter input twice).
   out.predict.clear_external_input();
   std::vector<std::string> external_inputs = input_blobs;

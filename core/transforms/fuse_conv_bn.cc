@@ -70,32 +70,23 @@ std::optional<Folded> Fold(const TransformedNet& t, const Ssa& ssa, int conv, in
 
 void FuseConvBn(TransformedNet* t) {
   RefuseSubNets(t->predict, "fuse_conv_bn", "they may read the Conv's output");
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    const Ssa ssa = GetSsa(t->predict);
-    for (int conv = 0; conv < t->predict.op_size() && !changed; ++conv) {
-      const caffe2::OperatorDef& c = t->predict.op(conv);
-      if (c.type() != "Conv" || c.output_size() != 1 || c.input_size() < 2) continue;
-      const int bn = FusableConsumer(t->predict, ssa, conv, "SpatialBN");
-      if (bn < 0) continue;
-      const auto folded = Fold(*t, ssa, conv, bn);
-      if (!folded) continue;
-      const std::string weights = FreshName(*t, c.input(1) + "_bn_folded");
-      AddFloatConstant(t, weights, folded->weights);
-      const std::string bias = FreshName(*t, c.output(0) + "_bn_folded_bias");
-      AddFloatConstant(t, bias, folded->bias);
-      caffe2::OperatorDef& fused = *t->predict.mutable_op(conv);
-      fused.set_input(1, weights);
-      if (fused.input_size() == 3) {
-        fused.set_input(2, bias);
-      } else {
-        fused.add_input(bias);
-      }
-      FuseIntoProducer(&t->predict, conv, bn);
-      changed = true;
+  FusePairs(t, {"Conv"}, "SpatialBN", [](TransformedNet* t, const Ssa& ssa, int conv, int bn) {
+    if (t->predict.op(conv).input_size() < 2) return false;
+    const auto folded = Fold(*t, ssa, conv, bn);
+    if (!folded) return false;
+    const std::string weights = FreshName(*t, t->predict.op(conv).input(1) + "_bn_folded");
+    AddFloatConstant(t, weights, folded->weights);
+    const std::string bias = FreshName(*t, t->predict.op(conv).output(0) + "_bn_folded_bias");
+    AddFloatConstant(t, bias, folded->bias);
+    caffe2::OperatorDef& fused = *t->predict.mutable_op(conv);
+    fused.set_input(1, weights);
+    if (fused.input_size() == 3) {
+      fused.set_input(2, bias);
+    } else {
+      fused.add_input(bias);
     }
-  }
+    return true;
+  });
 }
 
 PARITY_REGISTER_PASS(PassInfo{

@@ -7,33 +7,19 @@
 #include "core/transforms/fusion.h"
 #include "core/transforms/net_edits.h"
 #include "core/transforms/pass.h"
-#include "core/transforms/ssa.h"
 
 namespace parity::transforms {
 namespace {
 
-const std::map<std::string, std::string>& FusedTypes() {
-  static const auto* fused =
-      new std::map<std::string, std::string>{{"FC", "FCRelu"}, {"Conv", "ConvRelu"}};
-  return *fused;
-}
-
 void FuseRelu(TransformedNet* t) {
   RefuseSubNets(t->predict, "fuse_relu", "they may read the producer's output");
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    const Ssa ssa = GetSsa(t->predict);
-    for (int producer = 0; producer < t->predict.op_size() && !changed; ++producer) {
-      auto fused = FusedTypes().find(t->predict.op(producer).type());
-      if (fused == FusedTypes().end() || t->predict.op(producer).output_size() != 1) continue;
-      const int relu = FusableConsumer(t->predict, ssa, producer, "Relu");
-      if (relu < 0) continue;
-      t->predict.mutable_op(producer)->set_type(fused->second);
-      FuseIntoProducer(&t->predict, producer, relu);
-      changed = true;
-    }
-  }
+  static const auto* kFused =
+      new std::map<std::string, std::string>{{"FC", "FCRelu"}, {"Conv", "ConvRelu"}};
+  FusePairs(t, {"FC", "Conv"}, "Relu", [](TransformedNet* t, const Ssa&, int producer, int) {
+    caffe2::OperatorDef* op = t->predict.mutable_op(producer);
+    op->set_type(kFused->at(op->type()));
+    return true;
+  });
 }
 
 PARITY_REGISTER_PASS(PassInfo{

@@ -1,17 +1,22 @@
 #include "core/transforms/fusion.h"
 
+#include <map>
+#include <vector>
+
 #include "core/transforms/net_edits.h"
 
 namespace parity::transforms {
+namespace {
 
-int FusableConsumer(const caffe2::NetDef& net, const Ssa& ssa, int producer,
+// The op of type `type` that alone reads op `producer`'s output 0 (at its input 0), when the
+// producer may write that op's output 0 in its place; -1 otherwise.
+int FusableConsumer(const caffe2::NetDef& net, const Ssa& ssa,
+                    const std::map<VersionedBlob, std::vector<OpSlot>>& consumers, int producer,
                     const std::string& type) {
-  if (net.op(producer).output_size() < 1) return -1;
   const VersionedBlob& y = ssa.ops[producer].outputs[0];
   for (const auto& name : net.external_output()) {
     if (VersionedBlob{name, ssa.versions.Get(name)} == y) return -1;
   }
-  const auto consumers = GetConsumerMap(ssa);
   auto readers = consumers.find(y);
   if (readers == consumers.end() || readers->second.size() != 1) return -1;
   const auto [consumer, position] = readers->second[0];
@@ -33,9 +38,26 @@ int FusableConsumer(const caffe2::NetDef& net, const Ssa& ssa, int producer,
   return consumer;
 }
 
-void FuseIntoProducer(caffe2::NetDef* net, int producer, int consumer) {
-  net->mutable_op(producer)->set_output(0, net->op(consumer).output(0));
-  RemoveOps(net, {consumer});
+}  // namespace
+
+void FusePairs(TransformedNet* t, const std::set<std::string>& producer_types,
+               const std::string& consumer_type, const FusePair& fuse) {
+  // Each fusion renames the producer's output, which may free an earlier pair: the scan starts
+  // over on the new SSA view.
+  for (bool fused = true; fused;) {
+    fused = false;
+    const Ssa ssa = GetSsa(t->predict);
+    const auto consumers = GetConsumerMap(ssa);
+    for (int producer = 0; producer < t->predict.op_size() && !fused; ++producer) {
+      const caffe2::OperatorDef& op = t->predict.op(producer);
+      if (!producer_types.count(op.type()) || op.output_size() != 1) continue;
+      const int consumer = FusableConsumer(t->predict, ssa, consumers, producer, consumer_type);
+      if (consumer < 0 || !fuse(t, ssa, producer, consumer)) continue;
+      t->predict.mutable_op(producer)->set_output(0, t->predict.op(consumer).output(0));
+      RemoveOps(&t->predict, {consumer});
+      fused = true;
+    }
+  }
 }
 
 }  // namespace parity::transforms

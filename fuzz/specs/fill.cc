@@ -67,30 +67,25 @@ PARITY_OP_SPEC(Alias).Tolerance("exact").Make([](const Primary* p) {
   return std::optional<OpInstance>(op);
 });
 
-PARITY_OP_SPEC(Copy).Tolerance("exact").ConsumesIntermediates(true).Make([](const Primary* p) {
-  OpInstance op("Copy");
+// A copy of any tensor: Copy, and CopyCPUToGPU / CopyGPUToCPU (identity copies on the CPU; in
+// nets, round trips for fuse_copy_pairs).
+std::optional<OpInstance> MakeCopy(const std::string& type, const Primary* p) {
+  OpInstance op(type);
   op.Input(p ? *p : AnyDims());
-  return std::optional<OpInstance>(op);
-});
+  return op;
+}
 
-// Identity copies on the CPU; in nets, round trips for fuse_copy_pairs.
+PARITY_OP_SPEC(Copy).Tolerance("exact").ConsumesIntermediates(true).Make([](const Primary* p) {
+  return MakeCopy("Copy", p);
+});
 PARITY_OP_SPEC(CopyCPUToGPU)
     .Tolerance("exact")
     .ConsumesIntermediates(true)
-    .Make([](const Primary* p) {
-      OpInstance op("CopyCPUToGPU");
-      op.Input(p ? *p : AnyDims());
-      return std::optional<OpInstance>(op);
-    });
-
+    .Make([](const Primary* p) { return MakeCopy("CopyCPUToGPU", p); });
 PARITY_OP_SPEC(CopyGPUToCPU)
     .Tolerance("exact")
     .ConsumesIntermediates(true)
-    .Make([](const Primary* p) {
-      OpInstance op("CopyGPUToCPU");
-      op.Input(p ? *p : AnyDims());
-      return std::optional<OpInstance>(op);
-    });
+    .Make([](const Primary* p) { return MakeCopy("CopyGPUToCPU", p); });
 
 // Random fills draw from production's generator; the reference cannot match values.
 #define PARITY_RANDOM_FILL_SPEC(Type)                                                  \

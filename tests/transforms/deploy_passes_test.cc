@@ -9,6 +9,7 @@
 #include "core/workspace.h"
 #include "oracles/check.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transform_test_util.h"
 
 namespace parity::testing {
 namespace {
@@ -30,32 +31,20 @@ std::vector<float> FillValues(const caffe2::OperatorDef& fill) {
 // y = SpatialBN(Conv(x, w, b), scale, bias, mean, var) with epsilon 1: one input channel, two
 // output channels, 1x1 kernels. Per channel s = scale / sqrt(var + 1) = {1/2, 4/4}, so the folded
 // weights are {2 * 1/2, 3 * 1} = {1, 3} and the bias (b - mean) * s + bias = {0 + 0.5, -1 + 0}.
-TransformedNet ConvBnNets(const std::string& order = "NCHW") {
+TransformedNet ConvBnNets() {
   TransformedNet t;
-  // [M, C, kh, kw] for NCHW and [M, kh, kw, C] for NHWC are both [2, 1, 1, 1] here.
   *t.init.add_op() = ConstantOp("w", {2, 1, 1, 1}, {2, 3});
   *t.init.add_op() = ConstantOp("b", {2}, {1, -1});
   *t.init.add_op() = ConstantOp("scale", {2}, {1, 4});
   *t.init.add_op() = ConstantOp("bias", {2}, {0.5f, 0});
   *t.init.add_op() = ConstantOp("mean", {2}, {1, 0});
   *t.init.add_op() = ConstantOp("var", {2}, {3, 15});
-  *t.predict.add_op() =
-      MakeOp("Conv", {"x", "w", "b"}, {"c"}, {{"kernel", 1}, {"order", order.c_str()}});
+  *t.predict.add_op() = MakeOp("Conv", {"x", "w", "b"}, {"c"}, {{"kernel", 1}, {"order", "NCHW"}});
   *t.predict.add_op() = MakeOp("SpatialBN", {"c", "scale", "bias", "mean", "var"}, {"y"},
-                               {{"is_test", 1}, {"epsilon", 1.0f}, {"order", order.c_str()}});
+                               {{"is_test", 1}, {"epsilon", 1.0f}, {"order", "NCHW"}});
   t.predict.add_external_input("x");
   t.predict.add_external_output("y");
   return t;
-}
-
-Tensor RunDeployed(const TransformedNet& t, const Tensor& x) {
-  Workspace ws;
-  ws.RunNetOnce(t.init);
-  ws.CreateTensor("x")->CopyFrom(x);
-  ws.RunNetOnce(t.predict);
-  Tensor y;
-  y.CopyFrom(ws.GetBlobOrThrow("y")->GetTensor());
-  return y;
 }
 
 TEST(FuseConvBn, FoldsTheNormalizationIntoTheConvsConstants) {
@@ -73,9 +62,10 @@ TEST(FuseConvBn, FoldsTheNormalizationIntoTheConvsConstants) {
 
   // x = [[1, -2], [0.5, 4]] in one channel: y[m] = W'[m] x + b'[m].
   const Tensor x = MakeTensor<float>({1, 1, 2, 2}, {1, -2, 0.5f, 4});
-  ExpectTensorNear(RunDeployed(after, x), {1, 2, 2, 2}, {1.5, -1.5, 1, 4.5, 2, -7, 0.5, 11});
-  ExpectTensorNear(RunDeployed(before, x), {1, 2, 2, 2}, {1.5, -1.5, 1, 4.5, 2, -7, 0.5, 11}, 1e-6,
-                   1e-6);
+  ExpectTensorNear(RunTransformed(after, {{"x", x}}, "y"), {1, 2, 2, 2},
+                   {1.5, -1.5, 1, 4.5, 2, -7, 0.5, 11});
+  ExpectTensorNear(RunTransformed(before, {{"x", x}}, "y"), {1, 2, 2, 2},
+                   {1.5, -1.5, 1, 4.5, 2, -7, 0.5, 11});
 }
 
 TEST(FuseConvBn, LeavesPairsItCannotFold) {
@@ -97,9 +87,9 @@ TEST(FuseConvBn, LeavesPairsItCannotFold) {
   EXPECT_EQ(transforms::ApplyPasses(orders, {"fuse_conv_bn"}).predict.op_size(), 2);
 }
 
-// The seed's Export: parameters from the workspace, placeholders for the other inputs, external
-// inputs and outputs as a predictor expects them.
-TEST(Export, WritesParametersAndPlaceholdersAsTheSeedDoes) {
+// The seed's Export: parameters from the workspace, [1, 1] zero fills for the other inputs,
+// external inputs and outputs as a predictor expects them.
+TEST(Export, WritesParametersAndZeroFilledInputsAsTheSeedDoes) {
   Workspace ws;
   ws.CreateTensor("w")->CopyFrom(MakeTensor<float>({2}, {0.5f, -1}));
   ws.CreateTensor("steps")->CopyFrom(MakeTensor<int64_t>({1}, {7}));
@@ -107,7 +97,7 @@ TEST(Export, WritesParametersAndPlaceholdersAsTheSeedDoes) {
   *net.add_op() = MakeOp("Mul", {"x", "w"}, {"h"});
   *net.add_op() = MakeOp("Relu", {"h"}, {"y"});
   *net.add_op() = MakeOp("Add", {"h", "z"}, {"h"});
-  // With external inputs declared, get_ssa versions only those: z would get no placeholder.
+  // With external inputs declared, get_ssa versions only those: z would get no zero fill.
   caffe2::NetDef declared = net;
   declared.add_external_input("x");
   EXPECT_EQ(transforms::Export(ws, declared, {"w"}).init.op_size(), 2);

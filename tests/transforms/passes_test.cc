@@ -4,33 +4,24 @@
 #include <gtest/gtest.h>
 
 #include "core/tensor_proto.h"
+#include "core/transforms/export.h"
 #include "core/transforms/pass.h"
 #include "core/transforms/rename.h"
 #include "oracles/check.h"
 #include "tests/mutants/mutants.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transform_test_util.h"
 
 namespace parity::testing {
 namespace {
 
 using transforms::TransformedNet;
 
-caffe2::OperatorDef Fill(const std::string& out) {
-  caffe2::OperatorDef op = MakeOp("GivenTensorFill", {}, {out});
-  auto* shape = op.add_arg();
-  shape->set_name("shape");
-  shape->add_ints(2);
-  auto* values = op.add_arg();
-  values->set_name("values");
-  values->add_floats(1);
-  values->add_floats(-2);
-  return op;
-}
-
 // init: w; predict: h = Relu(x); y = Mul(h, w); z = Sigmoid(h).
 TransformedNet SeedLikeNets() {
   TransformedNet t;
-  *t.init.add_op() = Fill("w");
+  *t.init.add_op() =
+      transforms::ConstantFillOf(TensorToProto(MakeTensor<float>({2}, {1, -2}), "w"));
   t.init.add_external_output("w");
   *t.predict.add_op() = MakeOp("Relu", {"x"}, {"h"});
   *t.predict.add_op() = MakeOp("Mul", {"h", "w"}, {"y"});
@@ -196,14 +187,9 @@ TEST(Passes, FuseReluMakesFusedOpsOnlyWhereTheReluAloneReadsTheProducer) {
                                                {"b", RandomTensor({5}, 3)},
                                                {"img", RandomTensor({1, 2, 3, 3}, 4)},
                                                {"k", RandomTensor({2, 2, 1, 1}, 5)}};
-  std::vector<std::vector<float>> results;
-  for (const caffe2::NetDef* net : std::vector<const caffe2::NetDef*>{&t.predict, &after.predict}) {
-    Workspace ws;
-    for (const auto& [name, value] : feeds) ws.CreateTensor(name)->CopyFrom(value);
-    ws.RunNetOnce(*net);
-    results.push_back(Values<float>(ws.GetBlobOrThrow("y")->GetTensor()));
-  }
-  EXPECT_EQ(results[0], results[1]);
+  const std::vector<float> unfused = Values<float>(RunTransformed(t, feeds, "y"));
+  const std::vector<float> fused = Values<float>(RunTransformed(after, feeds, "y"));
+  EXPECT_EQ(fused, unfused);
 }
 
 // A case for the transform oracle: two equal Sigmoids and two Scales that differ only in their

@@ -10,6 +10,7 @@
 #include "core/transforms/reshape_for_fc.h"
 #include "core/transforms/ssa.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transform_test_util.h"
 
 namespace parity::testing {
 namespace {
@@ -56,13 +57,15 @@ TEST(FuseCopyPairs, LeavesPairsThatAreNotRoundTrips) {
   TransformedNet exported = RoundTrips();
   exported.predict.add_external_output("b");
   EXPECT_EQ(transforms::ApplyPasses(exported, {"fuse_copy_pairs"}).predict.op_size(), 6);
-  // x is overwritten before a reader: it would read the new x.
-  TransformedNet overwritten = RoundTrips();
-  overwritten.predict.mutable_op()->SwapElements(2, 3);
-  *overwritten.predict.mutable_op(2) = MakeOp("Neg", {"x"}, {"x"});
-  overwritten.predict.mutable_op(3)->set_input(0, "a");
-  const TransformedNet after = transforms::ApplyPasses(overwritten, {"fuse_copy_pairs"});
-  EXPECT_EQ(after.predict.op_size(), 6) << after.predict.DebugString();
+  // x is overwritten before a reader of the copy back: it would read the new x.
+  TransformedNet overwritten;
+  *overwritten.predict.add_op() = MakeOp("CopyCPUToGPU", {"x"}, {"g"});
+  *overwritten.predict.add_op() = MakeOp("CopyGPUToCPU", {"g"}, {"a"});
+  *overwritten.predict.add_op() = MakeOp("Neg", {"x"}, {"x"});
+  *overwritten.predict.add_op() = MakeOp("Relu", {"a"}, {"r"});
+  overwritten.predict.add_external_input("x");
+  overwritten.predict.add_external_output("r");
+  EXPECT_EQ(transforms::ApplyPasses(overwritten, {"fuse_copy_pairs"}).predict.op_size(), 4);
 }
 
 // The seed's device inference: x is on the cpu, the copy moves it to the gpu, the gpu ops follow;
@@ -167,16 +170,6 @@ TransformedNet ReshapeBeforeFc() {
   return t;
 }
 
-Tensor RunDeployed(const TransformedNet& t, const Tensor& in) {
-  Workspace ws;
-  ws.RunNetOnce(t.init);
-  ws.CreateTensor("in")->CopyFrom(in);
-  ws.RunNetOnce(t.predict);
-  Tensor y;
-  y.CopyFrom(ws.GetBlobOrThrow("y")->GetTensor());
-  return y;
-}
-
 TEST(RemoveReshapeForFc, RemovesTheShapeSubGraphAndItsParameter) {
   const TransformedNet before = ReshapeBeforeFc();
   EXPECT_EQ(transforms::IdentifyReshapeSubGraph(before.predict),
@@ -190,8 +183,8 @@ TEST(RemoveReshapeForFc, RemovesTheShapeSubGraphAndItsParameter) {
             (std::vector<std::string>{"in", "w", "b"}));
   // FC flattens the 4-D x at axis 1 as the Reshape did.
   const Tensor in = RandomTensor({2, 3, 2, 2}, 9);
-  const Tensor expected = RunDeployed(before, in);
-  const Tensor actual = RunDeployed(after, in);
+  const Tensor expected = RunTransformed(before, {{"in", in}}, "y");
+  const Tensor actual = RunTransformed(after, {{"in", in}}, "y");
   EXPECT_EQ(Values<float>(actual), Values<float>(expected));
 }
 

@@ -343,19 +343,21 @@ PARITY_REGISTER_CPU_OPERATOR(Copy, CopyOp);
 // Caffe2 runs these under a CUDA device option, moving a tensor between host and device memory.
 // On the CPU they are identity copies, so nets exported for a GPU (and the fuse_copy_pairs and
 // assign_device_option transforms) run and are checked here; the device kernels come with gpu/.
+namespace {
+OpSchema& DeviceCopySchema(OpSchema& schema) {
+  return schema.NumInputs(1).NumOutputs(1).ShapeInference(IdentityShape);
+}
+}  // namespace
+
 PARITY_OP_SCHEMA(CopyCPUToGPU)
-    .NumInputs(1)
-    .NumOutputs(1)
-    .ShapeInference(IdentityShape)
+    .Apply(DeviceCopySchema)
     .InputDoc(0, "input", "A tensor in host memory.")
     .OutputDoc(0, "output", "Its copy in device memory (host memory on the CPU).")
     .Doc("Copies a tensor from the CPU to the GPU (an identity copy on the CPU).");
 PARITY_REGISTER_CPU_OPERATOR(CopyCPUToGPU, CopyOp);
 
 PARITY_OP_SCHEMA(CopyGPUToCPU)
-    .NumInputs(1)
-    .NumOutputs(1)
-    .ShapeInference(IdentityShape)
+    .Apply(DeviceCopySchema)
     .InputDoc(0, "input", "A tensor in device memory.")
     .OutputDoc(0, "output", "Its copy in host memory.")
     .Doc("Copies a tensor from the GPU to the CPU (an identity copy on the CPU).");
