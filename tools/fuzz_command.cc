@@ -15,6 +15,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_report.h"
 #include "fuzz/sandbox.h"
+#include "oracles/check.h"
 #include "oracles/describe.h"
 #include "tools/command.h"
 #include "tools/interrupt.h"
@@ -146,8 +147,12 @@ PARITY_REGISTER_COMMAND(Command{
                     "Start over: remove OUT's findings, state.json and reports first (without it, "
                     "a campaign whose OUT/state.json is there resumes)");
       app->add_option("--ops", options->ops, "Only these op types")->delimiter(',');
+      std::string every_oracle;
+      for (const auto& oracle : oracles::DefaultOracles()) {
+        every_oracle += (every_oracle.empty() ? "" : ", ") + oracle;
+      }
       app->add_option("--oracles", options->oracles,
-                      "Only these oracles (forward, gradient, determinism, roundtrip)")
+                      "Only these oracles (default: " + every_oracle + ")")
           ->delimiter(',');
       app->add_option("--engine", options->backend,
                       "The backend under test, by registered name (default: production)");
