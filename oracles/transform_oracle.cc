@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 
+#include "core/transforms/constants.h"
 #include "core/transforms/export.h"
 #include "core/transforms/pass.h"
 #include "oracles/finding.h"
@@ -104,6 +105,16 @@ std::optional<Case> Deployed(const Case& c) {
   return out;
 }
 
+// `c`'s nets as passes take them: its inputs are fed (never constants), even where its init net
+// writes them.
+transforms::TransformedNet Untransformed(const Case& c) {
+  transforms::TransformedNet t{c.net(), c.init_net(), {}, {}};
+  std::string fed;
+  for (const auto& input : c.inputs()) fed += (fed.empty() ? "" : ",") + input.name();
+  t.settings[transforms::kFedInputsSetting] = fed;
+  return t;
+}
+
 // 2 to kMaxPipeline passes drawn from `passes`, `must_hold` (when given) at a random position;
 // none when fewer than two passes are given.
 std::vector<std::string> RandomPipeline(const std::vector<std::string>& passes,
@@ -186,7 +197,7 @@ OracleResult CheckTransform(const Case& original, const OracleOptions& options) 
     for (const auto& passes : form_pipelines) {
       transforms::TransformedNet t;
       try {
-        t = transforms::ApplyPasses({form.net(), form.init_net(), {}}, passes);
+        t = transforms::ApplyPasses(Untransformed(form), passes);
       } catch (const Error& error) {
         if (error.kind() == ErrorKind::kIllegalTransform) continue;  // the net is not for it
         return {PassFinding(form, passes, "contract broken", error.what()), ""};

@@ -111,6 +111,9 @@ class Args {
   // A NetDef argument: the `n` field, or text format in `s` (as RecurrentNetwork's builder uses).
   caffe2::NetDef Net(const std::string& name) const;
   const caffe2::Argument* Raw(const std::string& name) const;
+  // The string argument `<blob>.rename` (memonger's, named after a blob: no table lists them),
+  // else `blob`.
+  std::string Renamed(const std::string& blob) const;
 
  private:
   const std::string& Default(const std::string& name) const;

@@ -37,6 +37,11 @@ const caffe2::Argument* Args::Raw(const std::string& name) const {
   return it == by_name_.end() ? nullptr : it->second;
 }
 
+std::string Args::Renamed(const std::string& blob) const {
+  auto it = by_name_.find(blob + ".rename");
+  return it != by_name_.end() && it->second->has_s() ? it->second->s() : blob;
+}
+
 int64_t Args::Int(const std::string& name) const {
   const std::string& def = Default(name);
   if (const caffe2::Argument* a = Raw(name)) {

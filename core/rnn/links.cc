@@ -48,6 +48,14 @@ std::string RemappedName(const ArgumentHelper& args, const std::string& blob) {
   return args.Get<std::string>(blob + ".rename", blob);
 }
 
+std::vector<RnnLink> RemappedLinks(const ArgumentHelper& args, std::vector<RnnLink> links) {
+  for (RnnLink& l : links) {
+    l.internal = RemappedName(args, l.internal);
+    l.external = RemappedName(args, l.external);
+  }
+  return links;
+}
+
 void PrependOps(std::vector<caffe2::OperatorDef> ops, caffe2::NetDef* net) {
   for (const caffe2::OperatorDef& op : net->op()) ops.push_back(op);
   net->clear_op();

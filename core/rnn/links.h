@@ -55,6 +55,9 @@ std::vector<RnnAlias> ReadAliases(const ArgumentHelper& args);
 // The argument `<blob>.rename` when the op has it, else `blob` (memonger renames step-net blobs).
 std::string RemappedName(const ArgumentHelper& args, const std::string& blob);
 
+// `links` with both ends remapped (Caffe2's remappedLink).
+std::vector<RnnLink> RemappedLinks(const ArgumentHelper& args, std::vector<RnnLink> links);
+
 // Prepends one rnn_internal_apply_link(timestep, external) -> (internal, external) per link.
 void PrependApplyLinkOps(const std::vector<RnnLink>& links, const std::string& timestep,
                          const caffe2::DeviceOption& device, caffe2::NetDef* net);

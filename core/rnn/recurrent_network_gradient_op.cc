@@ -75,15 +75,8 @@ class RecurrentNetworkGradientOp final : public Operator {
                    " output gradients + input 0 + the step workspaces");
 
     // Every link by its memonger name (`<blob>.rename`), as Caffe2's remappedLink.
-    auto remapped = [&](std::vector<RnnLink> links) {
-      for (RnnLink& l : links) {
-        l.internal = RemappedName(args(), l.internal);
-        l.external = RemappedName(args(), l.external);
-      }
-      return links;
-    };
-    std::vector<RnnLink> links = remapped(ReadLinks(args(), "", true));
-    backward_links_ = remapped(ReadLinks(args(), "backward_", false));
+    std::vector<RnnLink> links = RemappedLinks(args(), ReadLinks(args(), "", true));
+    backward_links_ = RemappedLinks(args(), ReadLinks(args(), "backward_", false));
     // The gradient of input 0 is linked into `<input>_grad`; when the backward pass named this
     // op's output 0 otherwise (an `_autosplit_` name: several ops read the input), the links
     // write that output instead, so another op's `<input>_grad` is left alone.

@@ -15,6 +15,8 @@
 //   copied into its rows, anything else is a kShapeMismatch naming the link and the step.
 // * After the last step every alias_dst is a view of its rows of alias_src (`_all` offset 1,
 //   `_last` offset -1). The last output holds the step workspaces (RnnScratch) for the gradient.
+// * Link externals and aliases follow `<blob>.rename` arguments (RemappedName), as the gradient
+//   op does in Caffe2: memonger (core/transforms/memonger.h) renames the op's inputs and outputs.
 // Differences from Caffe2: T and the batch come from input 0 as in Caffe2, but bad shapes, links
 // outside their tensors and non-float dtypes are errors instead of undefined behaviour; float and
 // double are both accepted (Caffe2: float).
@@ -41,9 +43,13 @@ class RecurrentNetworkOp final : public Operator {
       : Operator(def, ws),
         step_def_(args().GetNet("step_net")),
         timestep_(Arg<std::string>("timestep")),
-        links_(ReadLinks(args(), "", true)),
+        links_(RemappedLinks(args(), ReadLinks(args(), "", true))),
         aliases_(ReadAliases(args())),
         has_backward_(HasBackwardStepNet(args())) {
+    for (RnnAlias& alias : aliases_) {
+      alias.src = RemappedName(args(), alias.src);
+      alias.dst = RemappedName(args(), alias.dst);
+    }
     const auto states = Args<std::string>("recurrent_states");
     const auto ids = Args<int64_t>("initial_recurrent_state_ids");
     PARITY_ENFORCE(states.size() == ids.size(), ErrorKind::kBadArgument, label(),

@@ -1,9 +1,22 @@
 #include "core/transforms/constants.h"
 
+#include <sstream>
+
 namespace parity::transforms {
 
+std::set<std::string> FedBlobs(const TransformedNet& t) {
+  std::set<std::string> fed;
+  auto setting = t.settings.find(kFedInputsSetting);
+  if (setting == t.settings.end()) return fed;
+  std::stringstream list(setting->second);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (!name.empty()) fed.insert(name);
+  }
+  return fed;
+}
+
 std::optional<FloatConstant> FindFloatConstant(const TransformedNet& t, const VersionedBlob& read) {
-  if (read.second != 0) return std::nullopt;
+  if (read.second != 0 || FedBlobs(t).count(read.first)) return std::nullopt;
   for (int i = t.init.op_size() - 1; i >= 0; --i) {
     const caffe2::OperatorDef& op = t.init.op(i);
     bool writes = false;
@@ -40,17 +53,24 @@ std::optional<FloatConstant> FindFloatConstant(const TransformedNet& t, const Ve
 }
 
 void AddFloatConstant(TransformedNet* t, const std::string& name, const FloatConstant& value) {
-  caffe2::OperatorDef* fill = t->init.add_op();
-  fill->set_type("GivenTensorFill");
-  fill->add_output(name);
-  caffe2::Argument* shape = fill->add_arg();
+  caffe2::OperatorDef fill;
+  fill.set_type("GivenTensorFill");
+  fill.add_output(name);
+  caffe2::Argument* shape = fill.add_arg();
   shape->set_name("shape");
   for (int64_t d : value.dims) shape->add_ints(d);
-  caffe2::Argument* values = fill->add_arg();
+  caffe2::Argument* values = fill.add_arg();
   values->set_name("values");
   for (double v : value.values) values->add_floats(static_cast<float>(v));
-  if (t->init.external_output_size() > 0) t->init.add_external_output(name);
-  if (t->predict.external_input_size() > 0) t->predict.add_external_input(name);
+  AddConstant(t, fill);
+}
+
+void AddConstant(TransformedNet* t, const caffe2::OperatorDef& fill) {
+  *t->init.add_op() = fill;
+  for (const auto& name : fill.output()) {
+    if (t->init.external_output_size() > 0) t->init.add_external_output(name);
+    if (t->predict.external_input_size() > 0) t->predict.add_external_input(name);
+  }
 }
 
 }  // namespace parity::transforms

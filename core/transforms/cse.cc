@@ -45,9 +45,10 @@ bool CanMerge(const caffe2::NetDef& net, const Ssa& ssa,
     if (readers != consumers.end()) {
       for (const auto& [reader, position] : readers->second) {
         last_reader = std::max(last_reader, reader);
-        // A reader writing the blob in place would be split from its output by the rename.
+        // A reader writing the blob in place would be split from its output by the rename; one
+        // writing the earlier op's blob would become in place (or clobber it for later readers).
         for (const auto& written : net.op(reader).output()) {
-          if (!same_name && written == mine.first) return false;
+          if (!same_name && (written == mine.first || written == theirs.first)) return false;
         }
       }
     }

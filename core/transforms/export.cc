@@ -5,6 +5,7 @@
 
 #include "core/proto/error.h"
 #include "core/tensor_proto.h"
+#include "core/transforms/constants.h"
 #include "core/transforms/ssa.h"
 #include "core/types.h"
 
@@ -96,6 +97,10 @@ TransformedNet Export(const Workspace& workspace, const caffe2::NetDef& net,
   for (const auto& name : external_inputs) out.predict.add_external_input(name);
   out.predict.clear_external_output();
   for (const auto& name : output_blobs) out.predict.add_external_output(name);
+  // The fake data is no constant: passes that fold constants leave it alone.
+  std::string fed;
+  for (const auto& name : input_blobs) fed += (fed.empty() ? "" : ",") + name;
+  out.settings[kFedInputsSetting] = fed;
   return out;
 }
 

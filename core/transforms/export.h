@@ -22,8 +22,9 @@ caffe2::OperatorDef ConstantFillOf(const caffe2::TensorProto& value);
 // Caffe2's Export: an init net with one fill per parameter (its value from `workspace`) and a
 // [1, 1] zero fill for every other input the net reads before writing it, so a predictor finds
 // every blob; the predict net's external inputs are those inputs, then the net's own external
-// inputs; its external outputs are the blobs written and never read. kMissingBlob when a
-// parameter is not in the workspace.
+// inputs; its external outputs are the blobs written and never read. The setting `inputs`
+// (kFedInputsSetting, core/transforms/constants.h) lists those inputs, which passes must not take
+// for constants. kMissingBlob when a parameter is not in the workspace.
 TransformedNet Export(const Workspace& workspace, const caffe2::NetDef& net,
                       const std::vector<std::string>& params);
 

@@ -1,8 +1,19 @@
 #include "core/transforms/net_edits.h"
 
+#include <google/protobuf/text_format.h>
+
 #include "core/proto/error.h"
 
 namespace parity::transforms {
+namespace {
+
+// RecurrentNetwork's step nets may come as NetDef text in a string argument (Caffe2 writes them
+// so).
+bool IsStepNetText(const caffe2::Argument& arg) {
+  return arg.has_s() && (arg.name() == "step_net" || arg.name() == "backward_step_net");
+}
+
+}  // namespace
 
 void RemoveOps(caffe2::NetDef* net, const std::set<int>& indices) {
   if (indices.empty()) return;
@@ -15,9 +26,25 @@ void RemoveOps(caffe2::NetDef* net, const std::set<int>& indices) {
 
 bool HasSubNets(const caffe2::OperatorDef& op) {
   for (const auto& arg : op.arg()) {
-    if (arg.has_n() || arg.nets_size() > 0) return true;
+    if (arg.has_n() || arg.nets_size() > 0 || IsStepNetText(arg)) return true;
   }
   return false;
+}
+
+std::vector<caffe2::NetDef> SubNetsOf(const caffe2::OperatorDef& op) {
+  std::vector<caffe2::NetDef> nets;
+  for (const auto& arg : op.arg()) {
+    if (arg.has_n()) nets.push_back(arg.n());
+    nets.insert(nets.end(), arg.nets().begin(), arg.nets().end());
+    if (IsStepNetText(arg)) {
+      caffe2::NetDef net;
+      PARITY_ENFORCE(google::protobuf::TextFormat::ParseFromString(arg.s(), &net),
+                     ErrorKind::kBadArgument, op.type(), ": argument '", arg.name(),
+                     "' is a string that does not parse as a NetDef in text format");
+      nets.push_back(std::move(net));
+    }
+  }
+  return nets;
 }
 
 int FirstOpWithSubNets(const caffe2::NetDef& net) {

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/proto/caffe2.pb.h"
 #include "core/transforms/pass.h"
@@ -16,6 +17,10 @@ void RemoveOps(caffe2::NetDef* net, const std::set<int>& indices);
 // Whether the op carries nets (Do, If, While, RecurrentNetwork): their ops read and write blobs
 // of the enclosing workspace by name, which the SSA view of the outer net does not see.
 bool HasSubNets(const caffe2::OperatorDef& op);
+
+// The nets `op` carries (If's then/else, While's loop/cond, Do's net, RecurrentNetwork's step
+// nets, as NetDefs or as text); kBadArgument for step-net text that does not parse.
+std::vector<caffe2::NetDef> SubNetsOf(const caffe2::OperatorDef& op);
 
 // The first op of `net` that carries nets, or -1.
 int FirstOpWithSubNets(const caffe2::NetDef& net);

@@ -12,7 +12,8 @@
 //   3. write the states under their recurrent_states names, and every alias_dst = rows
 //      [offset, end) of alias_src (a negative offset counts from the end: -1 is the last row).
 // Links to blobs that are not states (the input sequence) read from a private copy, so a step net
-// that writes an input-linked blob does not modify the op's input. The last output is the
+// that writes an input-linked blob does not modify the op's input. Link externals and aliases
+// follow `<blob>.rename` arguments (memonger renames the op's inputs and outputs). The last output is the
 // (opaque) step-workspaces blob. RecurrentNetworkGradient is finite-differences only.
 #include "reference/ops/util.h"
 
@@ -73,7 +74,8 @@ void RecurrentNetwork(OpContext<T>& c) {
 
   // Links.
   const std::vector<std::string> li = c.args.Strs("link_internal");
-  const std::vector<std::string> le = c.args.Strs("link_external");
+  std::vector<std::string> le = c.args.Strs("link_external");
+  for (std::string& external : le) external = c.args.Renamed(external);
   const std::vector<int64_t> lo = c.args.Ints("link_offset");
   std::vector<int64_t> lw = c.args.Ints("link_window");
   if (lw.empty()) lw.assign(li.size(), 1);
@@ -120,8 +122,10 @@ void RecurrentNetwork(OpContext<T>& c) {
   }
 
   // 3. States and aliases.
-  const std::vector<std::string> asrc = c.args.Strs("alias_src");
-  const std::vector<std::string> adst = c.args.Strs("alias_dst");
+  std::vector<std::string> asrc = c.args.Strs("alias_src");
+  std::vector<std::string> adst = c.args.Strs("alias_dst");
+  for (std::string& src : asrc) src = c.args.Renamed(src);
+  for (std::string& dst : adst) dst = c.args.Renamed(dst);
   const std::vector<int64_t> aoff = c.args.Ints("alias_offset");
   PARITY_ENFORCE(asrc.size() == adst.size() && asrc.size() == aoff.size(), ErrorKind::kBadArgument,
                  "alias_src/dst/offset must have equal lengths");

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/transforms/memonger.h"
+#include "core/transforms/net_edits.h"
 #include "core/transforms/pass.h"
 #include "fuzz/generators.h"
 #include "tests/mutants/mutant_cases.h"
@@ -102,6 +104,17 @@ Mutant PassMutant(const std::string& name, const std::string& pass, const std::s
   return m;
 }
 
+// optimize_inference_for_dag with every live range one op short: a blob's name goes to the next
+// blob after its second-to-last use. Caffe2's checks are left out with the bug (they would name
+// it): only the rewritten net's outputs, or its ops' in-place rules, can tell.
+void ShortLivedSharing(TransformedNet* t) {
+  auto ranges = transforms::ComputeLiveRanges(t->predict, [](const std::string&) { return true; });
+  for (auto& [blob, range] : ranges) range.last_used = std::max(range.defined, range.last_used - 1);
+  transforms::ApplyAssignments(
+      transforms::ComputeBlobRecycling(t->predict, ranges, "", transforms::NamesIn(*t)),
+      &t->predict);
+}
+
 }  // namespace
 
 void AddTransformMutants(std::vector<Entry>* out) {
@@ -119,6 +132,20 @@ void AddTransformMutants(std::vector<Entry>* out) {
                                if (op->type() == "SpatialBN") SetFloat(op, "epsilon", 0.0f);
                              }),
                   Wrap{}});
+  Mutant liveness = M("MEMONGER_LIVENESS_OFF_BY_ONE", "pass optimize_inference_for_dag", "transform",
+                      "transform",
+                      "optimize_inference_for_dag frees a blob's name one op before its last use, "
+                      "so the next blob written takes it while it is still to be read");
+  liveness.build = NetsOf({"Relu", "Sigmoid", "Softmax", "FC", "Transpose", "Sum", "Mul"});
+  liveness.install = [] {
+    PassInfo mutated = *PassRegistry::Find("optimize_inference_for_dag");
+    mutated.run = ShortLivedSharing;
+    const PassInfo original = PassRegistry::Replace("optimize_inference_for_dag", mutated);
+    return std::function<void()>([original] {
+      PassRegistry::Replace("optimize_inference_for_dag", original);
+    });
+  };
+  out->push_back({liveness, Wrap{}});
 }
 
 }  // namespace parity::mutants
