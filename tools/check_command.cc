@@ -1,4 +1,5 @@
 // parity check NET [--init NET] [--input NAME=FILE]... [--oracle LIST] [--tolerance CLASS] [--json]
+//              [--html OUT]
 // Runs a user's net through the oracles; exit 1 and a readable summary when something differs.
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -6,6 +7,8 @@
 #include "core/io.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
+#include "oracles/finding.h"
+#include "reports/report.h"
 #include "tools/command.h"
 #include "tools/input_specs.h"
 #include "tools/interrupt.h"
@@ -22,8 +25,35 @@ struct CheckOptions {
   std::string tolerance;
   bool json = false;
   bool full = false;
+  std::string html;  // write the HTML report here
   uint64_t seed = 1;
 };
+
+// The HTML report of one check: the verdicts as the campaign's oracle table, one page per finding.
+reports::ReportInput CheckReport(const CheckOptions& options, const CaseReport& report) {
+  reports::ReportInput input;
+  input.title = "parity check " + options.net_path;
+  input.source = options.net_path;
+  nlohmann::json oracles_run = nlohmann::json::object();
+  int findings = 0;
+  for (const OracleVerdict& verdict : report.verdicts()) {
+    const bool applies = verdict.status() == OracleVerdict::OK ||
+                         verdict.status() == OracleVerdict::FINDING;
+    oracles_run[verdict.oracle()] = {{"checked", applies ? 1 : 0},
+                                     {"not_applicable", applies ? 0 : 1}};
+    if (verdict.status() != OracleVerdict::FINDING) continue;
+    ++findings;
+    reports::ReportFinding finding;
+    finding.key = oracles::SignatureKey(verdict.finding().signature());
+    finding.page = reports::FindingPageName(finding.key);
+    finding.first = verdict.finding();
+    input.findings.push_back(std::move(finding));
+  }
+  input.summary = {{"seed", report.seed()},      {"backend", report.backend()},
+                   {"cases", 1},                 {"findings", findings},
+                   {"oracles_run", oracles_run}};
+  return input;
+}
 
 int Check(const CheckOptions& options) {
   Case c;
@@ -73,6 +103,10 @@ int Check(const CheckOptions& options) {
     std::cout << "seed " << c.seed() << " (--seed), tolerance " << report.tolerance()
               << ", backend under test " << report.backend() << "\n";
   }
+  if (!options.html.empty()) {
+    const std::string index = reports::WriteReport(CheckReport(options, report), options.html);
+    if (!options.json) std::cout << "report: " << index << "\n";
+  }
   const int exit_code = oracles::ExitCode(report);
   if (exit_code == kExitBadInput) {
     // Bad input: the one-line error of every other command, naming what is wrong.
@@ -106,6 +140,8 @@ PARITY_REGISTER_COMMAND(Command{
                       "random fills")
           ->check(kWholeNumber);
       app->add_flag("--json", options->json, "Machine-readable report");
+      app->add_option("--html", options->html,
+                      "Also write the HTML report here (index.html and one page per finding)");
       return [options] { return Check(*options); };
     }});
 

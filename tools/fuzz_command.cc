@@ -17,6 +17,7 @@
 #include "fuzz/sandbox.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
+#include "reports/report.h"
 #include "tools/command.h"
 #include "tools/interrupt.h"
 
@@ -125,6 +126,14 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
   }
   if (!summary_path.empty()) {
     std::cout << "summary: " << summary_path << ", " << options.out_dir << "/junit.xml\n";
+    // The page an engineer opens in the morning; a campaign's results stand without it.
+    try {
+      const std::string index =
+          reports::WriteReport(reports::ReadCampaign(options.out_dir), options.out_dir + "/report");
+      std::cout << "report: " << index << "\n";
+    } catch (const Error& error) {
+      std::cerr << "parity fuzz: the HTML report was not written: " << error.what() << "\n";
+    }
   }
   return tally.findings > 0 ? kExitDiscrepancies : kExitClean;
 }
