@@ -95,6 +95,7 @@ std::string SummaryJson(const CampaignOptions& options, const CampaignSummary& s
   }
   j["oracles_run"] = per_oracle;
   j["cases_per_op"] = tally.by_op;
+  j["cases_per_op_oracle"] = tally.by_op_oracle;
   Json signatures = Json::array();
   for (const auto& [key, count] : tally.by_signature) {
     Json s;

@@ -76,7 +76,8 @@ nlohmann::json TallyToJson(const oracles::CheckTally& tally) {
           {"checked", tally.checked},
           {"not_applicable", tally.not_applicable},
           {"by_signature", tally.by_signature},
-          {"by_op", tally.by_op}};
+          {"by_op", tally.by_op},
+          {"by_op_oracle", tally.by_op_oracle}};
 }
 
 oracles::CheckTally TallyFromJson(const nlohmann::json& j) {
@@ -87,6 +88,8 @@ oracles::CheckTally TallyFromJson(const nlohmann::json& j) {
   tally.not_applicable = j.at("not_applicable").get<std::map<std::string, int64_t>>();
   tally.by_signature = j.at("by_signature").get<std::map<std::string, int64_t>>();
   tally.by_op = j.at("by_op").get<std::map<std::string, int64_t>>();
+  tally.by_op_oracle = j.value("by_op_oracle", nlohmann::json::object())
+                           .get<std::map<std::string, std::map<std::string, int64_t>>>();
   return tally;
 }
 

@@ -165,9 +165,11 @@ void CheckTally::Add(const Case& c, const CaseReport& report) {
         ++checked[verdict.oracle()];
         ++findings;
         ++by_signature[SignatureKey(verdict.finding().signature())];
+        for (const auto& type : types) ++by_op_oracle[type][verdict.oracle()];
         break;
       default:
         ++checked[verdict.oracle()];
+        for (const auto& type : types) ++by_op_oracle[type][verdict.oracle()];
     }
   }
 }

@@ -66,6 +66,8 @@ struct CheckTally {
   std::map<std::string, int64_t> not_applicable;  // oracle -> cases it did not apply to
   std::map<std::string, int64_t> by_signature;    // SignatureKey -> findings
   std::map<std::string, int64_t> by_op;           // op type -> cases that held it
+  // op type -> oracle -> cases holding the op that the oracle gave a verdict on (coverage).
+  std::map<std::string, std::map<std::string, int64_t>> by_op_oracle;
 
   void Add(const Case& c, const CaseReport& report);
 };

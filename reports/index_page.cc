@@ -108,14 +108,30 @@ std::string Trend(const ReportInput& input) {
          chart("findings", "findings per campaign") + chart("cases_per_second", "cases per second");
 }
 
-std::string CasesPerOp(const Json& s) {
+// Op x oracle: the cases holding each op type, and how many of them each oracle judged (a 0 is
+// a gap, or an oracle that does not apply to the op: gradients of comparisons, say).
+std::string Coverage(const Json& s) {
   if (!s.contains("cases_per_op") || s["cases_per_op"].empty()) return "";
-  std::string out =
-      "<h2>Coverage</h2><details><summary>cases per op type (" +
-      std::to_string(s["cases_per_op"].size()) +
-      " types)</summary><table><thead><tr><th>op</th><th>cases</th></tr></thead><tbody>";
+  std::vector<std::string> oracles;
+  if (s.contains("oracles_run")) {
+    for (const auto& [oracle, counts] : s["oracles_run"].items()) oracles.push_back(oracle);
+  }
+  const Json matrix = s.value("cases_per_op_oracle", Json::object());
+  std::string out = "<h2>Coverage</h2><details><summary>cases per op type and oracle (" +
+                    std::to_string(s["cases_per_op"].size()) +
+                    " op types)</summary><table class=\"coverage\"><thead><tr><th>op</th>"
+                    "<th>cases</th>";
+  for (const auto& oracle : oracles) out += "<th>" + Escape(oracle) + "</th>";
+  out += "</tr></thead><tbody>";
   for (const auto& [op, count] : s["cases_per_op"].items()) {
-    out += "<tr><td>" + Escape(op) + "</td><td class=\"num\">" + Escape(Text(count)) + "</td></tr>";
+    out += "<tr><td>" + Escape(op) + "</td><td class=\"num\">" + Escape(Text(count)) + "</td>";
+    const Json row = matrix.value(op, Json::object());
+    for (const auto& oracle : oracles) {
+      const int64_t n = row.value(oracle, int64_t{0});
+      out += std::string("<td class=\"num") + (n == 0 ? " muted" : "") + "\">" + std::to_string(n) +
+             "</td>";
+    }
+    out += "</tr>";
   }
   return out + "</tbody></table></details>";
 }
@@ -172,7 +188,7 @@ std::string FindingsTable(const ReportInput& input) {
 std::string IndexPage(const ReportInput& input) {
   const std::string body = "<h1>" + Escape(input.title) + "</h1><p class=\"muted\">" +
                            Escape(input.source) + "</p>" + Settings(input.summary) + Trend(input) +
-                           FindingsTable(input) + CasesPerOp(input.summary);
+                           FindingsTable(input) + Coverage(input.summary);
   return Page(input.title, body);
 }
 

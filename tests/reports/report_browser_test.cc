@@ -4,6 +4,7 @@
 // not installed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -77,6 +78,30 @@ TEST_F(ReportInBrowser, TheScreenshotIsNotBlank) {
   EXPECT_GT(png.size(), 5 * std::filesystem::file_size(blank))
       << "finding page " << png.size() << " bytes, blank page " << std::filesystem::file_size(blank)
       << " bytes";
+}
+
+// A long night: 1,000 signatures. The index stays one page of bounded size (finding details are
+// collapsed, and each finding's drawing is on its own page); the log says how large and how long
+// Chromium took to build its DOM.
+TEST_F(ReportInBrowser, AThousandFindingsOpen) {
+  const std::string dir = TestTmp() + "/thousand";
+  fuzz::Corpus corpus(dir + "/findings");
+  for (int i = 0; i < 1000; ++i) {
+    Finding f = FcFinding();
+    f.mutable_signature()->set_blamed_op_type("Op" + std::to_string(i));
+    corpus.Add(f, i);
+  }
+  const std::string index =
+      reports::WriteReport(reports::ReadCampaign(dir), TestTmp() + "/thousand_report");
+  const auto size = std::filesystem::file_size(index);
+  EXPECT_LT(size, 2u << 20) << "the index of 1,000 findings should stay under 2 MiB";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string dom = Chromium("--dump-dom", "file://" + index);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(Count(dom, "<section class=\"finding\""), 1000u);
+  std::printf("index of 1,000 findings: %llu bytes; Chromium --dump-dom took %.2f s\n",
+              static_cast<unsigned long long>(size), seconds);
 }
 
 }  // namespace

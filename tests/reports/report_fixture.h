@@ -56,7 +56,8 @@ inline std::string Campaign(const std::string& name) {
                   R"({"seed": 3, "backend": "MUTANT_FC", "cases": 100, "seconds": 2.0,
                       "cases_per_second": 50.0, "findings": 2, "jobs": 2,
                       "oracles_run": {"forward": {"checked": 90, "not_applicable": 10}},
-                      "cases_per_op": {"FC": 40}})");
+                      "cases_per_op": {"FC": 40},
+                      "cases_per_op_oracle": {"FC": {"forward": 37}}})");
   return dir;
 }
 

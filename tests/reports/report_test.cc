@@ -30,6 +30,9 @@ TEST(Report, ReadsACampaignIntoItsPages) {
   EXPECT_EQ(Count(index, "<section class=\"finding\""), 1u);
   EXPECT_NE(index.find("href=\"findings/" + f.page + "\""), std::string::npos);
   EXPECT_NE(index.find("op #0 (FC)"), std::string::npos);
+  // Coverage: FC in 40 cases, 37 of them judged by the forward oracle.
+  EXPECT_NE(index.find("<tr><td>FC</td><td class=\"num\">40</td><td class=\"num\">37</td></tr>"),
+            std::string::npos);
 
   const std::string page = reports::FindingPage(input, f);
   EXPECT_NE(page.find("<svg"), std::string::npos) << "the net is drawn";
