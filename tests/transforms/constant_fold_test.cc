@@ -14,11 +14,6 @@ namespace {
 
 using transforms::TransformedNet;
 
-caffe2::OperatorDef Fill(const std::string& name, const std::vector<int64_t>& dims,
-                         const std::vector<float>& values) {
-  return transforms::ConstantFillOf(TensorToProto(MakeTensor<float>(dims, values), name));
-}
-
 // The fill of `blob` in `init`, or nullptr.
 const caffe2::OperatorDef* FillOf(const caffe2::NetDef& init, const std::string& blob) {
   for (const auto& op : init.op()) {
@@ -27,18 +22,11 @@ const caffe2::OperatorDef* FillOf(const caffe2::NetDef& init, const std::string&
   return nullptr;
 }
 
-std::vector<float> FloatValues(const caffe2::OperatorDef& fill) {
-  for (const auto& arg : fill.arg()) {
-    if (arg.name() == "values") return {arg.floats().begin(), arg.floats().end()};
-  }
-  return {};
-}
-
 // w = [[1, 2, 3], [4, 5, 6]]; t = Transpose(w) = [[1, 4], [2, 5], [3, 6]]; s = Scale(t, 2) =
 // [[2, 8], [4, 10], [6, 12]]; y = MatMul(x, s) stays (x is fed).
 TransformedNet ScaledTranspose() {
   TransformedNet t;
-  *t.init.add_op() = Fill("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  *t.init.add_op() = FloatFill("w", {2, 3}, {1, 2, 3, 4, 5, 6});
   *t.predict.add_op() = MakeOp("Transpose", {"w"}, {"t"});
   *t.predict.add_op() = MakeOp("Scale", {"t"}, {"s"}, {{"scale", 2.0f}});
   *t.predict.add_op() = MakeOp("MatMul", {"x", "s"}, {"y"});
@@ -58,8 +46,8 @@ TEST(ConstantFold, OpsOnConstantsBecomeFillsOfTheirResults) {
   ASSERT_NE(t, nullptr);
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->type(), "GivenTensorFill");
-  EXPECT_EQ(FloatValues(*t), (std::vector<float>{1, 4, 2, 5, 3, 6}));
-  EXPECT_EQ(FloatValues(*s), (std::vector<float>{2, 8, 4, 10, 6, 12}));
+  EXPECT_EQ(FillValues(*t), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(FillValues(*s), (std::vector<float>{2, 8, 4, 10, 6, 12}));
   // Declared where the nets declare their inputs.
   const auto& inputs = after.predict.external_input();
   EXPECT_NE(std::find(inputs.begin(), inputs.end(), "s"), inputs.end());
@@ -72,7 +60,7 @@ TEST(ConstantFold, OpsOnConstantsBecomeFillsOfTheirResults) {
 
 TEST(ConstantFold, IntegerAndBoolResultsKeepTheirTypes) {
   TransformedNet t;
-  *t.init.add_op() = Fill("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  *t.init.add_op() = FloatFill("w", {2, 3}, {1, 2, 3, 4, 5, 6});
   *t.predict.add_op() = MakeOp("Shape", {"w"}, {"shape"});
   *t.predict.add_op() = MakeOp("GT", {"w", "w"}, {"never"});
   *t.predict.add_op() = MakeOp("Reshape", {"x", "shape"}, {"y", "old_shape"});
@@ -96,10 +84,10 @@ TEST(ConstantFold, IntegerAndBoolResultsKeepTheirTypes) {
 
 TEST(ConstantFold, LeavesWhatIsNotConstantOrNotItsToMove) {
   TransformedNet t;
-  *t.init.add_op() = Fill("w", {2}, {1, 2});
-  *t.init.add_op() = Fill("fed", {1, 1}, {0});  // Export's fake data: a feed overwrites it
+  *t.init.add_op() = FloatFill("w", {2}, {1, 2});
+  *t.init.add_op() = FloatFill("fed", {1, 1}, {0});  // Export's fake data: a feed overwrites it
   *t.init.add_op() = MakeOp("GaussianFill", {}, {"noise"}, {{"shape", Ints{2}}});
-  *t.init.add_op() = Fill("dw", {1}, {3});
+  *t.init.add_op() = FloatFill("dw", {1}, {3});
   caffe2::NetDef then_net;
   *then_net.add_op() = MakeOp("Copy", {"w"}, {"late"});
   caffe2::OperatorDef if_op = MakeOp("If", {"cond"}, {});

@@ -16,29 +16,17 @@ namespace {
 
 using transforms::TransformedNet;
 
-caffe2::OperatorDef ConstantOp(const std::string& name, const std::vector<int64_t>& dims,
-                               const std::vector<float>& values) {
-  return transforms::ConstantFillOf(TensorToProto(MakeTensor<float>(dims, values), name));
-}
-
-std::vector<float> FillValues(const caffe2::OperatorDef& fill) {
-  for (const auto& arg : fill.arg()) {
-    if (arg.name() == "values") return {arg.floats().begin(), arg.floats().end()};
-  }
-  return {};
-}
-
 // y = SpatialBN(Conv(x, w, b), scale, bias, mean, var) with epsilon 1: one input channel, two
 // output channels, 1x1 kernels. Per channel s = scale / sqrt(var + 1) = {1/2, 4/4}, so the folded
 // weights are {2 * 1/2, 3 * 1} = {1, 3} and the bias (b - mean) * s + bias = {0 + 0.5, -1 + 0}.
 TransformedNet ConvBnNets() {
   TransformedNet t;
-  *t.init.add_op() = ConstantOp("w", {2, 1, 1, 1}, {2, 3});
-  *t.init.add_op() = ConstantOp("b", {2}, {1, -1});
-  *t.init.add_op() = ConstantOp("scale", {2}, {1, 4});
-  *t.init.add_op() = ConstantOp("bias", {2}, {0.5f, 0});
-  *t.init.add_op() = ConstantOp("mean", {2}, {1, 0});
-  *t.init.add_op() = ConstantOp("var", {2}, {3, 15});
+  *t.init.add_op() = FloatFill("w", {2, 1, 1, 1}, {2, 3});
+  *t.init.add_op() = FloatFill("b", {2}, {1, -1});
+  *t.init.add_op() = FloatFill("scale", {2}, {1, 4});
+  *t.init.add_op() = FloatFill("bias", {2}, {0.5f, 0});
+  *t.init.add_op() = FloatFill("mean", {2}, {1, 0});
+  *t.init.add_op() = FloatFill("var", {2}, {3, 15});
   *t.predict.add_op() = MakeOp("Conv", {"x", "w", "b"}, {"c"}, {{"kernel", 1}, {"order", "NCHW"}});
   *t.predict.add_op() = MakeOp("SpatialBN", {"c", "scale", "bias", "mean", "var"}, {"y"},
                                {{"is_test", 1}, {"epsilon", 1.0f}, {"order", "NCHW"}});

@@ -6,8 +6,11 @@
 #include <string>
 
 #include "core/tensor.h"
+#include "core/tensor_proto.h"
+#include "core/transforms/export.h"
 #include "core/transforms/pass.h"
 #include "core/workspace.h"
+#include "tests/test_util.h"
 
 namespace parity::testing {
 
@@ -22,6 +25,20 @@ inline Tensor RunTransformed(const transforms::TransformedNet& t,
   Tensor out;
   out.CopyFrom(ws.GetBlobOrThrow(output)->GetTensor());
   return out;
+}
+
+// The GivenTensorFill writing `values` into `name` (as Export writes a parameter).
+inline caffe2::OperatorDef FloatFill(const std::string& name, const std::vector<int64_t>& dims,
+                                     const std::vector<float>& values) {
+  return transforms::ConstantFillOf(TensorToProto(MakeTensor<float>(dims, values), name));
+}
+
+// The values a float fill writes.
+inline std::vector<float> FillValues(const caffe2::OperatorDef& fill) {
+  for (const auto& arg : fill.arg()) {
+    if (arg.name() == "values") return {arg.floats().begin(), arg.floats().end()};
+  }
+  return {};
 }
 
 }  // namespace parity::testing
