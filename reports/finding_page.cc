@@ -5,6 +5,7 @@
 
 #include "core/io.h"
 #include "core/proto/error.h"
+#include "reports/comparison_view.h"
 #include "reports/html.h"
 #include "reports/net_drawing.h"
 #include "reports/page.h"
@@ -52,22 +53,14 @@ std::string CaseText(const Case& c) {
 
 std::string Comparisons(const Finding& f) {
   if (f.comparisons_size() == 0) return "";
-  std::string out =
-      "<h2>What differs</h2><table class=\"metrics\"><thead><tr><th>blob</th><th>max abs "
-      "error</th><th>max rel error</th><th>worst element</th><th>mismatches</th><th>tolerance "
-      "(abs, rel)</th></tr></thead><tbody>";
-  for (const BlobComparison& c : f.comparisons()) {
-    const Metrics& m = c.metrics();
-    const double share =
-        m.element_count() > 0 ? 100.0 * m.mismatch_count() / m.element_count() : 0.0;
-    out += "<tr><td>" + Escape(c.blob()) + "</td><td class=\"num\">" + Number(m.max_abs_error()) +
-           "</td><td class=\"num\">" + Number(m.max_rel_error()) + "</td><td class=\"num\">" +
-           std::to_string(m.worst_index()) + "</td><td class=\"num\">" +
-           std::to_string(m.mismatch_count()) + " of " + std::to_string(m.element_count()) + " (" +
-           Number(share) + " %)</td><td>" + Number(m.tolerance_abs()) + ", " +
-           Number(m.tolerance_rel()) + "</td></tr>";
-  }
-  return out + "</tbody></table>";
+  // The gradient oracle compares vᵀJ per input (production against finite differences): its
+  // elements are the Jacobian entries, summed along v, that differ.
+  std::string out = f.signature().oracle() == "gradient"
+                        ? "<h2>Gradient entries that differ (vᵀJ per input: production against "
+                          "finite differences)</h2>"
+                        : "<h2>What differs</h2>";
+  for (const BlobComparison& comparison : f.comparisons()) out += ComparisonHtml(comparison);
+  return out;
 }
 
 std::string CrashDetails(const Finding& f) {
