@@ -36,7 +36,8 @@ int64_t SomeAxis(int64_t rank) {
 PARITY_OP_SPEC(Reshape).Tolerance("exact").ConsumesIntermediates(true).Make(
     [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
-      OpInstance op("Reshape", 2);  // (reshaped, old_shape)
+      // (reshaped, old_shape); old_shape is optional (ONNX's Reshape has one output).
+      OpInstance op("Reshape", *rc::gen::inRange(0, 4) == 0 ? 1 : 2);
       op.Input(x);
       std::vector<int64_t> shape;
       switch (*rc::gen::inRange(0, 4)) {
@@ -75,7 +76,8 @@ PARITY_OP_SPEC(Concat).Tolerance("exact").ConsumesIntermediates(true).Make(
       const bool add_axis = *rc::gen::inRange(0, 4) == 0;
       const int64_t axis = *rc::gen::inRange<int64_t>(0, rank + (add_axis ? 1 : 0));
       const int pieces = *rc::gen::inRange(1, 4);
-      OpInstance op("Concat", 2);  // (concat, split_info)
+      // (concat, split_info); split_info is optional (ONNX's Concat has one output).
+      OpInstance op("Concat", *rc::gen::inRange(0, 4) == 0 ? 1 : 2);
       op.Input(x);
       for (int i = 0; i < pieces; ++i) {
         std::vector<int64_t> other = x;
@@ -113,7 +115,8 @@ PARITY_OP_SPEC(Flatten).Tolerance("exact").ConsumesIntermediates(true).Make(
       std::vector<int64_t> x = p ? *p : AnyDims();
       OpInstance op("Flatten");
       op.Input(x);
-      op.Arg("axis", *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(x.size()) + 1));
+      const int64_t rank = static_cast<int64_t>(x.size());
+      op.Arg("axis", *rc::gen::inRange<int64_t>(-rank, rank + 1));  // negative: from the end
       return op;
     });
 
@@ -168,12 +171,16 @@ PARITY_OP_SPEC(Slice).Tolerance("exact").ConsumesIntermediates(true).Make(
       std::vector<int64_t> x = p ? *p : AnyDims();
       const int64_t rank = static_cast<int64_t>(x.size());
       const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
-      const int64_t start = *rc::gen::inRange<int64_t>(0, x[axis]);
-      const int64_t end = *rc::gen::inRange<int64_t>(start + 1, x[axis] + 1);
       std::vector<int64_t> starts(axis + 1, 0), ends(axis + 1, -1);
-      starts[axis] = start;
-      // The end written as a negative index now and then (-1 is the end).
-      ends[axis] = *rc::gen::arbitrary<bool>() ? end : end - x[axis] - 1;
+      // The last listed axis is cut; each earlier one half the time (several axes at once).
+      for (int64_t k = 0; k <= axis; ++k) {
+        if (k < axis && !*rc::gen::arbitrary<bool>()) continue;
+        const int64_t start = *rc::gen::inRange<int64_t>(0, x[k]);
+        const int64_t end = *rc::gen::inRange<int64_t>(start + 1, x[k] + 1);
+        starts[k] = start;
+        // The end written as a negative index now and then (-1 is the end).
+        ends[k] = *rc::gen::arbitrary<bool>() ? end : end - x[k] - 1;
+      }
       OpInstance op("Slice");
       op.Input(x);
       if (*rc::gen::arbitrary<bool>()) {

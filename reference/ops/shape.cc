@@ -70,7 +70,7 @@ void Reshape(OpContext<T>& c) {
   Value<T> old = c.NewTensor(DType::kInt64, {static_cast<int64_t>(x.dims.size())});
   old.i() = x.dims;
   c.SetOutput(0, Reshaped(x, shape));
-  c.SetOutput(1, std::move(old));
+  if (c.OutputSize() > 1) c.SetOutput(1, std::move(old));
 }
 
 template <typename T>
@@ -205,9 +205,12 @@ void Split(OpContext<T>& c) {
 template <typename T>
 void Flatten(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
-  const int64_t axis = c.args.Int("axis");
-  PARITY_ENFORCE(axis >= 0 && axis <= static_cast<int64_t>(x.dims.size()), ErrorKind::kBadArgument,
-                 "axis ", axis, " out of range [0, ", x.dims.size(), "] for ", ShapeString(x.dims));
+  const int64_t rank = static_cast<int64_t>(x.dims.size());
+  int64_t axis = c.args.Int("axis");
+  // A negative axis counts from the end, as ONNX's Flatten (Caffe2 takes [0, rank] only).
+  PARITY_ENFORCE(axis >= -rank && axis <= rank, ErrorKind::kBadArgument, "axis ", axis,
+                 " out of range [", -rank, ", ", rank, "] for ", ShapeString(x.dims));
+  if (axis < 0) axis += rank;
   c.SetOutput(0, Reshaped(x, {SizeToDim(x.dims, axis), SizeFromDim(x.dims, axis)}));
 }
 
@@ -272,7 +275,8 @@ void Squeeze(OpContext<T>& c) {
 }
 
 // Slice bounds per Caffe2: a negative index i means dim + 1 + i (so -1 is the end), indices are
-// clamped to the dim, and at most one dimension may actually be cut.
+// clamped to the dim. Any number of dimensions may be cut (Caffe2 allowed one; production cuts
+// several, as ONNX's Slice does).
 template <typename T>
 void SliceBounds(const OpContext<T>& c, const Dims& dims, std::vector<int64_t>* lo,
                  std::vector<int64_t>* hi) {
@@ -291,7 +295,6 @@ void SliceBounds(const OpContext<T>& c, const Dims& dims, std::vector<int64_t>* 
                  ShapeString(ends), " must have equal length <= rank of ", ShapeString(dims));
   lo->assign(dims.size(), 0);
   *hi = dims;
-  int cut = -1;
   for (size_t k = 0; k < starts.size(); ++k) {
     if (dims[k] == 0) {
       (*hi)[k] = 0;
@@ -305,15 +308,6 @@ void SliceBounds(const OpContext<T>& c, const Dims& dims, std::vector<int64_t>* 
                    ") of dimension ", k, " (size ", dims[k], ") is empty or reversed");
     (*lo)[k] = s;
     (*hi)[k] = e;
-  }
-  if (Numel(dims) == 0) return;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if ((*lo)[k] > 0 || (*hi)[k] < dims[k]) {
-      PARITY_ENFORCE(cut == -1, ErrorKind::kBadArgument,
-                     "Slice can cut only one dimension (Caffe2), starts ", ShapeString(starts),
-                     " ends ", ShapeString(ends), " cut ", cut, " and ", k);
-      cut = static_cast<int>(k);
-    }
   }
 }
 
@@ -436,12 +430,14 @@ void Tile(OpContext<T>& c) {
 }  // namespace
 
 void RegisterShapeOps(Registry* r) {
-  r->Add({"Reshape", 1, 2, 2, 2, {{"shape", "[]"}}, PARITY_REF_KERNEL(Reshape)}).inplace = {{0, 0}};
+  // Caffe2 requires the second output (old_shape / split_info); production makes it optional,
+  // and so does the reference (ONNX's Reshape and Concat have one output).
+  r->Add({"Reshape", 1, 2, 1, 2, {{"shape", "[]"}}, PARITY_REF_KERNEL(Reshape)}).inplace = {{0, 0}};
   r->Add({"Transpose", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Transpose)});
   r->Add({"Concat",
           1,
           -1,
-          2,
+          1,
           2,
           {{"axis", "1"}, {"add_axis", "0"}, {"order", "NCHW"}},
           PARITY_REF_KERNEL(Concat)});

@@ -19,6 +19,21 @@ TEST(Max, ThreeInputsSameShape) {
   ExpectTensorNear(ws->GetTensor("y"), {3}, {0, 0, 3});
 }
 
+TEST(Max, Integers) {
+  // max({-3, 9}, {4, -9}) = {4, 9}; min = {-3, -9}; int64 extremes stay exact.
+  const std::map<std::string, Tensor> ints = {{"a", MakeTensor<int32_t>({2}, {-3, 9})},
+                                              {"b", MakeTensor<int32_t>({2}, {4, -9})}};
+  auto ws = RunOp(MakeOp("Max", {"a", "b"}, {"y"}), ints);
+  EXPECT_EQ(Values<int32_t>(ws->GetTensor("y")), (std::vector<int32_t>{4, 9}));
+  ws = RunOp(MakeOp("Min", {"a", "b"}, {"y"}), ints);
+  EXPECT_EQ(Values<int32_t>(ws->GetTensor("y")), (std::vector<int32_t>{-3, -9}));
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  ws = RunOp(MakeOp("Max", {"a", "b"}, {"y"}),
+             {{"a", MakeTensor<int64_t>({2}, {big, big - 1})},
+              {"b", MakeTensor<int64_t>({2}, {big - 1, big})}});
+  EXPECT_EQ(Values<int64_t>(ws->GetTensor("y")), (std::vector<int64_t>{big, big}));
+}
+
 TEST(Max, BroadcastsAllInputs) {
   // [2, 1]{1, 4} vs [3]{0, 2, 5} vs [1]{3} (double): out [2, 3],
   // max = [[3, 3, 5], [4, 4, 5]]; min = [[0, 1, 1], [0, 2, 3]].
@@ -68,8 +83,8 @@ TEST(Max, Errors) {
           {{"a", MakeTensor<float>({1}, {1})}, {"b", MakeTensor<double>({1}, {1})}});
   }, ErrorKind::kShapeMismatch, {"Min", "input 1", "double [1]", "float [1]"});
   ExpectError([] {
-    RunOp(MakeOp("Max", {"a"}, {"y"}), {{"a", MakeTensor<int32_t>({1}, {1})}});
-  }, ErrorKind::kShapeMismatch, {"Max", "int32 [1]", "float, double"});
+    RunOp(MakeOp("Max", {"a"}, {"y"}), {{"a", MakeTensor<bool>({1}, {true})}});
+  }, ErrorKind::kShapeMismatch, {"Max", "bool [1]", "float, double, int32, int64"});
   // In place over input 0 when broadcasting would grow it.
   ExpectError([] {
     RunOp(MakeOp("Max", {"a", "b"}, {"a"}),

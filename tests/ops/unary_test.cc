@@ -127,6 +127,14 @@ TEST(Unary, InPlaceEmptyAndBufferReuse) {
   }
 }
 
+TEST(Abs, IntegersWrapAtTheMinimum) {
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  Tensor y = RunUnary("Abs", MakeTensor<int32_t>({4}, {kMin, -5, 0, 3}));
+  EXPECT_EQ(Values<int32_t>(y), (std::vector<int32_t>{kMin, 5, 0, 3}));
+  y = RunUnary("Abs", MakeTensor<int64_t>({2}, {-7, 8}));
+  EXPECT_EQ(Values<int64_t>(y), (std::vector<int64_t>{7, 8}));
+}
+
 TEST(Neg, IntegersWrapAtTheMinimum) {
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   Tensor y = RunUnary("Neg", MakeTensor<int32_t>({2}, {kMin, 5}));

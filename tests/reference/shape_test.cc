@@ -111,6 +111,13 @@ TEST(Shape, FlattenExpandSqueeze) {
   EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}), in, "y")), (std::vector<int64_t>{2, 12}));
   EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", 0), in, "y")),
             (std::vector<int64_t>{1, 24}));
+  // A negative axis counts from the end (ONNX's Flatten): -1 is axis 2, -3 is axis 0.
+  EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", -1), in, "y")),
+            (std::vector<int64_t>{6, 4}));
+  EXPECT_EQ(Dims(RunOp(Op("Flatten", {"x"}, {"y"}).I("axis", -3), in, "y")),
+            (std::vector<int64_t>{1, 24}));
+  ExpectError([&] { RunOps({Op("Flatten", {"x"}, {"y"}).I("axis", -4)}, in); },
+              ErrorKind::kBadArgument);
   EXPECT_EQ(Dims(RunOp(Op("FlattenToVec", {"x"}, {"y"}), in, "y")), (std::vector<int64_t>{24}));
   auto e =
       RunOp(Op("ExpandDims", {"x"}, {"y"}).Ints("dims", {3, 0}), {{"x", F({2, 3}, Iota(6))}}, "y");
@@ -144,11 +151,9 @@ TEST(Shape, Slice) {
   auto w = RunOp(Op("Slice", {"x", "s", "e"}, {"y"}),
                  {{"x", in.at("x")}, {"s", Int({1}, {1})}, {"e", Int({1}, {2})}}, "y");
   EXPECT_VALUES_NEAR(w, (std::vector<double>{5, 6, 7, 8}), 0);
-  ExpectError(
-      [&] {
-        RunOps({Op("Slice", {"x"}, {"y"}).Ints("starts", {1, 1}).Ints("ends", {2, 3})}, in);
-      },
-      ErrorKind::kBadArgument);
+  // Several dimensions cut at once (Caffe2 allowed one): rows [1, 2), columns [1, 3).
+  auto both = RunOp(Op("Slice", {"x"}, {"y"}).Ints("starts", {1, 1}).Ints("ends", {2, 3}), in, "y");
+  EXPECT_VALUES_NEAR(both, (std::vector<double>{6, 7}), 0);
   ExpectError(
       [&] {
         RunOps({Op("Slice", {"x"}, {"y"}).Ints("starts", {0, 3}).Ints("ends", {-1, 2})}, in);

@@ -5,7 +5,8 @@
 //
 // Max and Min propagate NaN (a NaN in any input gives NaN), as numpy's maximum / minimum do. Pytorch's
 // Caffe2 requires equal shapes for Max / Min; parity broadcasts, which agrees wherever Caffe2
-// accepts the inputs.
+// accepts the inputs. Caffe2 registers them for float; parity also takes double, int32 and int64
+// (ONNX's Max / Min; the reference agrees).
 #include <cstring>
 #include <limits>
 #include <string>
@@ -74,7 +75,7 @@ struct MinFn {
   }
 };
 
-constexpr char kMinMaxTypes[] = "float, double";
+constexpr char kMinMaxTypes[] = "float, double, int32, int64";
 
 template <class Fn>
 class MinMaxOp final : public Operator {
@@ -89,7 +90,7 @@ class MinMaxOp final : public Operator {
       dtypes_.push_back(Input(i).dtype());
       dims_.push_back(&Input(i).dims());
     }
-    CheckVariadicTypes<float, double>(
+    CheckVariadicTypes<float, double, int32_t, int64_t>(
         dtypes_, [&](size_t i) { return Input(static_cast<int>(i)).DebugString(); }, label(),
         kMinMaxTypes);
     std::vector<int64_t> out_dims = VariadicBroadcast(dims_, label());
@@ -102,11 +103,10 @@ class MinMaxOp final : public Operator {
     }
     Tensor* out = Output(0);
     out->Resize(out_dims);
-    if (x0.dtype() == DataType::kFloat) {
-      Compute<float>(out);
-    } else {
-      Compute<double>(out);
-    }
+    elementwise::VisitType(x0.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (elementwise::kIsOneOf<T, float, double, int32_t, int64_t>) Compute<T>(out);
+    });
   }
 
  private:
@@ -154,7 +154,7 @@ class MinMaxOp final : public Operator {
 
 std::vector<TensorType> MinMaxShape(const caffe2::OperatorDef& def, const ArgumentHelper& args,
                                     const std::vector<TensorType>& in) {
-  CheckVariadicTypes<float, double>(
+  CheckVariadicTypes<float, double, int32_t, int64_t>(
       DtypesOf(in), [&](size_t i) { return TensorTypeString(in[i]); }, args.op_label(),
       kMinMaxTypes);
   std::vector<const std::vector<int64_t>*> dims;
@@ -176,8 +176,8 @@ std::vector<TensorType> MinMaxShape(const caffe2::OperatorDef& def, const Argume
       .ShapeInference(MinMaxShape)                                                             \
       .InputDoc(0, "X0", "First input; further inputs X1, X2, ... of the same dtype.")         \
       .OutputDoc(0, "Y", "The elementwise " what " over all inputs, in their broadcast shape.") \
-      .Doc("Elementwise " what " of any number of float or double inputs with numpy "         \
-           "broadcasting; NaN propagates.");                                                   \
+      .Doc("Elementwise " what " of any number of float, double, int32 or int64 inputs with " \
+           "numpy broadcasting; NaN propagates.");                                             \
   PARITY_REGISTER_CPU_OPERATOR(Name, MinMaxOp<Name##Fn>)
 
 PARITY_MINMAX_OP(Max, "maximum");

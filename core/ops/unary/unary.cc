@@ -1,5 +1,5 @@
 // Unary elementwise ops: Relu LeakyRelu Elu Sigmoid Tanh Softsign Exp Log Sqrt Sqr Abs Neg
-// Reciprocal Sin Cos Clip Scale (float, double; Neg also int32, int64), Cast, StopGradient.
+// Reciprocal Sin Cos Clip Scale (float, double; Neg and Abs also int32, int64), Cast, StopGradient.
 // Caffe2 semantics (caffe2/operators/*_op.cc); every math op may run in place ({0, 0}).
 //
 // NaN propagates through every op (Relu(NaN) = NaN, Clip(NaN) = NaN), so a NaN sits at the same
@@ -232,7 +232,6 @@ PARITY_SIMPLE_FN(Exp, x.exp())
 PARITY_SIMPLE_FN(Log, x.log())
 PARITY_SIMPLE_FN(Sqrt, x.sqrt())
 PARITY_SIMPLE_FN(Sqr, x* x)
-PARITY_SIMPLE_FN(Abs, x.abs())
 PARITY_SIMPLE_FN(Reciprocal, x.inverse())
 PARITY_SIMPLE_FN(Sin, x.sin())
 PARITY_SIMPLE_FN(Cos, x.cos())
@@ -246,6 +245,22 @@ struct NegFn : NoArgs {
   auto Apply(const X& x) const {
     // Integers negate in the unsigned type so that -INT_MIN wraps to INT_MIN.
     return elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x));
+  }
+};
+
+// Abs also takes int32 / int64 (ONNX's Abs; the reference agrees): |INT_MIN| wraps to INT_MIN,
+// as two's complement negation does.
+struct AbsFn : NoArgs {
+  using NoArgs::NoArgs;
+  template <typename T>
+  static constexpr bool kSupports = kIsOneOf<T, float, double, int32_t, int64_t>;
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return (x < T(0)).select(elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x)), x);
+    } else {
+      return x.abs();
+    }
   }
 };
 
