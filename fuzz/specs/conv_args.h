@@ -57,8 +57,8 @@ inline void PadArgs(OpInstance& op, const Geometry& g) {
   }
 }
 
-// The whole geometry; `dilation` false for pools (which take none, though "dilation" = 1 may be
-// spelled out).
+// The whole geometry; `dilation`: always spell the dilation out (convs, dilated pools), else one
+// time in 8 (as 1).
 inline void GeometryArgs(OpInstance& op, const Geometry& g, bool dilation) {
   PairArg(op, "kernel", "kernels", "kernel_h", "kernel_w", g.kh, g.kw, 0, true);
   PairArg(op, "stride", "strides", "stride_h", "stride_w", g.sh, g.sw, 1, false);
@@ -70,12 +70,14 @@ inline void GeometryArgs(OpInstance& op, const Geometry& g, bool dilation) {
 }
 
 // Draws kernel, dilation and pads for one spatial dim of size `in` so that the dilated kernel fits
-// the padded input. `pool`: pads smaller than the kernel and no dilation (Caffe2's pool rules).
+// the padded input. `pool`: pads smaller than the dilated kernel, a dilation of 2 one time in 3
+// (Caffe2's pools took none; ONNX's do), and every window covering an input element
+// (WindowsCoverInput, checked by the caller once the stride is known).
 inline void DrawDim(int64_t in, bool pool, int64_t* k, int64_t* d, int64_t* head, int64_t* tail) {
-  *d = pool ? 1 : *rc::gen::inRange<int64_t>(1, 3);
+  *d = pool ? (*rc::gen::inRange(0, 3) == 0 ? 2 : 1) : *rc::gen::inRange<int64_t>(1, 3);
   const int64_t max_pad = 2;
   *k = *rc::gen::inRange<int64_t>(1, 4);
-  const int64_t pad_limit = pool ? std::min(max_pad, *k - 1) : max_pad;
+  const int64_t pad_limit = pool ? std::min(max_pad, *d * (*k - 1)) : max_pad;
   *head = *rc::gen::inRange<int64_t>(0, pad_limit + 1);
   *tail = *rc::gen::inRange<int64_t>(0, pad_limit + 1);
   // Shrink the kernel (then the dilation) until it fits the padded input.
@@ -87,9 +89,25 @@ inline void DrawDim(int64_t in, bool pool, int64_t* k, int64_t* d, int64_t* head
     }
   }
   if (pool) {
-    *head = std::min(*head, *k - 1);
-    *tail = std::min(*tail, *k - 1);
+    *head = std::min(*head, *d * (*k - 1));
+    *tail = std::min(*tail, *d * (*k - 1));
   }
+}
+
+// Whether every pooling window along a dim of size `in` (kernel k, dilation d, stride s, pads)
+// holds an input element: the pool ops refuse a window of padding only.
+inline bool WindowsCoverInput(int64_t in, int64_t k, int64_t d, int64_t s, int64_t head,
+                              int64_t tail) {
+  const int64_t out = (in + head + tail - (d * (k - 1) + 1)) / s + 1;
+  for (int64_t o = 0; o < out; ++o) {
+    bool covered = false;
+    for (int64_t j = 0; j < k && !covered; ++j) {
+      const int64_t at = o * s - head + j * d;
+      covered = at >= 0 && at < in;
+    }
+    if (!covered) return false;
+  }
+  return true;
 }
 
 }  // namespace parity::fuzz::conv_args

@@ -1,7 +1,9 @@
 // Test specs of the pooling family: MaxPool and AveragePool (2-D, NCHW, global_pooling,
-// count_include_pad, every argument spelling). MaxPool's inputs are distinct (no ties, so no
+// count_include_pad, dilation, every argument spelling). MaxPool's inputs are distinct (no ties, so no
 // window's maximum is straddled by finite differences); AveragePool is linear.
 #include <rapidcheck.h>
+
+#include <algorithm>
 
 #include "fuzz/spec.h"
 #include "fuzz/specs/conv_args.h"
@@ -39,7 +41,17 @@ std::optional<OpInstance> MakePool(const Primary* primary, bool average) {
     conv_args::DrawDim(x[3], true, &g.kw, &g.dw, &g.pl, &g.pr);
     g.sh = *rc::gen::inRange<int64_t>(1, 4);
     g.sw = *rc::gen::inRange<int64_t>(1, 4);
-    conv_args::GeometryArgs(op, g, false);
+    // A dilation that leaves a window of padding only falls back to none.
+    const auto undilate = [](int64_t in, int64_t k, int64_t s, int64_t* d, int64_t* head,
+                             int64_t* tail) {
+      if (conv_args::WindowsCoverInput(in, k, *d, s, *head, *tail)) return;
+      *d = 1;
+      *head = std::min(*head, k - 1);
+      *tail = std::min(*tail, k - 1);
+    };
+    undilate(x[2], g.kh, g.sh, &g.dh, &g.pt, &g.pb);
+    undilate(x[3], g.kw, g.sw, &g.dw, &g.pl, &g.pr);
+    conv_args::GeometryArgs(op, g, g.dh != 1 || g.dw != 1);
     if (*rc::gen::inRange(0, 6) == 0) op.Arg("global_pooling", int64_t{0});
   }
   if (average) {

@@ -134,9 +134,38 @@ TEST(PoolErrors, PadNotSmallerThanKernel) {
                   {"MaxPool", "smaller than the kernel 2x2"});
 }
 
-TEST(PoolErrors, Dilation) {
-  ExpectPoolError("AveragePool", {{"kernel", 2}, {"dilation", 2}}, {1, 1, 3, 3},
-                  ErrorKind::kBadArgument, {"AveragePool", "dilation"});
+// Dilation 2 (ONNX's `dilations`): a kernel 2 window takes every other element. With pad 1 and
+// stride 1 the output is 3x3 (5 - 3 + 1); window (oh, ow) takes rows oh - 1, oh + 1 and columns
+// ow - 1, ow + 1 that fall in the image:
+//   (0, 0) {X[1][1]} = {3}      (0, 1) {X[1][0], X[1][2]} = {7, 9}      (0, 2) {3}
+//   (1, 0) {X[0][1], X[2][1]} = {5, 8}   (1, 1) {1, 2, 4, 6}   (1, 2) {5, 8}   (2, *) as (0, *).
+TEST(Pool, Dilation) {
+  const Tensor x = MakeTensor<float>({1, 1, 3, 3}, kX);
+  const std::vector<TestArg> args = {{"kernel", 2}, {"dilation", 2}, {"pad", 1}};
+  ExpectTensorNear(Pool("MaxPool", args, x)->GetTensor("y"), {1, 1, 3, 3},
+                   {3, 9, 3, 8, 6, 8, 3, 9, 3});
+  ExpectTensorNear(Pool("AveragePool", args, x)->GetTensor("y"), {1, 1, 3, 3},
+                   {3, 8, 3, 6.5, 3.25, 6.5, 3, 8, 3});
+  // count_include_pad: every window divides by the 4 taps of the kernel.
+  std::vector<TestArg> include = args;
+  include.push_back({"count_include_pad", 1});
+  ExpectTensorNear(Pool("AveragePool", include, x)->GetTensor("y"), {1, 1, 3, 3},
+                   {0.75, 4, 0.75, 3.25, 3.25, 3.25, 0.75, 4, 0.75});
+  // Without pads: one window, the four corners {1, 2, 4, 6}; its gradient goes to the 6 only.
+  ExpectTensorNear(Pool("MaxPool", {{"kernel", 2}, {"dilation", 2}}, x)->GetTensor("y"),
+                   {1, 1, 1, 1}, {6});
+  auto grad = RunOp(MakeOp("MaxPoolGradient", {"x", "y", "dy"}, {"dx"},
+                           {{"kernel", 2}, {"dilation", 2}}),
+                    {{"x", x},
+                     {"y", MakeTensor<float>({1, 1, 1, 1}, {6})},
+                     {"dy", MakeTensor<float>({1, 1, 1, 1}, {1})}});
+  ExpectTensorNear(grad->GetTensor("dx"), {1, 1, 3, 3}, {0, 0, 0, 0, 0, 0, 0, 0, 1});
+}
+
+TEST(PoolErrors, DilatedWindowOfPaddingOnly) {
+  // H = W = 1, kernel 2, dilation 2, pad 1: the one window's taps are -1 and 1, both padding.
+  ExpectPoolError("AveragePool", {{"kernel", 2}, {"dilation", 2}, {"pad", 1}}, {1, 1, 1, 1},
+                  ErrorKind::kBadArgument, {"AveragePool", "covers only padding"});
 }
 
 TEST(PoolErrors, GlobalPoolingWithPadsOrStride) {

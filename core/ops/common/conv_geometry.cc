@@ -107,21 +107,24 @@ ConvGeometry ParseConvGeometry(const ArgumentHelper& args, ConvKind kind) {
                  ErrorKind::kBadArgument, label, ": pads (t, l, b, r) = (", g.pad_t, ", ", g.pad_l,
                  ", ", g.pad_b, ", ", g.pad_r, ") must not be negative");
   if (kind == ConvKind::kPool) {
-    PARITY_ENFORCE(g.dilation_h == 1 && g.dilation_w == 1, ErrorKind::kBadArgument, label,
-                   ": pooling does not support dilation (got ", g.dilation_h, "x", g.dilation_w,
-                   ")");
     if (g.global_pooling) {
       PARITY_ENFORCE(g.pad_t == 0 && g.pad_l == 0 && g.pad_b == 0 && g.pad_r == 0 &&
-                         g.stride_h == 1 && g.stride_w == 1,
+                         g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
+                         g.dilation_w == 1,
                      ErrorKind::kBadArgument, label,
-                     ": with global_pooling, pads and stride must not be set");
+                     ": with global_pooling, pads, stride and dilation must not be set");
     } else {
-      // Caffe2's rule: every window then holds at least one input element.
-      PARITY_ENFORCE(g.pad_t < g.kernel_h && g.pad_b < g.kernel_h && g.pad_l < g.kernel_w &&
-                         g.pad_r < g.kernel_w,
+      // Caffe2's rule (dilation 1): every window then holds at least one input element. With a
+      // dilation the bound is the dilated kernel's extent, and the pool kernels check each window
+      // (core/ops/pool/pool.h, EnforceWindowsCoverInput).
+      const int64_t extent_h = g.dilation_h * (g.kernel_h - 1) + 1;
+      const int64_t extent_w = g.dilation_w * (g.kernel_w - 1) + 1;
+      PARITY_ENFORCE(g.pad_t < extent_h && g.pad_b < extent_h && g.pad_l < extent_w &&
+                         g.pad_r < extent_w,
                      ErrorKind::kBadArgument, label, ": pads (t, l, b, r) = (", g.pad_t, ", ",
-                     g.pad_l, ", ", g.pad_b, ", ", g.pad_r, ") must be smaller than the kernel ",
-                     g.kernel_h, "x", g.kernel_w);
+                     g.pad_l, ", ", g.pad_b, ", ", g.pad_r, ") must be smaller than the ",
+                     g.dilation_h == 1 && g.dilation_w == 1 ? "kernel " : "dilated kernel ",
+                     extent_h, "x", extent_w);
     }
   }
   return g;

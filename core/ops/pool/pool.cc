@@ -1,11 +1,12 @@
 // MaxPool and AveragePool: 2-D pooling, NCHW, float and double, after Caffe2's pool_op.h / .cc
 // (the newer version with count_include_pad). Geometry arguments and output size:
-// conv_geometry.h; pools take no dilation, and each pad must be smaller than the kernel, so every
-// window covers at least one input element. With global_pooling the window is the whole H x W image
+// conv_geometry.h; each pad must be smaller than the kernel, and with a dilation (taps every
+// dilation-th element, as ONNX's MaxPool / AveragePool `dilations`; Caffe2 pools took none) every
+// window must still cover an input element. With global_pooling the window is the whole H x W image
 // and the output is [N, C, 1, 1].
 //
-// Window of output (oh, ow): rows [oh * stride_h - pad_t, + kernel_h) and columns
-// [ow * stride_w - pad_l, + kernel_w), clipped to the image; padding never contributes a value.
+// Window of output (oh, ow): rows oh * stride_h - pad_t + k * dilation_h, k in [0, kernel_h), and
+// columns likewise, clipped to the image; padding never contributes a value.
 //   - MaxPool: the largest element of the window. Ties: the value is the same whichever wins, but
 //     the winner is defined for the gradient: the FIRST maximal element in scan order (row by row,
 //     left to right), since the scan replaces the running maximum only on a strictly greater value.
@@ -56,9 +57,9 @@ void AveragePool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeo
   ForEachWindow(x, planes, H, W, g, out_h, out_w, y,
                 [&g, W, count_include_pad](const T* plane, const PoolWindow& win) {
                   T sum = 0;
-                  for (int64_t h = win.h_begin; h < win.h_end; ++h) {
+                  for (int64_t h = win.h_begin; h < win.h_end; h += win.h_step) {
                     const T* row = plane + h * W;
-                    for (int64_t w = win.w_begin; w < win.w_end; ++w) sum += row[w];
+                    for (int64_t w = win.w_begin; w < win.w_end; w += win.w_step) sum += row[w];
                   }
                   return sum * (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
                 });
@@ -76,6 +77,7 @@ class PoolOp final : public Operator {
     const Tensor& X = Input(0);
     ConvGeometry g = geometry_;  // global pooling sets the kernel from X
     ConvOutputDims(label(), X.dims(), X.ndim() > 1 ? X.dim(1) : 0, &g, &y_dims_);
+    EnforceWindowsCoverInput(label(), g, X.dim(2), X.dim(3), y_dims_[2], y_dims_[3]);
     Tensor* Y = Output(0);
     Y->Resize(y_dims_);
     DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
@@ -104,6 +106,7 @@ std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const Argument
   y.dtype = in[0].dtype;
   ConvOutputDims(args.op_label(), in[0].dims, in[0].dims.size() > 1 ? in[0].dims[1] : 0, &g,
                  &y.dims);
+  EnforceWindowsCoverInput(args.op_label(), g, in[0].dims[2], in[0].dims[3], y.dims[2], y.dims[3]);
   DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
   return {y};
 }

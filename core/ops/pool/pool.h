@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "core/ops/common/conv_geometry.h"
 #include "core/schema.h"
@@ -16,17 +17,57 @@ OpSchema& PoolArgs(OpSchema& schema);
 // `count_include_pad`: AveragePool and AveragePoolGradient.
 OpSchema& CountIncludePadArg(OpSchema& schema);
 
-// Window of output (oh, ow) clipped to the H x W image: rows [h_begin, h_end), columns
-// [w_begin, w_end). Never empty: pools require every pad to be smaller than the kernel.
+// Window of output (oh, ow) clipped to the H x W image: rows h_begin, h_begin + h_step, ... below
+// h_end, columns likewise (the steps are the dilation, 1 without). Empty only with a dilation
+// that puts every tap of a row or column in the padding (EnforceWindowsCoverInput refuses that).
 struct PoolWindow {
   int64_t h_begin, h_end, w_begin, w_end;
+  int64_t h_step = 1, w_step = 1;
+  int64_t taps() const {
+    return (h_end - h_begin + h_step - 1) / h_step * ((w_end - w_begin + w_step - 1) / w_step);
+  }
 };
 
+// The taps start + k * step, k in [0, kernel), that fall in [0, size): [*begin, *end) stepping by
+// `step`; *begin == *end when none does.
+inline void ClipTaps(int64_t start, int64_t kernel, int64_t step, int64_t size, int64_t* begin,
+                     int64_t* end) {
+  const int64_t first = start >= 0 ? 0 : (-start + step - 1) / step;
+  const int64_t past = start >= size ? 0 : std::min(kernel, (size - start + step - 1) / step);
+  if (first >= past) {
+    *begin = *end = 0;
+    return;
+  }
+  *begin = start + first * step;
+  *end = start + (past - 1) * step + 1;
+}
+
 inline PoolWindow WindowAt(const ConvGeometry& g, int64_t H, int64_t W, int64_t oh, int64_t ow) {
-  const int64_t h0 = oh * g.stride_h - g.pad_t;
-  const int64_t w0 = ow * g.stride_w - g.pad_l;
-  return {std::max<int64_t>(h0, 0), std::min(h0 + g.kernel_h, H), std::max<int64_t>(w0, 0),
-          std::min(w0 + g.kernel_w, W)};
+  PoolWindow win;
+  ClipTaps(oh * g.stride_h - g.pad_t, g.kernel_h, g.dilation_h, H, &win.h_begin, &win.h_end);
+  ClipTaps(ow * g.stride_w - g.pad_l, g.kernel_w, g.dilation_w, W, &win.w_begin, &win.w_end);
+  win.h_step = g.dilation_h;
+  win.w_step = g.dilation_w;
+  return win;
+}
+
+// kBadArgument when a window of the out_h x out_w output holds no input element (possible only
+// with dilation: the taps of a row or column all in the padding), as the reference refuses it.
+inline void EnforceWindowsCoverInput(const std::string& label, const ConvGeometry& g, int64_t H,
+                                     int64_t W, int64_t out_h, int64_t out_w) {
+  int64_t begin = 0, end = 0;
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    ClipTaps(oh * g.stride_h - g.pad_t, g.kernel_h, g.dilation_h, H, &begin, &end);
+    PARITY_ENFORCE(begin < end, ErrorKind::kBadArgument, label, ": pooling window row ", oh,
+                   " covers only padding (dilation ", g.dilation_h, ", pads ", g.pad_t, ", ",
+                   g.pad_b, ", input height ", H, ")");
+  }
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    ClipTaps(ow * g.stride_w - g.pad_l, g.kernel_w, g.dilation_w, W, &begin, &end);
+    PARITY_ENFORCE(begin < end, ErrorKind::kBadArgument, label, ": pooling window column ", ow,
+                   " covers only padding (dilation ", g.dilation_w, ", pads ", g.pad_l, ", ",
+                   g.pad_r, ", input width ", W, ")");
+  }
 }
 
 // Index in `plane` (row width W) of the window's maximum: the FIRST maximal element in scan order
@@ -37,9 +78,9 @@ template <typename T>
 int64_t WindowArgMax(const T* plane, int64_t W, const PoolWindow& win) {
   int64_t best_index = win.h_begin * W + win.w_begin;
   T best = plane[best_index];
-  for (int64_t h = win.h_begin; h < win.h_end; ++h) {
+  for (int64_t h = win.h_begin; h < win.h_end; h += win.h_step) {
     const T* row = plane + h * W;
-    for (int64_t w = win.w_begin; w < win.w_end; ++w) {
+    for (int64_t w = win.w_begin; w < win.w_end; w += win.w_step) {
       if (row[w] > best) {
         best = row[w];
         best_index = h * W + w;
@@ -49,11 +90,10 @@ int64_t WindowArgMax(const T* plane, int64_t W, const PoolWindow& win) {
   return best_index;
 }
 
-// Divisor of AveragePool's window: the clipped window's size, or with count_include_pad the full
+// Divisor of AveragePool's window: its taps inside the image, or with count_include_pad the full
 // kernel_h * kernel_w (the padding counting as zeros; windows never reach past the padding).
 inline int64_t AverageCount(const ConvGeometry& g, bool count_include_pad, const PoolWindow& win) {
-  return count_include_pad ? g.kernel_h * g.kernel_w
-                           : (win.h_end - win.h_begin) * (win.w_end - win.w_begin);
+  return count_include_pad ? g.kernel_h * g.kernel_w : win.taps();
 }
 
 }  // namespace parity

@@ -34,6 +34,7 @@ void PoolGradientShape(const std::string& label, const std::vector<int64_t>& x,
                        const std::vector<int64_t>& y, const std::vector<int64_t>& dy,
                        ConvGeometry* g, std::vector<int64_t>* y_dims) {
   ConvOutputDims(label, x, x.size() > 1 ? x[1] : 0, g, y_dims);
+  EnforceWindowsCoverInput(label, *g, x[2], x[3], (*y_dims)[2], (*y_dims)[3]);
   PARITY_ENFORCE(y == *y_dims, ErrorKind::kShapeMismatch, label, ": Y ", ShapeString(y),
                  " should have the forward output's dims ", ShapeString(*y_dims), " (X ",
                  ShapeString(x), ")");
@@ -69,9 +70,9 @@ void AveragePoolBackward(const T* dy, int64_t planes, int64_t H, int64_t W, cons
         const PoolWindow win = WindowAt(g, H, W, oh, ow);
         const T share =
             dy[oh * out_w + ow] * (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
-        for (int64_t h = win.h_begin; h < win.h_end; ++h) {
+        for (int64_t h = win.h_begin; h < win.h_end; h += win.h_step) {
           T* row = dx + h * W;
-          for (int64_t w = win.w_begin; w < win.w_end; ++w) row[w] += share;
+          for (int64_t w = win.w_begin; w < win.w_end; w += win.w_step) row[w] += share;
         }
       }
     }
