@@ -1,0 +1,295 @@
+// Neural-network ONNX ops: Gemm, MatMul, 2-D Conv and pools, BatchNormalization,
+// LayerNormalization, Softmax / LogSoftmax and Dropout (inference).
+#include <algorithm>
+#include <numeric>
+
+#include "onnx/rules.h"
+
+namespace parity::onnx {
+namespace {
+
+// Gemm: Y = alpha * op(A) @ op(B) + beta * C = MatMul(trans_a, trans_b) [, Scale(alpha)]
+// [, Scale(C, beta)], Add (C broadcast numpy-style; optional from opset 11).
+void Gemm(ImportContext& ctx, const Node& node) {
+  const double alpha = node.Float("alpha", 1.0f), beta = node.Float("beta", 1.0f);
+  const bool has_c = node.HasIn(2);
+  std::string y = alpha != 1.0 || has_c ? ctx.Temp(node.Out(0)) : node.Out(0);
+  ctx.Emit("MatMul", {node.In(0), node.In(1)}, {y})
+      .Int("trans_a", node.Int("transA", 0))
+      .Int("trans_b", node.Int("transB", 0));
+  if (alpha != 1.0) {
+    const std::string scaled = has_c ? ctx.Temp(node.Out(0)) : node.Out(0);
+    ctx.Emit("Scale", {y}, {scaled}).Float("scale", alpha);
+    y = scaled;
+  }
+  if (!has_c) return;
+  std::string c = node.In(2);
+  if (beta != 1.0) {
+    const std::string scaled = ctx.Temp(c);
+    ctx.Emit("Scale", {c}, {scaled}).Float("scale", beta);
+    c = scaled;
+  }
+  ctx.Emit("Add", {y, c}, {node.Out(0)});
+}
+
+// numpy matmul: parity's MatMul for two matrices, else BatchMatMul with broadcasting.
+void MatMul(ImportContext& ctx, const Node& node) {
+  if (ctx.Rank(node.In(0)) == 2 && ctx.Rank(node.In(1)) == 2) {
+    ctx.Emit("MatMul", {node.In(0), node.In(1)}, {node.Out(0)});
+  } else {
+    ctx.Emit("BatchMatMul", {node.In(0), node.In(1)}, {node.Out(0)}).Int("broadcast", 1);
+  }
+}
+
+// parity's Conv and pools are 2-D (NCHW).
+void Require2d(ImportContext& ctx, const Node& node) {
+  const int rank = ctx.Rank(node.In(0));
+  PARITY_ENFORCE(rank == 4, ErrorKind::kBadArgument, rank - 2,
+                 "-D input (parity's ", node.type(), " is 2-D only)");
+}
+
+std::vector<int64_t> IntsOr(const Node& node, const std::string& name, int64_t fill, size_t n) {
+  std::vector<int64_t> values = node.Ints(name);
+  return values.empty() ? std::vector<int64_t>(n, fill) : values;
+}
+
+void Conv(ImportContext& ctx, const Node& node) {
+  Require2d(ctx, node);
+  std::vector<int64_t> kernel = node.Ints("kernel_shape");
+  if (kernel.empty()) {
+    const auto w = ctx.Dims(node.In(1));
+    kernel.assign(w.begin() + 2, w.end());
+  }
+  const auto strides = IntsOr(node, "strides", 1, 2);
+  const auto dilations = IntsOr(node, "dilations", 1, 2);
+  const auto pads = SpatialPads(ctx, node, kernel, strides, dilations);
+  ctx.Emit("Conv", node.Inputs(), {node.Out(0)})
+      .Ints("kernels", kernel)
+      .Ints("strides", strides)
+      .Ints("pads", pads)
+      .Ints("dilations", dilations)
+      .Int("group", node.Int("group", 1));
+}
+
+void Pool(ImportContext& ctx, const Node& node) {
+  Require2d(ctx, node);
+  PARITY_ENFORCE(node.Int("ceil_mode", 0) == 0, ErrorKind::kBadArgument,
+                 "attribute 'ceil_mode' = 1 (parity's pools round the output size down)");
+  PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument,
+                 "output 1 (Indices): parity's MaxPool has no indices output");
+  const auto kernel = node.RequiredInts("kernel_shape");
+  const auto strides = IntsOr(node, "strides", 1, 2);
+  const auto dilations = IntsOr(node, "dilations", 1, 2);
+  const auto pads = SpatialPads(ctx, node, kernel, strides, dilations);
+  OpBuilder op = ctx.Emit(node.type(), {node.In(0)}, {node.Out(0)})
+                     .Ints("kernels", kernel)
+                     .Ints("strides", strides)
+                     .Ints("pads", pads);
+  if (node.type() == "MaxPool") {
+    if (node.HasAttr("dilations")) op.Ints("dilations", dilations);
+  } else {
+    op.Int("count_include_pad", node.Int("count_include_pad", 0));
+  }
+}
+
+void GlobalPool(ImportContext& ctx, const Node& node) {
+  Require2d(ctx, node);
+  const std::string ours = node.type() == "GlobalMaxPool" ? "MaxPool" : "AveragePool";
+  ctx.Emit(ours, {node.In(0)}, {node.Out(0)}).Int("global_pooling", 1);
+}
+
+// Inference: SpatialBN is_test=1. Training (training_mode=1, opset >= 14): SpatialBN is_test=0
+// gives Y and the running mean as ONNX defines them, but updates the running variance with the
+// unbiased batch variance (Caffe2) where ONNX uses the biased one; so running_var is recomposed
+// from saved_inv_std: momentum * var + (1 - momentum) * (1 / saved_inv_std^2 - epsilon).
+void BatchNormalization(ImportContext& ctx, const Node& node) {
+  const double epsilon = node.Float("epsilon", 1e-5f), momentum = node.Float("momentum", 0.9f);
+  PARITY_ENFORCE(node.opset() >= 9 || node.Int("spatial", 1) == 1, ErrorKind::kBadArgument,
+                 "attribute 'spatial' = 0 (per-activation statistics; parity's SpatialBN is "
+                 "per channel)");
+  PARITY_ENFORCE(node.opset() >= 7 || node.Int("is_test", 0) == 1, ErrorKind::kBadArgument,
+                 "attribute 'is_test' = 0 at opset ", node.opset(),
+                 " (training with the old outputs; only opset >= 14's training_mode is "
+                 "translated)");
+  const bool training = node.opset() >= 14 && node.Int("training_mode", 0) == 1;
+  if (!training) {
+    PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument, "training outputs at opset ",
+                   node.opset(), " (only opset >= 14's training_mode is translated)");
+    ctx.Emit("SpatialBN", node.Inputs(), {node.Out(0)})
+        .Int("is_test", 1)
+        .Float("epsilon", epsilon);
+    return;
+  }
+  const std::string x = node.In(0);
+  const std::string mean = ctx.Temp("running_mean"), var = ctx.Temp("running_var");
+  const std::string saved_mean = ctx.Temp("saved_mean"), inv_std = ctx.Temp("saved_inv_std");
+  ctx.Emit("Copy", {node.In(3)}, {mean});
+  ctx.Emit("Copy", {node.In(4)}, {var});
+  ctx.Emit("SpatialBN", {x, node.In(1), node.In(2), mean, var},
+           {node.Out(0), mean, var, saved_mean, inv_std})
+      .Int("is_test", 0)
+      .Float("epsilon", epsilon)
+      .Float("momentum", momentum);
+  if (node.HasOut(1)) ctx.Emit("Copy", {mean}, {node.Out(1)});
+  if (!node.HasOut(2)) return;
+  const std::string sq = ctx.Temp("inv_var"), batch_plus = ctx.Temp("var_eps"),
+                    batch_var = ctx.Temp("batch_var"), new_part = ctx.Temp("var_new"),
+                    old_part = ctx.Temp("var_old");
+  ctx.Emit("Sqr", {inv_std}, {sq});
+  ctx.Emit("Reciprocal", {sq}, {batch_plus});
+  ctx.Emit("Sub", {batch_plus, ctx.ScalarLike(epsilon, x)}, {batch_var});
+  ctx.Emit("Scale", {batch_var}, {new_part}).Float("scale", 1.0 - momentum);
+  ctx.Emit("Scale", {node.In(4)}, {old_part}).Float("scale", momentum);
+  ctx.Emit("Add", {old_part, new_part}, {node.Out(2)});
+  ctx.Note("BatchNormalization training: running_var from the biased batch variance");
+}
+
+// LayerNorm(axis, epsilon) gives Y, mean and std with the leading dims; ONNX's Mean and InvStdDev
+// keep X's rank (1s from axis on), and InvStdDev = 1 / std. A scale without bias gets a zero bias.
+void LayerNormalization(ImportContext& ctx, const Node& node) {
+  PARITY_ENFORCE(node.Int("stash_type", 1) == 1, ErrorKind::kBadArgument,
+                 "attribute 'stash_type' = ", node.Int("stash_type", 1),
+                 " (parity computes the statistics in the input's dtype)");
+  const std::string x = node.In(0);
+  const auto dims = ctx.Dims(x);
+  const int64_t rank = dims.size();
+  const int64_t axis = NormalizeAxis(node.Int("axis", -1), rank, "attribute 'axis'");
+  std::vector<std::string> inputs = {x};
+  if (node.HasIn(1)) {
+    inputs.push_back(node.In(1));
+    if (node.HasIn(2)) {
+      inputs.push_back(node.In(2));
+    } else {
+      const std::string zeros = ctx.Temp("bias");
+      ctx.Emit("ConstantFill", {node.In(1)}, {zeros})
+          .Float("value", 0.0)
+          .Int("dtype", static_cast<int>(ctx.Dtype(node.In(1))));
+      inputs.push_back(zeros);
+    }
+  }
+  const std::string mean = ctx.Temp("mean"), std_dev = ctx.Temp("std");
+  ctx.Emit("LayerNorm", inputs, {node.Out(0), mean, std_dev})
+      .Int("axis", axis)
+      .Float("epsilon", node.Float("epsilon", 1e-5f))
+      .Int("elementwise_affine", inputs.size() == 3 ? 1 : 0);
+  std::vector<int64_t> stat_shape(dims.begin(), dims.begin() + axis);
+  stat_shape.resize(rank, 1);
+  if (node.HasOut(1)) {
+    ctx.Emit("Reshape", {mean}, {node.Out(1), ctx.Temp("old_shape")}).Ints("shape", stat_shape);
+  }
+  if (node.HasOut(2)) {
+    const std::string inv = ctx.Temp("inv_std");
+    ctx.Emit("Reciprocal", {std_dev}, {inv});
+    ctx.Emit("Reshape", {inv}, {node.Out(2), ctx.Temp("old_shape")}).Ints("shape", stat_shape);
+  }
+}
+
+// Opset < 13: Softmax coerces X to 2-D at `axis` (default 1), as parity's Softmax does. Opset >=
+// 13: one axis (default -1): the same op when it is the last axis, else Transpose it to the end
+// and back. LogSoftmax = Log(Softmax).
+void Softmax(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const int64_t rank = ctx.Rank(x);
+  const int64_t axis =
+      NormalizeAxis(node.Int("axis", node.opset() < 13 ? 1 : -1), rank, "attribute 'axis'");
+  const bool log = node.type() == "LogSoftmax";
+  const std::string y = log ? ctx.Temp(node.Out(0)) : node.Out(0);
+  if (node.opset() < 13 || axis == rank - 1) {
+    ctx.Emit("Softmax", {x}, {y}).Int("axis", axis);
+  } else {
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i != axis) perm.push_back(i);
+    }
+    perm.push_back(axis);
+    std::vector<int64_t> inverse(rank);
+    for (int64_t i = 0; i < rank; ++i) inverse[perm[i]] = i;
+    const std::string xt = ctx.Temp(x), yt = ctx.Temp(x);
+    ctx.Emit("Transpose", {x}, {xt}).Ints("axes", perm);
+    ctx.Emit("Softmax", {xt}, {yt}).Int("axis", rank - 1);
+    ctx.Emit("Transpose", {yt}, {y}).Ints("axes", inverse);
+    ctx.Note("Softmax opset >= 13 on an inner axis: Transpose around it");
+  }
+  if (log) {
+    ctx.Emit("Log", {y}, {node.Out(0)});
+    ctx.Note("LogSoftmax = Log(Softmax)");
+  }
+}
+
+// Inference (or ratio 0) is the identity; the mask is all true. Training with ratio > 0 is random.
+void Dropout(ImportContext& ctx, const Node& node) {
+  bool training = node.opset() < 7 && node.Int("is_test", 0) == 0;
+  double ratio = node.Float("ratio", 0.5f);
+  if (node.opset() >= 12) {
+    training = node.HasIn(2) && ctx.ConstantScalar(node.In(2), "Dropout's training_mode") != 0;
+    if (node.HasIn(1)) ratio = ctx.ConstantScalar(node.In(1), "Dropout's ratio");
+  }
+  PARITY_ENFORCE(!training || ratio == 0, ErrorKind::kBadArgument,
+                 "training mode with ratio ", ratio, " (random: no deterministic result)");
+  ctx.Emit("Copy", {node.In(0)}, {node.Out(0)});
+  if (node.HasOut(1)) {
+    // Opset >= 10 masks are bool; before, the mask has X's type.
+    const DataType mask_type = ctx.HasDtype(node.Out(1)) ? ctx.Dtype(node.Out(1))
+                               : node.opset() >= 10     ? DataType::kBool
+                                                        : ctx.Dtype(node.In(0));
+    ctx.Emit("ConstantFill", {node.In(0)}, {node.Out(1)})
+        .Float("value", 1.0)
+        .Int("dtype", static_cast<int>(mask_type));
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> SpatialPads(ImportContext& ctx, const Node& node,
+                                 const std::vector<int64_t>& kernel,
+                                 const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& dilations) {
+  const std::string auto_pad = node.String("auto_pad", "NOTSET");
+  const size_t n = kernel.size();
+  if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    // ONNX [x1_begin, x2_begin, x1_end, x2_end] is parity's [t, l, b, r].
+    std::vector<int64_t> pads = node.Ints("pads");
+    return pads.empty() ? std::vector<int64_t>(2 * n, 0) : pads;
+  }
+  if (auto_pad == "VALID") return std::vector<int64_t>(2 * n, 0);
+  PARITY_ENFORCE(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER", ErrorKind::kBadArgument,
+                 "attribute 'auto_pad' = '", auto_pad, "'");
+  // Output size ceil(in / stride); the total padding that needs, split with the odd one at the
+  // end (SAME_UPPER) or at the beginning (SAME_LOWER).
+  const auto dims = ctx.Dims(node.In(0));
+  std::vector<int64_t> begin(n), end(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t in = dims[2 + i];
+    const int64_t out = (in + strides[i] - 1) / strides[i];
+    const int64_t total =
+        std::max<int64_t>(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
+    const int64_t small = total / 2, big = total - total / 2;
+    begin[i] = auto_pad == "SAME_UPPER" ? small : big;
+    end[i] = auto_pad == "SAME_UPPER" ? big : small;
+  }
+  ctx.Note("auto_pad " + auto_pad + ": explicit pads from the static input shape");
+  begin.insert(begin.end(), end.begin(), end.end());
+  return begin;
+}
+
+void AddNnRules(RuleTable* table) {
+  (*table)["Gemm"] = {Gemm, {"alpha", "beta", "transA", "transB", "broadcast"}};
+  (*table)["MatMul"] = {MatMul, {}};
+  (*table)["Conv"] = {Conv,
+                      {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}};
+  (*table)["AveragePool"] = {
+      Pool, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}};
+  (*table)["MaxPool"] = {Pool,
+                         {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
+                          "storage_order", "strides"}};
+  (*table)["GlobalAveragePool"] = {GlobalPool, {}};
+  (*table)["GlobalMaxPool"] = {GlobalPool, {}};
+  (*table)["BatchNormalization"] = {
+      BatchNormalization, {"epsilon", "momentum", "spatial", "is_test", "training_mode"}};
+  (*table)["LayerNormalization"] = {LayerNormalization, {"axis", "epsilon", "stash_type"}};
+  (*table)["Softmax"] = {Softmax, {"axis"}};
+  (*table)["LogSoftmax"] = {Softmax, {"axis"}};
+  (*table)["Dropout"] = {Dropout, {"ratio", "seed", "is_test"}};
+}
+
+}  // namespace parity::onnx
