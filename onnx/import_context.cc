@@ -48,8 +48,8 @@ const ::onnx::AttributeProto* Node::Typed(const std::string& name, int type) con
   if (attr == nullptr) return nullptr;
   if (attr->type() != ::onnx::AttributeProto::UNDEFINED) {
     PARITY_ENFORCE(attr->type() == type, ErrorKind::kBadArgument, "attribute '", name,
-                   "' has type ",
-                   ::onnx::AttributeProto::AttributeType_Name(attr->type()), ", expected ",
+                   "' has type ", ::onnx::AttributeProto::AttributeType_Name(attr->type()),
+                   ", expected ",
                    ::onnx::AttributeProto::AttributeType_Name(
                        static_cast<::onnx::AttributeProto::AttributeType>(type)));
   }
@@ -148,12 +148,22 @@ void ImportContext::Declare(const std::string& name, const ::onnx::TypeProto& ty
   Value& value = values_[name];
   value.declared = true;
   switch (type.value_case()) {
-    case ::onnx::TypeProto::kTensorType: break;
-    case ::onnx::TypeProto::kSequenceType: value.unholdable = "a sequence"; return;
-    case ::onnx::TypeProto::kOptionalType: value.unholdable = "an optional"; return;
-    case ::onnx::TypeProto::kMapType: value.unholdable = "a map"; return;
-    case ::onnx::TypeProto::kSparseTensorType: value.unholdable = "a sparse tensor"; return;
-    default: return;  // no type given: known from the ops that write it, if at all
+    case ::onnx::TypeProto::kTensorType:
+      break;
+    case ::onnx::TypeProto::kSequenceType:
+      value.unholdable = "a sequence";
+      return;
+    case ::onnx::TypeProto::kOptionalType:
+      value.unholdable = "an optional";
+      return;
+    case ::onnx::TypeProto::kMapType:
+      value.unholdable = "a map";
+      return;
+    case ::onnx::TypeProto::kSparseTensorType:
+      value.unholdable = "a sparse tensor";
+      return;
+    default:
+      return;  // no type given: known from the ops that write it, if at all
   }
   const auto& tensor = type.tensor_type();
   if (tensor.elem_type() != ::onnx::TensorProto::UNDEFINED) {
@@ -261,8 +271,8 @@ double ImportContext::ConstantScalar(const std::string& name, const std::string&
   PARITY_ENFORCE(value != nullptr, ErrorKind::kBadArgument, what, " '", name,
                  "' is not a constant at import time (an initializer, a Constant or a bound "
                  "input)");
-  PARITY_ENFORCE(value->numel() == 1, ErrorKind::kBadArgument, what, " '", name,
-                 "' has shape ", ShapeString(value->dims()), ", expected one value");
+  PARITY_ENFORCE(value->numel() == 1, ErrorKind::kBadArgument, what, " '", name, "' has shape ",
+                 ShapeString(value->dims()), ", expected one value");
   return ConstantAsDouble(*value, 0);
 }
 
@@ -303,7 +313,9 @@ void ImportContext::EmitFill(const std::string& name, const Tensor& value) {
     }
     case DataType::kInt64: {
       const int64_t* data = value.data<int64_t>();
-      Emit("GivenTensorInt64Fill", {}, {name}).Ints("shape", shape).Ints("values", {data, data + n});
+      Emit("GivenTensorInt64Fill", {}, {name})
+          .Ints("shape", shape)
+          .Ints("values", {data, data + n});
       return;
     }
     case DataType::kInt32: {
@@ -322,7 +334,8 @@ void ImportContext::EmitFill(const std::string& name, const Tensor& value) {
     case DataType::kInt16: {
       // GivenTensorFill's `dtype` makes the other integer types from `values` as ints.
       std::vector<int64_t> values;
-      for (int64_t i = 0; i < n; ++i) values.push_back(static_cast<int64_t>(ConstantAsDouble(value, i)));
+      for (int64_t i = 0; i < n; ++i)
+        values.push_back(static_cast<int64_t>(ConstantAsDouble(value, i)));
       Emit("GivenTensorFill", {}, {name})
           .Ints("shape", shape)
           .Ints("values", values)

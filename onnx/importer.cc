@@ -39,8 +39,10 @@ std::string UnholdableValue(const ImportContext& ctx, const Node& node) {
   auto check = [&](const std::string& name, const char* role) -> std::string {
     if (name.empty()) return "";
     const std::string why = ctx.Unholdable(name);
-    if (!why.empty()) return std::string(role) + " '" + name + "' is " + why + " (parity holds "
-                             "tensors of float, double, int8-64, uint8/16, bool)";
+    if (!why.empty())
+      return std::string(role) + " '" + name + "' is " + why +
+             " (parity holds "
+             "tensors of float, double, int8-64, uint8/16, bool)";
     if (ctx.HasDtype(name) && ctx.Dtype(name) == DataType::kFloat16) {
       return std::string(role) + " '" + name +
              "' is a FLOAT16 tensor (parity stores float16 but computes in no float16 kernel)";
@@ -167,9 +169,7 @@ void TranslateIf(ImportContext& ctx, const Node& node) {
   }
   std::vector<std::string> outputs;
   for (int j = 0; j < node.num_outputs(); ++j) outputs.push_back(node.Out(j));
-  ctx.Emit("If", {node.In(0)}, outputs)
-      .Net("then_net", branches[0])
-      .Net("else_net", branches[1]);
+  ctx.Emit("If", {node.In(0)}, outputs).Net("then_net", branches[0]).Net("else_net", branches[1]);
 }
 
 ImportResult TranslateModel(const ::onnx::ModelProto& model, const ImportOptions& options) {

@@ -37,8 +37,8 @@ struct ImportResult {
   caffe2::NetDef init_net;          // initializers and bound inputs read as data, as fills
   std::vector<std::string> inputs;  // graph inputs to feed, in graph order
   std::vector<std::string> outputs;
-  std::vector<std::string> bound;   // graph inputs taken as constants
-  std::vector<std::string> notes;   // compositions and rewrites used ("LogSoftmax = Log(Softmax)")
+  std::vector<std::string> bound;  // graph inputs taken as constants
+  std::vector<std::string> notes;  // compositions and rewrites used ("LogSoftmax = Log(Softmax)")
   // Everything not translated; the nets are incomplete unless this is empty.
   std::vector<UnsupportedNode> unsupported;
 };

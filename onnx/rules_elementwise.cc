@@ -12,20 +12,19 @@ namespace {
 
 const std::map<std::string, std::string>& UnaryOps() {
   static const auto* ops = new std::map<std::string, std::string>{
-      {"Abs", "Abs"},         {"Neg", "Neg"},   {"Relu", "Relu"},
-      {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Exp", "Exp"},
-      {"Log", "Log"},         {"Sqrt", "Sqrt"}, {"Reciprocal", "Reciprocal"},
-      {"Sin", "Sin"},         {"Cos", "Cos"},   {"Softsign", "Softsign"},
+      {"Abs", "Abs"},         {"Neg", "Neg"},      {"Relu", "Relu"},
+      {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"},    {"Exp", "Exp"},
+      {"Log", "Log"},         {"Sqrt", "Sqrt"},    {"Reciprocal", "Reciprocal"},
+      {"Sin", "Sin"},         {"Cos", "Cos"},      {"Softsign", "Softsign"},
       {"Not", "Not"},         {"Identity", "Copy"}};
   return *ops;
 }
 
 const std::map<std::string, std::string>& BinaryOps() {
   static const auto* ops = new std::map<std::string, std::string>{
-      {"Add", "Add"},     {"Sub", "Sub"},          {"Mul", "Mul"},   {"Div", "Div"},
-      {"And", "And"},     {"Or", "Or"},            {"Xor", "Xor"},   {"Equal", "EQ"},
-      {"Greater", "GT"},  {"Less", "LT"},          {"GreaterOrEqual", "GE"},
-      {"LessOrEqual", "LE"}};
+      {"Add", "Add"},    {"Sub", "Sub"}, {"Mul", "Mul"},           {"Div", "Div"},
+      {"And", "And"},    {"Or", "Or"},   {"Xor", "Xor"},           {"Equal", "EQ"},
+      {"Greater", "GT"}, {"Less", "LT"}, {"GreaterOrEqual", "GE"}, {"LessOrEqual", "LE"}};
   return *ops;
 }
 
@@ -128,8 +127,10 @@ void Celu(ImportContext& ctx, const Node& node) {
 // Selu(x) = gamma * Elu(x, alpha).
 void Selu(ImportContext& ctx, const Node& node) {
   const std::string elu = ctx.Temp(node.In(0));
-  ctx.Emit("Elu", {node.In(0)}, {elu}).Float("alpha", node.Float("alpha", 1.67326319217681884765625f));
-  ctx.Emit("Scale", {elu}, {node.Out(0)}).Float("scale", node.Float("gamma", 1.05070102214813232421875f));
+  ctx.Emit("Elu", {node.In(0)}, {elu})
+      .Float("alpha", node.Float("alpha", 1.67326319217681884765625f));
+  ctx.Emit("Scale", {elu}, {node.Out(0)})
+      .Float("scale", node.Float("gamma", 1.05070102214813232421875f));
   ctx.Note("Selu = Scale(gamma) . Elu(alpha)");
 }
 

@@ -16,8 +16,10 @@ namespace {
 // optional input, with noop_with_empty_axes deciding what no axes mean). No axes: every axis.
 void Reduce(ImportContext& ctx, const Node& node) {
   static const std::map<std::string, std::pair<std::string, std::string>> kComposed = {
-      {"ReduceL1", {"Abs", ""}},      {"ReduceL2", {"Sqr", "Sqrt"}},
-      {"ReduceSumSquare", {"Sqr", ""}}, {"ReduceLogSum", {"", "Log"}},
+      {"ReduceL1", {"Abs", ""}},
+      {"ReduceL2", {"Sqr", "Sqrt"}},
+      {"ReduceSumSquare", {"Sqr", ""}},
+      {"ReduceLogSum", {"", "Log"}},
       {"ReduceLogSumExp", {"Exp", "Log"}}};
   std::string x = node.In(0);
   const int64_t rank = ctx.Rank(x);
@@ -134,33 +136,57 @@ const RuleTable& Rules() {
 }
 
 std::string WhyNoRule(const std::string& op_type) {
-  static const auto* kOutOfScope = new std::map<std::string, std::string>{
-      {"QuantizeLinear", "quantized ops"},       {"DequantizeLinear", "quantized ops"},
-      {"DynamicQuantizeLinear", "quantized ops"}, {"QLinearConv", "quantized ops"},
-      {"QLinearMatMul", "quantized ops"},        {"ConvInteger", "quantized ops"},
-      {"MatMulInteger", "quantized ops"},        {"Bernoulli", "random ops"},
-      {"RandomUniformLike", "random ops"},       {"RandomNormalLike", "random ops"},
-      {"RandomUniform", "random ops"},           {"RandomNormal", "random ops"},
-      {"Multinomial", "random ops"},             {"StringNormalizer", "string tensors"},
-      {"SequenceInsert", "sequence values"},     {"SequenceMap", "sequence values"},
-      {"SequenceEmpty", "sequence values"},      {"SequenceLength", "sequence values"},
-      {"SequenceAt", "sequence values"},         {"SequenceConstruct", "sequence values"},
-      {"SequenceErase", "sequence values"},      {"SplitToSequence", "sequence values"},
-      {"ConcatFromSequence", "sequence values"}, {"Optional", "optional values"},
-      {"OptionalHasElement", "optional values"}, {"OptionalGetElement", "optional values"}};
+  static const auto* kOutOfScope =
+      new std::map<std::string, std::string>{{"QuantizeLinear", "quantized ops"},
+                                             {"DequantizeLinear", "quantized ops"},
+                                             {"DynamicQuantizeLinear", "quantized ops"},
+                                             {"QLinearConv", "quantized ops"},
+                                             {"QLinearMatMul", "quantized ops"},
+                                             {"ConvInteger", "quantized ops"},
+                                             {"MatMulInteger", "quantized ops"},
+                                             {"Bernoulli", "random ops"},
+                                             {"RandomUniformLike", "random ops"},
+                                             {"RandomNormalLike", "random ops"},
+                                             {"RandomUniform", "random ops"},
+                                             {"RandomNormal", "random ops"},
+                                             {"Multinomial", "random ops"},
+                                             {"StringNormalizer", "string tensors"},
+                                             {"SequenceInsert", "sequence values"},
+                                             {"SequenceMap", "sequence values"},
+                                             {"SequenceEmpty", "sequence values"},
+                                             {"SequenceLength", "sequence values"},
+                                             {"SequenceAt", "sequence values"},
+                                             {"SequenceConstruct", "sequence values"},
+                                             {"SequenceErase", "sequence values"},
+                                             {"SplitToSequence", "sequence values"},
+                                             {"ConcatFromSequence", "sequence values"},
+                                             {"Optional", "optional values"},
+                                             {"OptionalHasElement", "optional values"},
+                                             {"OptionalGetElement", "optional values"}};
   auto it = kOutOfScope->find(op_type);
   if (it != kOutOfScope->end()) return "out of scope: " + it->second;
   return "no translation: parity has no op for it";
 }
 
 const std::vector<int>& ParameterSlots(const std::string& op_type) {
-  static const auto* kSlots = new std::map<std::string, std::vector<int>>{
-      {"Reshape", {1}},    {"Squeeze", {1}},         {"Unsqueeze", {1}},
-      {"Slice", {1, 2, 3, 4}}, {"Tile", {1}},       {"Split", {1}},
-      {"ReduceSum", {1}},  {"Clip", {1, 2}},         {"Expand", {1}},
-      {"Pad", {1, 2}},     {"TopK", {1}},            {"Dropout", {1, 2}},
-      {"Upsample", {1}},   {"Resize", {1, 2, 3}},    {"CumSum", {1}},
-      {"OneHot", {1}},     {"ConstantOfShape", {0}}, {"Trilu", {1}}};
+  static const auto* kSlots = new std::map<std::string, std::vector<int>>{{"Reshape", {1}},
+                                                                          {"Squeeze", {1}},
+                                                                          {"Unsqueeze", {1}},
+                                                                          {"Slice", {1, 2, 3, 4}},
+                                                                          {"Tile", {1}},
+                                                                          {"Split", {1}},
+                                                                          {"ReduceSum", {1}},
+                                                                          {"Clip", {1, 2}},
+                                                                          {"Expand", {1}},
+                                                                          {"Pad", {1, 2}},
+                                                                          {"TopK", {1}},
+                                                                          {"Dropout", {1, 2}},
+                                                                          {"Upsample", {1}},
+                                                                          {"Resize", {1, 2, 3}},
+                                                                          {"CumSum", {1}},
+                                                                          {"OneHot", {1}},
+                                                                          {"ConstantOfShape", {0}},
+                                                                          {"Trilu", {1}}};
   static const std::vector<int> kNone;
   auto it = kSlots->find(op_type);
   return it == kSlots->end() ? kNone : it->second;

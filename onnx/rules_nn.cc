@@ -44,8 +44,8 @@ void MatMul(ImportContext& ctx, const Node& node) {
 // parity's Conv and pools are 2-D (NCHW).
 void Require2d(ImportContext& ctx, const Node& node) {
   const int rank = ctx.Rank(node.In(0));
-  PARITY_ENFORCE(rank == 4, ErrorKind::kBadArgument, rank - 2,
-                 "-D input (parity's ", node.type(), " is 2-D only)");
+  PARITY_ENFORCE(rank == 4, ErrorKind::kBadArgument, rank - 2, "-D input (parity's ", node.type(),
+                 " is 2-D only)");
 }
 
 std::vector<int64_t> IntsOr(const Node& node, const std::string& name, int64_t fill, size_t n) {
@@ -115,9 +115,7 @@ void BatchNormalization(ImportContext& ctx, const Node& node) {
   if (!training) {
     PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument, "training outputs at opset ",
                    node.opset(), " (only opset >= 14's training_mode is translated)");
-    ctx.Emit("SpatialBN", node.Inputs(), {node.Out(0)})
-        .Int("is_test", 1)
-        .Float("epsilon", epsilon);
+    ctx.Emit("SpatialBN", node.Inputs(), {node.Out(0)}).Int("is_test", 1).Float("epsilon", epsilon);
     return;
   }
   const std::string x = node.In(0);
@@ -224,14 +222,14 @@ void Dropout(ImportContext& ctx, const Node& node) {
     training = node.HasIn(2) && ctx.ConstantScalar(node.In(2), "Dropout's training_mode") != 0;
     if (node.HasIn(1)) ratio = ctx.ConstantScalar(node.In(1), "Dropout's ratio");
   }
-  PARITY_ENFORCE(!training || ratio == 0, ErrorKind::kBadArgument,
-                 "training mode with ratio ", ratio, " (random: no deterministic result)");
+  PARITY_ENFORCE(!training || ratio == 0, ErrorKind::kBadArgument, "training mode with ratio ",
+                 ratio, " (random: no deterministic result)");
   ctx.Emit("Copy", {node.In(0)}, {node.Out(0)});
   if (node.HasOut(1)) {
     // Opset >= 10 masks are bool; before, the mask has X's type.
     const DataType mask_type = ctx.HasDtype(node.Out(1)) ? ctx.Dtype(node.Out(1))
-                               : node.opset() >= 10     ? DataType::kBool
-                                                        : ctx.Dtype(node.In(0));
+                               : node.opset() >= 10      ? DataType::kBool
+                                                         : ctx.Dtype(node.In(0));
     ctx.Emit("ConstantFill", {node.In(0)}, {node.Out(1)})
         .Float("value", 1.0)
         .Int("dtype", static_cast<int>(mask_type));
@@ -275,17 +273,16 @@ std::vector<int64_t> SpatialPads(ImportContext& ctx, const Node& node,
 void AddNnRules(RuleTable* table) {
   (*table)["Gemm"] = {Gemm, {"alpha", "beta", "transA", "transB", "broadcast"}};
   (*table)["MatMul"] = {MatMul, {}};
-  (*table)["Conv"] = {Conv,
-                      {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}};
+  (*table)["Conv"] = {Conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}};
   (*table)["AveragePool"] = {
       Pool, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}};
-  (*table)["MaxPool"] = {Pool,
-                         {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
-                          "storage_order", "strides"}};
+  (*table)["MaxPool"] = {
+      Pool,
+      {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}};
   (*table)["GlobalAveragePool"] = {GlobalPool, {}};
   (*table)["GlobalMaxPool"] = {GlobalPool, {}};
-  (*table)["BatchNormalization"] = {
-      BatchNormalization, {"epsilon", "momentum", "spatial", "is_test", "training_mode"}};
+  (*table)["BatchNormalization"] = {BatchNormalization,
+                                    {"epsilon", "momentum", "spatial", "is_test", "training_mode"}};
   (*table)["LayerNormalization"] = {LayerNormalization, {"axis", "epsilon", "stash_type"}};
   (*table)["Softmax"] = {Softmax, {"axis"}};
   (*table)["LogSoftmax"] = {Softmax, {"axis"}};

@@ -83,8 +83,7 @@ void Concat(ImportContext& ctx, const Node& node) {
 // ONNX's default axis is 0, Caffe2's 1: always explicit. Opset < 13: `split` attribute; >= 13:
 // optional input 1. Without sizes the outputs are equal parts, as in Caffe2.
 void Split(ImportContext& ctx, const Node& node) {
-  const int64_t axis =
-      NormalizeAxis(node.Int("axis", 0), ctx.Rank(node.In(0)), "attribute 'axis'");
+  const int64_t axis = NormalizeAxis(node.Int("axis", 0), ctx.Rank(node.In(0)), "attribute 'axis'");
   std::vector<std::string> outputs;
   for (int i = 0; i < node.num_outputs(); ++i) outputs.push_back(node.Out(i));
   OpBuilder op = ctx.Emit("Split", {node.In(0)}, outputs).Int("axis", axis);
@@ -111,8 +110,8 @@ void Gather(ImportContext& ctx, const Node& node) {
 
 // ONNX repeats every axis at once; Caffe2's Tile one axis: one Tile per repeated axis.
 void Tile(ImportContext& ctx, const Node& node) {
-  PARITY_ENFORCE(node.opset() >= 6, ErrorKind::kBadArgument,
-                 "opset ", node.opset(), "'s Tile(input, tiles, axis) form");
+  PARITY_ENFORCE(node.opset() >= 6, ErrorKind::kBadArgument, "opset ", node.opset(),
+                 "'s Tile(input, tiles, axis) form");
   const auto repeats = ctx.ConstantInts(node.In(1), "Tile's repeats (input 1)");
   std::vector<std::pair<int64_t, int64_t>> todo;
   for (size_t axis = 0; axis < repeats.size(); ++axis) {

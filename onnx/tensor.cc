@@ -5,7 +5,8 @@
 #include "core/tensor_proto.h"
 
 // raw_data is little-endian by the ONNX spec and is copied as is.
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "ONNX raw_data needs a little-endian host");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "ONNX raw_data needs a little-endian host");
 
 namespace parity::onnx {
 namespace {
@@ -31,32 +32,63 @@ void CopyField(const ::onnx::TensorProto& proto, const Field& field, const char*
 
 bool DataTypeFromOnnx(int onnx_type, DataType* dtype) {
   switch (onnx_type) {
-    case ::onnx::TensorProto::FLOAT: *dtype = DataType::kFloat; return true;
-    case ::onnx::TensorProto::UINT8: *dtype = DataType::kUint8; return true;
-    case ::onnx::TensorProto::INT8: *dtype = DataType::kInt8; return true;
-    case ::onnx::TensorProto::UINT16: *dtype = DataType::kUint16; return true;
-    case ::onnx::TensorProto::INT16: *dtype = DataType::kInt16; return true;
-    case ::onnx::TensorProto::INT32: *dtype = DataType::kInt32; return true;
-    case ::onnx::TensorProto::INT64: *dtype = DataType::kInt64; return true;
-    case ::onnx::TensorProto::BOOL: *dtype = DataType::kBool; return true;
-    case ::onnx::TensorProto::FLOAT16: *dtype = DataType::kFloat16; return true;
-    case ::onnx::TensorProto::DOUBLE: *dtype = DataType::kDouble; return true;
-    default: return false;
+    case ::onnx::TensorProto::FLOAT:
+      *dtype = DataType::kFloat;
+      return true;
+    case ::onnx::TensorProto::UINT8:
+      *dtype = DataType::kUint8;
+      return true;
+    case ::onnx::TensorProto::INT8:
+      *dtype = DataType::kInt8;
+      return true;
+    case ::onnx::TensorProto::UINT16:
+      *dtype = DataType::kUint16;
+      return true;
+    case ::onnx::TensorProto::INT16:
+      *dtype = DataType::kInt16;
+      return true;
+    case ::onnx::TensorProto::INT32:
+      *dtype = DataType::kInt32;
+      return true;
+    case ::onnx::TensorProto::INT64:
+      *dtype = DataType::kInt64;
+      return true;
+    case ::onnx::TensorProto::BOOL:
+      *dtype = DataType::kBool;
+      return true;
+    case ::onnx::TensorProto::FLOAT16:
+      *dtype = DataType::kFloat16;
+      return true;
+    case ::onnx::TensorProto::DOUBLE:
+      *dtype = DataType::kDouble;
+      return true;
+    default:
+      return false;
   }
 }
 
 int OnnxDataType(DataType dtype) {
   switch (dtype) {
-    case DataType::kFloat: return ::onnx::TensorProto::FLOAT;
-    case DataType::kUint8: return ::onnx::TensorProto::UINT8;
-    case DataType::kInt8: return ::onnx::TensorProto::INT8;
-    case DataType::kUint16: return ::onnx::TensorProto::UINT16;
-    case DataType::kInt16: return ::onnx::TensorProto::INT16;
-    case DataType::kInt32: return ::onnx::TensorProto::INT32;
-    case DataType::kInt64: return ::onnx::TensorProto::INT64;
-    case DataType::kBool: return ::onnx::TensorProto::BOOL;
-    case DataType::kFloat16: return ::onnx::TensorProto::FLOAT16;
-    case DataType::kDouble: return ::onnx::TensorProto::DOUBLE;
+    case DataType::kFloat:
+      return ::onnx::TensorProto::FLOAT;
+    case DataType::kUint8:
+      return ::onnx::TensorProto::UINT8;
+    case DataType::kInt8:
+      return ::onnx::TensorProto::INT8;
+    case DataType::kUint16:
+      return ::onnx::TensorProto::UINT16;
+    case DataType::kInt16:
+      return ::onnx::TensorProto::INT16;
+    case DataType::kInt32:
+      return ::onnx::TensorProto::INT32;
+    case DataType::kInt64:
+      return ::onnx::TensorProto::INT64;
+    case DataType::kBool:
+      return ::onnx::TensorProto::BOOL;
+    case DataType::kFloat16:
+      return ::onnx::TensorProto::FLOAT16;
+    case DataType::kDouble:
+      return ::onnx::TensorProto::DOUBLE;
     default:
       throw MakeError(ErrorKind::kBadArgument, "dtype ", DataTypeName(dtype),
                       " has no ONNX tensor type");
@@ -81,10 +113,10 @@ DataType RequireDataType(int onnx_type, const std::string& what) {
 
 Tensor TensorFromOnnx(const ::onnx::TensorProto& proto) {
   const DataType dtype = RequireDataType(proto.data_type(), Label(proto));
-  PARITY_ENFORCE(proto.data_location() != ::onnx::TensorProto::EXTERNAL &&
-                     proto.external_data_size() == 0,
-                 ErrorKind::kBadArgument, Label(proto),
-                 ": external data is not supported (the values must be in the file)");
+  PARITY_ENFORCE(
+      proto.data_location() != ::onnx::TensorProto::EXTERNAL && proto.external_data_size() == 0,
+      ErrorKind::kBadArgument, Label(proto),
+      ": external data is not supported (the values must be in the file)");
   PARITY_ENFORCE(!proto.has_segment(), ErrorKind::kBadArgument, Label(proto),
                  ": segmented tensors are not supported");
   Tensor tensor(dtype, {proto.dims().begin(), proto.dims().end()});
@@ -105,7 +137,9 @@ Tensor TensorFromOnnx(const ::onnx::TensorProto& proto) {
     return tensor;
   }
   switch (dtype) {
-    case DataType::kFloat: CopyField<float>(proto, proto.float_data(), "float_data", &tensor); break;
+    case DataType::kFloat:
+      CopyField<float>(proto, proto.float_data(), "float_data", &tensor);
+      break;
     case DataType::kDouble:
       CopyField<double>(proto, proto.double_data(), "double_data", &tensor);
       break;
@@ -118,7 +152,9 @@ Tensor TensorFromOnnx(const ::onnx::TensorProto& proto) {
     case DataType::kInt16:
       CopyField<int16_t>(proto, proto.int32_data(), "int32_data", &tensor);
       break;
-    case DataType::kInt8: CopyField<int8_t>(proto, proto.int32_data(), "int32_data", &tensor); break;
+    case DataType::kInt8:
+      CopyField<int8_t>(proto, proto.int32_data(), "int32_data", &tensor);
+      break;
     case DataType::kUint16:
       CopyField<uint16_t>(proto, proto.int32_data(), "int32_data", &tensor);
       break;
@@ -127,8 +163,8 @@ Tensor TensorFromOnnx(const ::onnx::TensorProto& proto) {
       break;
     case DataType::kBool: {
       PARITY_ENFORCE(proto.int32_data_size() == tensor.numel(), ErrorKind::kInvalidNet,
-                     Label(proto), ": dims ", ShapeString(tensor.dims()), " need ",
-                     tensor.numel(), " values but int32_data has ", proto.int32_data_size());
+                     Label(proto), ": dims ", ShapeString(tensor.dims()), " need ", tensor.numel(),
+                     " values but int32_data has ", proto.int32_data_size());
       bool* out = tensor.mutable_data<bool>();
       for (int64_t i = 0; i < tensor.numel(); ++i) out[i] = proto.int32_data(i) != 0;
       break;
@@ -136,8 +172,8 @@ Tensor TensorFromOnnx(const ::onnx::TensorProto& proto) {
     case DataType::kFloat16: {
       // ONNX keeps the 16 bits of each half in the low half of an int32_data entry.
       PARITY_ENFORCE(proto.int32_data_size() == tensor.numel(), ErrorKind::kInvalidNet,
-                     Label(proto), ": dims ", ShapeString(tensor.dims()), " need ",
-                     tensor.numel(), " values but int32_data has ", proto.int32_data_size());
+                     Label(proto), ": dims ", ShapeString(tensor.dims()), " need ", tensor.numel(),
+                     " values but int32_data has ", proto.int32_data_size());
       Half* out = tensor.mutable_data<Half>();
       for (int64_t i = 0; i < tensor.numel(); ++i) {
         out[i].bits = static_cast<uint16_t>(proto.int32_data(i));

@@ -172,8 +172,14 @@ TEST(OnnxImporterTest, SoftmaxBeforeAndFromOpset13) {
     if (opset < 13) {
       EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Softmax"}));
       const double z = 1 + std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
-      expected = {float(1 / z), float(std::exp(1.0) / z), float(std::exp(2.0) / z),
-                  float(std::exp(3.0) / z), 0.25f, 0.25f, 0.25f, 0.25f};
+      expected = {float(1 / z),
+                  float(std::exp(1.0) / z),
+                  float(std::exp(2.0) / z),
+                  float(std::exp(3.0) / z),
+                  0.25f,
+                  0.25f,
+                  0.25f,
+                  0.25f};
     } else {
       EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Transpose", "Softmax", "Transpose"}));
       const float lo = 1 / (1 + std::exp(2.0)), hi = 1 - lo;  // pairs (0, 2) and (1, 3)
@@ -280,9 +286,9 @@ TEST(OnnxImporterTest, AutoPadSame) {
     std::vector<float> values(16);
     for (int i = 0; i < 16; ++i) values[i] = i;
     // count_include_pad=0: the mean of the window's real cells.
-    const std::vector<float> expected =
-        mode == "SAME_UPPER" ? std::vector<float>{5, 6.5f, 11, 12.5f}
-                             : std::vector<float>{2.5f, 4, 8.5f, 10};
+    const std::vector<float> expected = mode == "SAME_UPPER"
+                                            ? std::vector<float>{5, 6.5f, 11, 12.5f}
+                                            : std::vector<float>{2.5f, 4, 8.5f, 10};
     ExpectBoth(r, {{"x", MakeTensor<float>({1, 1, 4, 4}, values)}}, "y", expected);
   }
 }
@@ -300,8 +306,7 @@ TEST(OnnxImporterTest, ListsEveryUnsupportedNodeAndAttribute) {
     EXPECT_EQ(e.kind(), ErrorKind::kBadArgument);
     const std::string message = e.what();
     EXPECT_NE(message.find("2 thing(s)"), std::string::npos) << message;
-    EXPECT_NE(message.find("node #0 'acos1' (Acos): no translation"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("node #0 'acos1' (Acos): no translation"), std::string::npos) << message;
     EXPECT_NE(message.find("node #1 'relu1' (Relu): attribute 'fancy' is not translated"),
               std::string::npos)
         << message;

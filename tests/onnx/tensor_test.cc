@@ -44,9 +44,9 @@ ErrorKind KindOf(const ::onnx::TensorProto& proto, std::string* message) {
 TEST(OnnxDataTypeTest, RenumbersBothWays) {
   // ONNX numbers vs Caffe2's: the same names, other values (ONNX 10 is FLOAT16, Caffe2's INT64).
   const std::vector<std::pair<int, DataType>> pairs = {
-      {1, DataType::kFloat},  {2, DataType::kUint8},   {3, DataType::kInt8},
-      {4, DataType::kUint16}, {5, DataType::kInt16},   {6, DataType::kInt32},
-      {7, DataType::kInt64},  {9, DataType::kBool},    {10, DataType::kFloat16},
+      {1, DataType::kFloat},  {2, DataType::kUint8}, {3, DataType::kInt8},
+      {4, DataType::kUint16}, {5, DataType::kInt16}, {6, DataType::kInt32},
+      {7, DataType::kInt64},  {9, DataType::kBool},  {10, DataType::kFloat16},
       {11, DataType::kDouble}};
   for (const auto& [onnx_type, ours] : pairs) {
     DataType dtype;
@@ -146,9 +146,9 @@ TEST(OnnxTensorTest, EmptyAndScalarTensors) {
 
 TEST(OnnxTensorTest, UnholdableTypesAreBadArguments) {
   std::string message;
-  for (int type : {::onnx::TensorProto::STRING, ::onnx::TensorProto::BFLOAT16,
-                   ::onnx::TensorProto::UINT32, ::onnx::TensorProto::UINT64,
-                   ::onnx::TensorProto::COMPLEX64}) {
+  for (int type :
+       {::onnx::TensorProto::STRING, ::onnx::TensorProto::BFLOAT16, ::onnx::TensorProto::UINT32,
+        ::onnx::TensorProto::UINT64, ::onnx::TensorProto::COMPLEX64}) {
     auto proto = Proto(type, {1});
     proto.set_raw_data(std::string(8, '\0'));
     EXPECT_EQ(KindOf(proto, &message), ErrorKind::kBadArgument) << type;
@@ -176,12 +176,16 @@ TEST(OnnxTensorTest, SizeMismatchesAreInvalid) {
 }
 
 TEST(OnnxTensorTest, RoundTripsThroughRawData) {
-  const std::vector<Tensor> tensors = {
-      MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}), MakeTensor<double>({1}, {0.1}),
-      MakeTensor<int32_t>({2}, {-7, 8}),             MakeTensor<int64_t>({}, {42}),
-      MakeTensor<bool>({3}, {true, false, true}),    MakeTensor<uint8_t>({2}, {0, 255}),
-      MakeTensor<int8_t>({1}, {-3}),                 MakeTensor<int16_t>({1}, {-300}),
-      MakeTensor<uint16_t>({1}, {60000}),            MakeTensor<float>({0, 2}, {})};
+  const std::vector<Tensor> tensors = {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                       MakeTensor<double>({1}, {0.1}),
+                                       MakeTensor<int32_t>({2}, {-7, 8}),
+                                       MakeTensor<int64_t>({}, {42}),
+                                       MakeTensor<bool>({3}, {true, false, true}),
+                                       MakeTensor<uint8_t>({2}, {0, 255}),
+                                       MakeTensor<int8_t>({1}, {-3}),
+                                       MakeTensor<int16_t>({1}, {-300}),
+                                       MakeTensor<uint16_t>({1}, {60000}),
+                                       MakeTensor<float>({0, 2}, {})};
   for (const Tensor& t : tensors) {
     const ::onnx::TensorProto proto = TensorToOnnx(t, "x");
     EXPECT_EQ(proto.name(), "x");
