@@ -58,21 +58,32 @@ void LeakyRelu(ImportContext& ctx, const Node& node) {
   ctx.Emit("LeakyRelu", {node.In(0)}, {node.Out(0)}).Float("alpha", node.Float("alpha", 0.01f));
 }
 
-// ONNX's Pow may take an exponent of another dtype (float base, int exponent, ...); parity's Pow
-// needs one dtype, so a float base gets its exponent cast to the base's dtype.
+// ONNX's Pow may take an exponent of another dtype; parity's Pow takes one. A float base gets
+// its exponent cast to the base's dtype. An integer base with a float exponent is computed as
+// numpy does (ONNX's reference): in double, then cast back to the base's dtype.
 void Pow(ImportContext& ctx, const Node& node) {
   const std::string base = node.In(0);
   std::string exponent = node.In(1);
-  const DataType base_type = ctx.Dtype(base);
-  if (ctx.Dtype(exponent) != base_type) {
-    PARITY_ENFORCE(IsFloatingDataType(base_type), ErrorKind::kBadArgument, "base of dtype ",
-                   DataTypeName(base_type), " with an exponent of dtype ",
-                   DataTypeName(ctx.Dtype(exponent)),
-                   " (parity's Pow takes one dtype; a cast would change the result)");
+  const DataType base_type = ctx.Dtype(base), exponent_type = ctx.Dtype(exponent);
+  if (exponent_type != base_type && IsFloatingDataType(base_type)) {
     const std::string cast = ctx.Temp(exponent);
     ctx.Emit("Cast", {exponent}, {cast}).Int("to", static_cast<int>(base_type));
     ctx.Note("Pow: exponent cast to the base's dtype");
     exponent = cast;
+  } else if (exponent_type != base_type) {
+    PARITY_ENFORCE(IsFloatingDataType(exponent_type), ErrorKind::kBadArgument, "base of dtype ",
+                   DataTypeName(base_type), " with an exponent of dtype ",
+                   DataTypeName(exponent_type), " (parity's Pow takes one dtype)");
+    const std::string base64 = ctx.Temp(base), exponent64 = ctx.Temp(exponent),
+                      power = ctx.Temp(node.Out(0));
+    const int f64 = static_cast<int>(DataType::kDouble);
+    ctx.Emit("Cast", {base}, {base64}).Int("to", f64);
+    ctx.Emit("Cast", {exponent}, {exponent64}).Int("to", f64);
+    OpBuilder op = ctx.Emit("Pow", {base64, exponent64}, {power});
+    SetBroadcast(node, op);
+    ctx.Emit("Cast", {power}, {node.Out(0)}).Int("to", static_cast<int>(base_type));
+    ctx.Note("Pow of an integer base with a float exponent: in double, cast back");
+    return;
   }
   OpBuilder op = ctx.Emit("Pow", {base, exponent}, {node.Out(0)});
   SetBroadcast(node, op);

@@ -71,16 +71,38 @@ void Conv(ImportContext& ctx, const Node& node) {
       .Int("group", node.Int("group", 1));
 }
 
+// ceil_mode=1 rounds the output size up; parity's pools round down, so the end padding grows
+// until the last (partial) window fits. Those extra cells are ignored by MaxPool and by an
+// AveragePool that does not count padding; one that does would count them (ONNX does not).
+void AddCeilModePadding(ImportContext& ctx, const Node& node, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                        std::vector<int64_t>* pads) {
+  PARITY_ENFORCE(node.type() == "MaxPool" || node.Int("count_include_pad", 0) == 0,
+                 ErrorKind::kBadArgument,
+                 "attribute 'ceil_mode' = 1 with count_include_pad = 1 (the cells added to "
+                 "round up would be counted)");
+  const auto dims = ctx.Dims(node.In(0));
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    const int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
+    const int64_t padded = dims[2 + i] + (*pads)[i] + (*pads)[kernel.size() + i];
+    const int64_t span = padded - extent;
+    if (span < 0 || span % strides[i] == 0) continue;
+    const int64_t out = span / strides[i] + 2;  // ceil(span / stride) + 1
+    (*pads)[kernel.size() + i] += (out - 1) * strides[i] + extent - padded;
+  }
+  ctx.Note("ceil_mode=1: end padding that fits the last window");
+}
+
 void Pool(ImportContext& ctx, const Node& node) {
   Require2d(ctx, node);
-  PARITY_ENFORCE(node.Int("ceil_mode", 0) == 0, ErrorKind::kBadArgument,
-                 "attribute 'ceil_mode' = 1 (parity's pools round the output size down)");
   PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument,
                  "output 1 (Indices): parity's MaxPool has no indices output");
   const auto kernel = node.RequiredInts("kernel_shape");
   const auto strides = IntsOr(node, "strides", 1, 2);
   const auto dilations = IntsOr(node, "dilations", 1, 2);
-  const auto pads = SpatialPads(ctx, node, kernel, strides, dilations);
+  auto pads = SpatialPads(ctx, node, kernel, strides, dilations);
+  if (node.Int("ceil_mode", 0) == 1)
+    AddCeilModePadding(ctx, node, kernel, strides, dilations, &pads);
   OpBuilder op = ctx.Emit(node.type(), {node.In(0)}, {node.Out(0)})
                      .Ints("kernels", kernel)
                      .Ints("strides", strides)

@@ -293,6 +293,40 @@ TEST(OnnxImporterTest, AutoPadSame) {
   }
 }
 
+// ceil_mode=1 rounds the output up: 4x4, kernel 3, stride 2 gives 2x2 (1x1 rounded down), by one
+// more row and column of end padding, which MaxPool ignores.
+TEST(OnnxImporterTest, PoolCeilModeIsEndPadding) {
+  ModelBuilder b(12);
+  b.Input("x", {1, 1, 4, 4}).Output("y");
+  auto* pool = b.Node("MaxPool", {"x"}, {"y"});
+  SetInts(pool, "kernel_shape", {3, 3});
+  SetInts(pool, "strides", {2, 2});
+  SetInt(pool, "ceil_mode", 1);
+  const ImportResult r = ImportModel(b.model());
+  std::vector<float> values(16);
+  for (int i = 0; i < 16; ++i) values[i] = i;
+  ExpectBoth(r, {{"x", MakeTensor<float>({1, 1, 4, 4}, values)}}, "y", {10, 11, 14, 15});
+}
+
+// An integer base with a float exponent: in double, then cast back (numpy's result).
+TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
+  ModelBuilder b(15);
+  b.Input("x", {3}, ::onnx::TensorProto::INT64).Input("e", {3}).Output("z");
+  b.Node("Pow", {"x", "e"}, {"z"});
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Cast", "Cast", "Pow", "Cast"}));
+  for (const char* engine : {oracles::kProduction, oracles::kReference}) {
+    Case c;
+    *c.mutable_net() = r.net;
+    *c.add_inputs() = TensorToProto(MakeTensor<int64_t>({3}, {2, 3, 4}), "x");
+    *c.add_inputs() = TensorToProto(MakeTensor<float>({3}, {3, 2, 0.5f}), "e");
+    const auto run = oracles::GetBackend(engine).Run(c);
+    ASSERT_FALSE(run.error) << run.error->what();
+    EXPECT_EQ(Values<int64_t>(TensorFromProto(run.blobs.at("z"))), (std::vector<int64_t>{8, 9, 2}))
+        << engine;
+  }
+}
+
 TEST(OnnxImporterTest, ListsEveryUnsupportedNodeAndAttribute) {
   ModelBuilder b(13);
   b.Input("x", {2, 3}).Output("z");
