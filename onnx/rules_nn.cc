@@ -41,11 +41,14 @@ void MatMul(ImportContext& ctx, const Node& node) {
   }
 }
 
-// parity's Conv and pools are 2-D (NCHW).
-void Require2d(ImportContext& ctx, const Node& node) {
+// parity's Conv and pools are 2-D (NCHW). A 1-D one runs as 2-D with a unit width: ExpandDims
+// of the input (and of Conv's weight), each spatial attribute widened with a neutral entry, and a
+// Squeeze of the output. Returns the spatial rank (1 or 2).
+int SpatialRank(ImportContext& ctx, const Node& node) {
   const int rank = ctx.Rank(node.In(0));
-  PARITY_ENFORCE(rank == 4, ErrorKind::kBadArgument, rank - 2, "-D input (parity's ", node.type(),
-                 " is 2-D only)");
+  PARITY_ENFORCE(rank == 3 || rank == 4, ErrorKind::kBadArgument, rank - 2,
+                 "-D input (parity's Conv and pools are 2-D; 1-D ones run as 2-D)");
+  return rank - 2;
 }
 
 std::vector<int64_t> IntsOr(const Node& node, const std::string& name, int64_t fill, size_t n) {
@@ -53,71 +56,117 @@ std::vector<int64_t> IntsOr(const Node& node, const std::string& name, int64_t f
   return values.empty() ? std::vector<int64_t>(n, fill) : values;
 }
 
-void Conv(ImportContext& ctx, const Node& node) {
-  Require2d(ctx, node);
-  std::vector<int64_t> kernel = node.Ints("kernel_shape");
-  if (kernel.empty()) {
-    const auto w = ctx.Dims(node.In(1));
-    kernel.assign(w.begin() + 2, w.end());
+// Kernel, strides, dilations and pads [begins..., ends...] of the 2-D op.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+
+// A 1-D window as 2-D: a second axis of extent 1, stride 1, no padding.
+Window Widen(Window w) {
+  w.kernel.push_back(1);
+  w.strides.push_back(1);
+  w.dilations.push_back(1);
+  w.pads = {w.pads[0], 0, w.pads[1], 0};
+  return w;
+}
+
+std::string WithUnitWidth(ImportContext& ctx, const std::string& name) {
+  const std::string wide = ctx.Temp(name);
+  ctx.Emit("ExpandDims", {name}, {wide}).Ints("dims", {3});
+  return wide;
+}
+
+// Emits `type` over `inputs` with the window (1-D widened, output squeezed) and returns the op.
+caffe2::OperatorDef* EmitSpatial(ImportContext& ctx, const Node& node, const std::string& type,
+                                 std::vector<std::string> inputs, const Window& window,
+                                 int spatial_rank, int widened_inputs) {
+  if (spatial_rank == 2) {
+    return ctx.Emit(type, inputs, {node.Out(0)})
+        .Ints("kernels", window.kernel)
+        .Ints("strides", window.strides)
+        .Ints("pads", window.pads)
+        .def();
   }
-  const auto strides = IntsOr(node, "strides", 1, 2);
-  const auto dilations = IntsOr(node, "dilations", 1, 2);
-  const auto pads = SpatialPads(ctx, node, kernel, strides, dilations);
-  ctx.Emit("Conv", node.Inputs(), {node.Out(0)})
-      .Ints("kernels", kernel)
-      .Ints("strides", strides)
-      .Ints("pads", pads)
-      .Ints("dilations", dilations)
+  for (int i = 0; i < widened_inputs; ++i) inputs[i] = WithUnitWidth(ctx, inputs[i]);
+  const Window wide = Widen(window);
+  const std::string out = ctx.Temp(node.Out(0));
+  caffe2::OperatorDef* def = ctx.Emit(type, inputs, {out})
+                                 .Ints("kernels", wide.kernel)
+                                 .Ints("strides", wide.strides)
+                                 .Ints("pads", wide.pads)
+                                 .def();
+  ctx.Emit("Squeeze", {out}, {node.Out(0)}).Ints("dims", {3});
+  ctx.Note("1-D " + node.type() + ": 2-D with a unit width");
+  return def;
+}
+
+void Conv(ImportContext& ctx, const Node& node) {
+  const int n = SpatialRank(ctx, node);
+  Window w;
+  w.kernel = node.Ints("kernel_shape");
+  if (w.kernel.empty()) {
+    const auto dims = ctx.Dims(node.In(1));
+    w.kernel.assign(dims.begin() + 2, dims.end());
+  }
+  w.strides = IntsOr(node, "strides", 1, n);
+  w.dilations = IntsOr(node, "dilations", 1, n);
+  w.pads = SpatialPads(ctx, node, w.kernel, w.strides, w.dilations);
+  caffe2::OperatorDef* def = EmitSpatial(ctx, node, "Conv", node.Inputs(), w, n, 2);
+  OpBuilder(def)
+      .Ints("dilations", n == 1 ? Widen(w).dilations : w.dilations)
       .Int("group", node.Int("group", 1));
 }
 
 // ceil_mode=1 rounds the output size up; parity's pools round down, so the end padding grows
 // until the last (partial) window fits. Those extra cells are ignored by MaxPool and by an
 // AveragePool that does not count padding; one that does would count them (ONNX does not).
-void AddCeilModePadding(ImportContext& ctx, const Node& node, const std::vector<int64_t>& kernel,
-                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-                        std::vector<int64_t>* pads) {
+void AddCeilModePadding(ImportContext& ctx, const Node& node, Window* w) {
   PARITY_ENFORCE(node.type() == "MaxPool" || node.Int("count_include_pad", 0) == 0,
                  ErrorKind::kBadArgument,
                  "attribute 'ceil_mode' = 1 with count_include_pad = 1 (the cells added to "
                  "round up would be counted)");
   const auto dims = ctx.Dims(node.In(0));
-  for (size_t i = 0; i < kernel.size(); ++i) {
-    const int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
-    const int64_t padded = dims[2 + i] + (*pads)[i] + (*pads)[kernel.size() + i];
+  const size_t n = w->kernel.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t extent = (w->kernel[i] - 1) * w->dilations[i] + 1;
+    const int64_t padded = dims[2 + i] + w->pads[i] + w->pads[n + i];
     const int64_t span = padded - extent;
-    if (span < 0 || span % strides[i] == 0) continue;
-    const int64_t out = span / strides[i] + 2;  // ceil(span / stride) + 1
-    (*pads)[kernel.size() + i] += (out - 1) * strides[i] + extent - padded;
+    if (span < 0 || span % w->strides[i] == 0) continue;
+    const int64_t out = span / w->strides[i] + 2;  // ceil(span / stride) + 1
+    w->pads[n + i] += (out - 1) * w->strides[i] + extent - padded;
   }
   ctx.Note("ceil_mode=1: end padding that fits the last window");
 }
 
 void Pool(ImportContext& ctx, const Node& node) {
-  Require2d(ctx, node);
+  const int n = SpatialRank(ctx, node);
   PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument,
                  "output 1 (Indices): parity's MaxPool has no indices output");
-  const auto kernel = node.RequiredInts("kernel_shape");
-  const auto strides = IntsOr(node, "strides", 1, 2);
-  const auto dilations = IntsOr(node, "dilations", 1, 2);
-  auto pads = SpatialPads(ctx, node, kernel, strides, dilations);
-  if (node.Int("ceil_mode", 0) == 1)
-    AddCeilModePadding(ctx, node, kernel, strides, dilations, &pads);
-  OpBuilder op = ctx.Emit(node.type(), {node.In(0)}, {node.Out(0)})
-                     .Ints("kernels", kernel)
-                     .Ints("strides", strides)
-                     .Ints("pads", pads);
+  Window w;
+  w.kernel = node.RequiredInts("kernel_shape");
+  w.strides = IntsOr(node, "strides", 1, n);
+  w.dilations = IntsOr(node, "dilations", 1, n);
+  w.pads = SpatialPads(ctx, node, w.kernel, w.strides, w.dilations);
+  if (node.Int("ceil_mode", 0) == 1) AddCeilModePadding(ctx, node, &w);
+  OpBuilder op(EmitSpatial(ctx, node, node.type(), {node.In(0)}, w, n, 1));
   if (node.type() == "MaxPool") {
-    if (node.HasAttr("dilations")) op.Ints("dilations", dilations);
+    // Only when given: production's MaxPool refuses the argument altogether.
+    if (node.HasAttr("dilations")) op.Ints("dilations", n == 1 ? Widen(w).dilations : w.dilations);
   } else {
     op.Int("count_include_pad", node.Int("count_include_pad", 0));
   }
 }
 
 void GlobalPool(ImportContext& ctx, const Node& node) {
-  Require2d(ctx, node);
+  const int n = SpatialRank(ctx, node);
   const std::string ours = node.type() == "GlobalMaxPool" ? "MaxPool" : "AveragePool";
-  ctx.Emit(ours, {node.In(0)}, {node.Out(0)}).Int("global_pooling", 1);
+  if (n == 2) {
+    ctx.Emit(ours, {node.In(0)}, {node.Out(0)}).Int("global_pooling", 1);
+    return;
+  }
+  const std::string out = ctx.Temp(node.Out(0));
+  ctx.Emit(ours, {WithUnitWidth(ctx, node.In(0))}, {out}).Int("global_pooling", 1);
+  ctx.Emit("Squeeze", {out}, {node.Out(0)}).Ints("dims", {3});
 }
 
 // Inference: SpatialBN is_test=1. Training (training_mode=1, opset >= 14): SpatialBN is_test=0

@@ -308,6 +308,23 @@ TEST(OnnxImporterTest, PoolCeilModeIsEndPadding) {
   ExpectBoth(r, {{"x", MakeTensor<float>({1, 1, 4, 4}, values)}}, "y", {10, 11, 14, 15});
 }
 
+// A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.
+TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
+  ModelBuilder b(11);
+  b.Input("x", {1, 1, 5}).Input("w", {1, 1, 2}).Output("y");
+  auto* conv = b.Node("Conv", {"x", "w"}, {"y"});
+  SetInts(conv, "pads", {1, 0});
+  SetInts(conv, "strides", {2});
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.net),
+            (std::vector<std::string>{"ExpandDims", "ExpandDims", "Conv", "Squeeze"}));
+  // Padded [0, 1, 2, 3, 4, 5], windows at 0, 2, 4 of w = [1, 10].
+  ExpectBoth(r,
+             {{"x", MakeTensor<float>({1, 1, 5}, {1, 2, 3, 4, 5})},
+              {"w", MakeTensor<float>({1, 1, 2}, {1, 10})}},
+             "y", {10, 32, 54});
+}
+
 // An integer base with a float exponent: in double, then cast back (numpy's result).
 TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
   ModelBuilder b(15);
