@@ -1,7 +1,8 @@
 // Elementwise ONNX ops: unary math and activations, binary arithmetic / comparison / logic with
 // ONNX's two broadcasting regimes, variadic Sum/Mean/Max/Min, Pow, Clip, Cast, and the
 // activations parity has no op for, composed from ops it has (Celu, Selu, HardSigmoid, HardSwish,
-// Softplus, ThresholdedRelu, PRelu).
+// Softplus, ThresholdedRelu, PRelu), and IsNaN / IsInf as comparisons.
+#include <limits>
 #include <map>
 
 #include "onnx/rules.h"
@@ -209,6 +210,33 @@ void PRelu(ImportContext& ctx, const Node& node) {
   ctx.Note("PRelu = Relu(x) + slope * -Relu(-x)");
 }
 
+// NaN is the one value not equal to itself.
+void IsNaN(ImportContext& ctx, const Node& node) {
+  ctx.Emit("NE", {node.In(0), node.In(0)}, {node.Out(0)});
+  ctx.Note("IsNaN = NE(x, x)");
+}
+
+// x == +inf and/or x == -inf, as detect_positive / detect_negative ask.
+void IsInf(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const bool positive = node.Int("detect_positive", 1) != 0;
+  const bool negative = node.Int("detect_negative", 1) != 0;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (positive && negative) {
+    const std::string pos = ctx.Temp(x), neg = ctx.Temp(x);
+    ctx.Emit("EQ", {x, ctx.ScalarLike(inf, x)}, {pos});
+    ctx.Emit("EQ", {x, ctx.ScalarLike(-inf, x)}, {neg});
+    ctx.Emit("Or", {pos, neg}, {node.Out(0)});
+  } else if (positive || negative) {
+    ctx.Emit("EQ", {x, ctx.ScalarLike(positive ? inf : -inf, x)}, {node.Out(0)});
+  } else {
+    ctx.Emit("ConstantFill", {x}, {node.Out(0)})
+        .Float("value", 0)
+        .Int("dtype", static_cast<int>(DataType::kBool));
+  }
+  ctx.Note("IsInf = EQ(x, +-inf)");
+}
+
 }  // namespace
 
 void AddElementwiseRules(RuleTable* table) {
@@ -228,6 +256,8 @@ void AddElementwiseRules(RuleTable* table) {
   (*table)["Softplus"] = {Softplus, {}};
   (*table)["ThresholdedRelu"] = {ThresholdedRelu, {"alpha"}};
   (*table)["PRelu"] = {PRelu, {}};
+  (*table)["IsNaN"] = {IsNaN, {}};
+  (*table)["IsInf"] = {IsInf, {"detect_positive", "detect_negative"}};
 }
 
 }  // namespace parity::onnx

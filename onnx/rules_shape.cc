@@ -1,5 +1,5 @@
 // Shape and indexing ONNX ops: Reshape, Flatten, Squeeze / Unsqueeze, Concat, Split, Transpose,
-// Gather, Tile, Slice, Shape, Size, Expand, DepthToSpace / SpaceToDepth. Where ONNX moved a
+// Gather, Tile, Slice, Shape, Size, Expand, DepthToSpace / SpaceToDepth, Pad. Where ONNX moved a
 // parameter from an attribute to an input (Reshape 5, Tile 6, Slice 10, Squeeze / Unsqueeze /
 // Split 13), the input must be a constant at import time unless parity's op takes it as an input
 // too (Reshape).
@@ -129,6 +129,18 @@ void Tile(ImportContext& ctx, const Node& node) {
   }
 }
 
+// x[..., start:end, ...] on `axis` (0 <= start <= end <= dim): Caffe2's Slice over the leading
+// dims up to `axis`, -1 ends meaning the whole dim.
+std::string SliceAxis(ImportContext& ctx, const std::string& x, int64_t axis, int64_t start,
+                      int64_t end, const std::string& out = "") {
+  std::vector<int64_t> starts(axis + 1, 0), ends(axis + 1, -1);
+  starts[axis] = start;
+  ends[axis] = end;
+  const std::string name = out.empty() ? ctx.Temp(x) : out;
+  ctx.Emit("Slice", {x}, {name}).Ints("starts", starts).Ints("ends", ends);
+  return name;
+}
+
 // Caffe2's Slice cuts leading dims with starts/ends where a negative end v means dim + 1 + v, and
 // no steps; the reference (like Caffe2) cuts one dim per op. So ONNX's starts/ends are clamped
 // with the static shape and each cut axis gets its own Slice.
@@ -179,12 +191,8 @@ void Slice(ImportContext& ctx, const Node& node) {
   std::string current = x;
   for (size_t i = 0; i < cut_axes.size(); ++i) {
     const int64_t axis = cut_axes[i];
-    std::vector<int64_t> s(axis + 1, 0), e(axis + 1, -1);
-    s[axis] = box[axis].first;
-    e[axis] = box[axis].second;
     const std::string out = i + 1 == cut_axes.size() ? node.Out(0) : ctx.Temp(node.Out(0));
-    ctx.Emit("Slice", {current}, {out}).Ints("starts", s).Ints("ends", e);
-    current = out;
+    current = SliceAxis(ctx, current, axis, box[axis].first, box[axis].second, out);
   }
   if (cut_axes.size() > 1) ctx.Note("Slice: one Slice per cut axis");
 }
@@ -257,6 +265,100 @@ void DepthSpace(ImportContext& ctx, const Node& node) {
   ctx.Note(node.type() + " = Reshape . Transpose . Reshape");
 }
 
+// Pad (parity has no Pad op; Caffe2's backend used PadImage, which parity lacks): with the static
+// shape, axis by axis, a negative pad is a Slice and a positive one a Concat of the input with
+// the new rows: a ConstantFill (constant), the edge row tiled (edge), or the mirrored rows one by
+// one (reflect). Opset < 11: `pads`, `mode`, `value` attributes; >= 11: inputs 1 (pads) and 2
+// (constant_value), constants at import time.
+void Pad(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  std::vector<int64_t> dims = ctx.Dims(x);
+  const int64_t rank = dims.size();
+  const std::string mode = node.String("mode", "constant");
+  PARITY_ENFORCE(mode == "constant" || mode == "edge" || mode == "reflect", ErrorKind::kBadArgument,
+                 "attribute 'mode' = '", mode, "'");
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (node.opset() < 11) {
+    pads = node.RequiredInts("pads");
+    value = node.Float("value", 0);
+  } else {
+    pads = ctx.ConstantInts(node.In(1), "Pad's pads (input 1)");
+    if (node.HasIn(2)) value = ctx.ConstantScalar(node.In(2), "Pad's constant_value (input 2)");
+  }
+  PARITY_ENFORCE(static_cast<int64_t>(pads.size()) == 2 * rank, ErrorKind::kBadArgument,
+                 pads.size(), " pads for rank ", rank, ", expected ", 2 * rank);
+  const DataType dtype = ctx.Dtype(x);
+  std::string current = x;
+  std::vector<int64_t> todo;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    if (pads[axis] != 0 || pads[rank + axis] != 0) todo.push_back(axis);
+  }
+  if (todo.empty()) {
+    ctx.Emit("Copy", {x}, {node.Out(0)});
+    return;
+  }
+  for (size_t t = 0; t < todo.size(); ++t) {
+    const int64_t axis = todo[t];
+    const std::string out = t + 1 == todo.size() ? node.Out(0) : ctx.Temp(node.Out(0));
+    int64_t begin = pads[axis], end = pads[rank + axis];
+    // Negative pads crop first.
+    if (begin < 0 || end < 0) {
+      const int64_t from = std::max<int64_t>(0, -begin),
+                    to = dims[axis] - std::max<int64_t>(0, -end);
+      PARITY_ENFORCE(from <= to, ErrorKind::kBadArgument, "pads crop axis ", axis, " of size ",
+                     dims[axis], " below zero");
+      const bool last = begin <= 0 && end <= 0;
+      current = SliceAxis(ctx, current, axis, from, to, last ? out : "");
+      dims[axis] = to - from;
+      begin = std::max<int64_t>(0, begin);
+      end = std::max<int64_t>(0, end);
+      if (last) continue;
+    }
+    PARITY_ENFORCE(mode != "reflect" || (begin < dims[axis] && end < dims[axis]),
+                   ErrorKind::kBadArgument, "reflect pads ", begin, " and ", end,
+                   " need more than that many rows on axis ", axis, " (size ", dims[axis], ")");
+    PARITY_ENFORCE(mode == "constant" || dims[axis] > 0, ErrorKind::kBadArgument, mode,
+                   " padding of an empty axis ", axis);
+    auto rows = [&](int64_t count, bool before) {
+      std::vector<std::string> pieces;
+      if (count == 0) return pieces;
+      if (mode == "constant") {
+        std::vector<int64_t> shape = dims;
+        shape[axis] = count;
+        const std::string fill = ctx.Temp("pad");
+        ctx.Emit("ConstantFill", {}, {fill})
+            .Ints("shape", shape)
+            .Float("value", value)
+            .Int("dtype", static_cast<int>(dtype));
+        pieces.push_back(fill);
+      } else if (mode == "edge") {
+        const int64_t row = before ? 0 : dims[axis] - 1;
+        const std::string edge = SliceAxis(ctx, current, axis, row, row + 1);
+        const std::string tiled = ctx.Temp(edge);
+        ctx.Emit("Tile", {edge}, {tiled}).Int("tiles", count).Int("axis", axis);
+        pieces.push_back(tiled);
+      } else {  // reflect: x[count], ..., x[1] before; x[d-2], ..., x[d-1-count] after
+        for (int64_t i = 0; i < count; ++i) {
+          const int64_t row = before ? count - i : dims[axis] - 2 - i;
+          pieces.push_back(SliceAxis(ctx, current, axis, row, row + 1));
+        }
+      }
+      return pieces;
+    };
+    std::vector<std::string> parts = rows(begin, true);
+    parts.push_back(current);
+    for (const auto& piece : rows(end, false)) parts.push_back(piece);
+    ctx.Emit("Concat", parts, {out, ctx.Temp("split_info")}).Int("axis", axis);
+    current = out;
+    dims[axis] += begin + end;
+  }
+  ctx.Note("Pad (" + mode + ") = Concat of the input and " +
+           (mode == "constant" ? "ConstantFills"
+            : mode == "edge"   ? "tiled edge rows"
+                               : "mirrored rows"));
+}
+
 }  // namespace
 
 void AddShapeRules(RuleTable* table) {
@@ -275,6 +377,7 @@ void AddShapeRules(RuleTable* table) {
   (*table)["Expand"] = {Expand, {}};
   (*table)["DepthToSpace"] = {DepthSpace, {"blocksize", "mode"}};
   (*table)["SpaceToDepth"] = {DepthSpace, {"blocksize"}};
+  (*table)["Pad"] = {Pad, {"mode", "pads", "value"}};
 }
 
 }  // namespace parity::onnx

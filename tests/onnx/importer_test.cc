@@ -325,6 +325,24 @@ TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
              "y", {10, 32, 54});
 }
 
+// Pad has no parity op: per axis, a Slice for a negative pad, a Concat for a positive one.
+TEST(OnnxImporterTest, PadModes) {
+  const Tensor x = MakeTensor<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const std::map<std::string, std::vector<float>> expected = {
+      // pads [0, 2, 0, -1]: columns mirrored / repeated / filled at the start, the last cropped.
+      {"reflect", {3, 2, 1, 2, 3, 7, 6, 5, 6, 7}},
+      {"edge", {1, 1, 1, 2, 3, 5, 5, 5, 6, 7}},
+      {"constant", {7, 7, 1, 2, 3, 7, 7, 5, 6, 7}}};
+  for (const auto& [mode, values] : expected) {
+    ModelBuilder b(13);
+    b.Input("x", {2, 4}).Output("y");
+    b.Initializer("pads", MakeTensor<int64_t>({4}, {0, 2, 0, -1}));
+    b.Initializer("value", MakeTensor<float>({}, {7}));
+    SetString(b.Node("Pad", {"x", "pads", "value"}, {"y"}), "mode", mode);
+    ExpectBoth(ImportModel(b.model()), {{"x", x}}, "y", values);
+  }
+}
+
 // An integer base with a float exponent: in double, then cast back (numpy's result).
 TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
   ModelBuilder b(15);
