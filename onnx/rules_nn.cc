@@ -1,5 +1,6 @@
-// Neural-network ONNX ops: Gemm, MatMul, 2-D Conv and pools, BatchNormalization,
-// LayerNormalization, Softmax / LogSoftmax and Dropout (inference).
+// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv and pools, BatchNormalization,
+// LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
+// LogSoftmax and Dropout (inference).
 #include <algorithm>
 #include <numeric>
 
@@ -253,6 +254,59 @@ void LayerNormalization(ImportContext& ctx, const Node& node) {
   }
 }
 
+// (x - mean) / sqrt(var + epsilon) * scale[c] + bias[c], the statistics over the spatial axes of
+// each (n, c): ReduceMean, Sub, Sqr, ReduceMean, Add, Sqrt, Div, and scale / bias reshaped to
+// [C, 1, ...] for numpy broadcasting.
+void InstanceNormalization(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const int64_t rank = ctx.Rank(x);
+  PARITY_ENFORCE(rank >= 3, ErrorKind::kBadArgument, "input of rank ", rank, ", expected >= 3");
+  std::vector<int64_t> axes, channel_shape = {-1};
+  for (int64_t i = 2; i < rank; ++i) {
+    axes.push_back(i);
+    channel_shape.push_back(1);
+  }
+  const std::string mean = ctx.Temp("mean"), centered = ctx.Temp(x), sq = ctx.Temp(x),
+                    var = ctx.Temp("var"), var_eps = ctx.Temp("var"), std_dev = ctx.Temp("std"),
+                    normalized = ctx.Temp(x), scale = ctx.Temp("scale"), bias = ctx.Temp("bias"),
+                    scaled = ctx.Temp(x);
+  ctx.Emit("ReduceMean", {x}, {mean}).Ints("axes", axes).Int("keepdims", 1);
+  ctx.Emit("Sub", {x, mean}, {centered});
+  ctx.Emit("Sqr", {centered}, {sq});
+  ctx.Emit("ReduceMean", {sq}, {var}).Ints("axes", axes).Int("keepdims", 1);
+  ctx.Emit("Add", {var, ctx.ScalarLike(node.Float("epsilon", 1e-5f), x)}, {var_eps});
+  ctx.Emit("Sqrt", {var_eps}, {std_dev});
+  ctx.Emit("Div", {centered, std_dev}, {normalized});
+  ctx.Emit("Reshape", {node.In(1)}, {scale, ctx.Temp("old_shape")}).Ints("shape", channel_shape);
+  ctx.Emit("Reshape", {node.In(2)}, {bias, ctx.Temp("old_shape")}).Ints("shape", channel_shape);
+  ctx.Emit("Mul", {normalized, scale}, {scaled});
+  ctx.Emit("Add", {scaled, bias}, {node.Out(0)});
+  ctx.Note("InstanceNormalization composed (ReduceMean, Sub, Sqr, Sqrt, Div, Mul, Add)");
+}
+
+// ONNX's own function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9) over `axes` (default
+// [0, 2, 3]).
+void MeanVarianceNormalization(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  std::vector<int64_t> axes = node.Ints("axes");
+  if (!node.HasAttr("axes")) axes = {0, 2, 3};
+  axes = NormalizeAxes(axes, ctx.Rank(x), "axis");
+  std::sort(axes.begin(), axes.end());
+  const std::string mean = ctx.Temp("mean"), mean_sq = ctx.Temp("mean_sq"), sq = ctx.Temp(x),
+                    sq_mean = ctx.Temp("sq_mean"), var = ctx.Temp("var"), std_dev = ctx.Temp("std"),
+                    std_eps = ctx.Temp("std"), centered = ctx.Temp(x);
+  ctx.Emit("ReduceMean", {x}, {mean}).Ints("axes", axes).Int("keepdims", 1);
+  ctx.Emit("Sqr", {mean}, {mean_sq});
+  ctx.Emit("Sqr", {x}, {sq});
+  ctx.Emit("ReduceMean", {sq}, {sq_mean}).Ints("axes", axes).Int("keepdims", 1);
+  ctx.Emit("Sub", {sq_mean, mean_sq}, {var});
+  ctx.Emit("Sqrt", {var}, {std_dev});
+  ctx.Emit("Add", {std_dev, ctx.ScalarLike(1e-9, x)}, {std_eps});
+  ctx.Emit("Sub", {x, mean}, {centered});
+  ctx.Emit("Div", {centered, std_eps}, {node.Out(0)});
+  ctx.Note("MeanVarianceNormalization composed as ONNX's function body");
+}
+
 // Opset < 13: Softmax coerces X to 2-D at `axis` (default 1), as parity's Softmax does. Opset >=
 // 13: one axis (default -1): the same op when it is the last axis, else Transpose it to the end
 // and back. LogSoftmax = Log(Softmax).
@@ -355,6 +409,8 @@ void AddNnRules(RuleTable* table) {
   (*table)["BatchNormalization"] = {BatchNormalization,
                                     {"epsilon", "momentum", "spatial", "is_test", "training_mode"}};
   (*table)["LayerNormalization"] = {LayerNormalization, {"axis", "epsilon", "stash_type"}};
+  (*table)["InstanceNormalization"] = {InstanceNormalization, {"epsilon"}};
+  (*table)["MeanVarianceNormalization"] = {MeanVarianceNormalization, {"axes"}};
   (*table)["Softmax"] = {Softmax, {"axis"}};
   (*table)["LogSoftmax"] = {Softmax, {"axis"}};
   (*table)["Dropout"] = {Dropout, {"ratio", "seed", "is_test"}};

@@ -64,10 +64,10 @@ const std::vector<Expectation>& Expectations() {
   static const auto* expectations = new std::vector<Expectation>{
       // Production alone also refuses Max/Min on int32/int64 (the reference takes them) and
       // MaxPool's dilations.
-      {"node", "production", 433,
+      {"node", "production", 436,
        Union(kBothEnginesRefuse, {"test_max_int32", "test_max_int64", "test_min_int32",
                                   "test_min_int64", "test_maxpool_2d_dilations"})},
-      {"node", "reference", 438, kBothEnginesRefuse},
+      {"node", "reference", 441, kBothEnginesRefuse},
       {"pytorch-operator", "production", 32, {}},
       {"pytorch-operator", "reference", 32, {}},
       {"pytorch-converted",
