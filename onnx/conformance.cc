@@ -269,7 +269,15 @@ SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend) {
   suite.dir = dir;
   suite.engine = backend.name();
   for (const auto& name : ListCases(dir)) {
-    CaseResult result = RunCase(dir + "/" + name, backend);
+    CaseResult result;
+    try {
+      result = RunCase(dir + "/" + name, backend);
+    } catch (const Error& e) {
+      // An unreadable case (a broken model or data file) is reported, not the end of the suite.
+      result.name = name;
+      result.status = CaseStatus::kFailed;
+      result.detail = std::string("cannot run the case: ") + e.what();
+    }
     switch (result.status) {
       case CaseStatus::kPassed:
         ++suite.passed;

@@ -54,6 +54,7 @@ std::vector<std::string> ListCases(const std::string& dir);
 // importer or the files' dtypes do not cover is kUnsupported, a run or comparison failure
 // kFailed).
 CaseResult RunCase(const std::string& case_dir, const oracles::Backend& backend);
+// Every case of `dir`; a case whose files cannot be read is kFailed ("cannot run the case").
 SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend);
 
 // Compares one output by ONNX's rule; "" when it passes, else what differs (and `max_error`).

@@ -17,12 +17,6 @@ std::string UnsupportedNode::ToString() const {
 Node::Node(const ::onnx::NodeProto& proto, int index, int opset)
     : proto_(&proto), index_(index), opset_(opset) {}
 
-std::string Node::Label() const {
-  std::string label = "node #" + std::to_string(index_);
-  if (!proto_->name().empty()) label += " '" + proto_->name() + "'";
-  return label + " (" + proto_->op_type() + ")";
-}
-
 std::string Node::In(int i) const { return i < proto_->input_size() ? proto_->input(i) : ""; }
 std::string Node::Out(int i) const { return i < proto_->output_size() ? proto_->output(i) : ""; }
 

@@ -40,8 +40,6 @@ class Node {
   const std::string& type() const { return proto_->op_type(); }
   int index() const { return index_; }
   int opset() const { return opset_; }
-  // "node #3 'conv1' (Conv)" for messages.
-  std::string Label() const;
 
   int num_inputs() const { return proto_->input_size(); }
   int num_outputs() const { return proto_->output_size(); }
@@ -139,9 +137,6 @@ class ImportContext {
   // Translation notes ("Softmax on axis 1 of 3: Transpose around it"), kept once each.
   void Note(const std::string& note) { notes_.insert(note); }
   const std::set<std::string>& notes() const { return notes_; }
-  // Graph inputs used as import-time constants.
-  void MarkBound(const std::string& name) { bound_.insert(name); }
-  const std::set<std::string>& bound() const { return bound_; }
 
  private:
   struct Value {
@@ -159,7 +154,6 @@ class ImportContext {
   caffe2::NetDef* net_ = nullptr;
   int temp_counter_ = 0;
   std::set<std::string> notes_;
-  std::set<std::string> bound_;
 };
 
 // Helpers the rules share.
