@@ -1,9 +1,11 @@
 // parity onnx import MODEL.onnx -o NET [--init INIT] [--bind NAME=FILE]...
-// parity onnx conformance [DIR] [--engine E] [--json OUT] [--summary]
+// parity onnx conformance [DIR|SUITE] [--engine E] [--json OUT] [--summary]
 //
 // ONNX import (onnx/importer.h) and ONNX's backend test suites run through it
 // (onnx/conformance.h): one line per case (failed, unsupported, passed), then the counts. Exit 0
 // when no case failed (an unsupported case is not a failure), 1 when one did.
+#include <sys/stat.h>
+
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -22,7 +24,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+constexpr char kSuiteRoot[] = "/usr/share/libonnx-testdata/data/";
 constexpr char kDefaultSuite[] = "/usr/share/libonnx-testdata/data/node";
+
+// DIR, or the name of one of Debian's suites ("node", "pytorch-operator", "pytorch-converted",
+// "simple") when no such directory exists here.
+std::string SuiteDir(const std::string& dir) {
+  struct stat st;
+  if (dir.find('/') == std::string::npos && stat(dir.c_str(), &st) != 0) return kSuiteRoot + dir;
+  return dir;
+}
 
 struct ImportCommandOptions {
   std::string model_path;
@@ -104,7 +115,7 @@ Json SuiteJson(const onnx::SuiteResult& suite) {
 
 int Conformance(const ConformanceOptions& o) {
   const oracles::Backend& backend = oracles::GetBackend(o.engine);
-  const onnx::SuiteResult suite = onnx::RunSuite(o.dir, backend);
+  const onnx::SuiteResult suite = onnx::RunSuite(SuiteDir(o.dir), backend);
   std::cout << "ONNX conformance: " << suite.dir << " on " << suite.engine << " (rtol "
             << onnx::kConformanceRtol << ", atol " << onnx::kConformanceAtol << ")\n";
   size_t width = 0;
@@ -158,8 +169,11 @@ PARITY_REGISTER_COMMAND(Command{
           app->add_subcommand("conformance",
                               "Run an ONNX test suite (node, pytorch-operator, pytorch-converted, "
                               "simple) on an engine and compare with ONNX's rule");
-      conformance_app->add_option("dir", conformance->dir,
-                                  std::string("suite directory (default ") + kDefaultSuite + ")");
+      conformance_app->add_option(
+          "dir", conformance->dir,
+          std::string("suite directory, or node, pytorch-operator, pytorch-converted, simple "
+                      "under ") +
+              kSuiteRoot + " (default " + kDefaultSuite + ")");
       conformance_app->add_option("--engine", conformance->engine,
                                   "A registered backend: production, reference (f64), ...");
       conformance_app->add_option("--json", conformance->json_path,
