@@ -17,7 +17,13 @@ const std::map<std::string, std::string>& UnaryOps() {
       {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"},    {"Exp", "Exp"},
       {"Log", "Log"},         {"Sqrt", "Sqrt"},    {"Reciprocal", "Reciprocal"},
       {"Sin", "Sin"},         {"Cos", "Cos"},      {"Softsign", "Softsign"},
-      {"Not", "Not"},         {"Identity", "Copy"}};
+      {"Not", "Not"},         {"Identity", "Copy"},
+      // parity's ops of ONNX's unary math (core/ops/unary/unary.cc).
+      {"Tan", "Tan"},         {"Asin", "Asin"},    {"Acos", "Acos"},
+      {"Atan", "Atan"},       {"Sinh", "Sinh"},    {"Cosh", "Cosh"},
+      {"Asinh", "Asinh"},     {"Atanh", "Atanh"},  {"Erf", "Erf"},
+      {"Ceil", "Ceil"},       {"Floor", "Floor"},  {"Round", "Round"},
+      {"Sign", "Sign"}};
   return *ops;
 }
 

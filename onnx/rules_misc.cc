@@ -110,9 +110,20 @@ void ConstantOfShape(ImportContext& ctx, const Node& node) {
   }
 }
 
+// ArgMax / ArgMin: ONNX's axis defaults to 0 (parity's, as Caffe2's, to -1), keepdims to 1;
+// select_last_index (opset 12) is the same argument.
+void Arg(ImportContext& ctx, const Node& node) {
+  ctx.Emit(node.type(), {node.In(0)}, {node.Out(0)})
+      .Int("axis", node.Int("axis", 0))
+      .Int("keepdims", node.Int("keepdims", 1))
+      .Int("select_last_index", node.Int("select_last_index", 0));
+}
+
 }  // namespace
 
 void AddMiscRules(RuleTable* table) {
+  (*table)["ArgMax"] = {Arg, {"axis", "keepdims", "select_last_index"}};
+  (*table)["ArgMin"] = {Arg, {"axis", "keepdims", "select_last_index"}};
   for (const char* type : {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceL1",
                            "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
     (*table)[type] = {Reduce, {"axes", "keepdims", "noop_with_empty_axes"}};

@@ -365,7 +365,7 @@ TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
 TEST(OnnxImporterTest, ListsEveryUnsupportedNodeAndAttribute) {
   ModelBuilder b(13);
   b.Input("x", {2, 3}).Output("z");
-  b.Node("Acos", {"x"}, {"a"}, "acos1");
+  b.Node("Acosh", {"x"}, {"a"}, "acosh1");
   SetInt(b.Node("Relu", {"x"}, {"r"}, "relu1"), "fancy", 1);
   b.Node("Add", {"a", "r"}, {"z"});  // reads an untranslated value: not listed itself
   try {
@@ -375,7 +375,7 @@ TEST(OnnxImporterTest, ListsEveryUnsupportedNodeAndAttribute) {
     EXPECT_EQ(e.kind(), ErrorKind::kBadArgument);
     const std::string message = e.what();
     EXPECT_NE(message.find("2 thing(s)"), std::string::npos) << message;
-    EXPECT_NE(message.find("node #0 'acos1' (Acos): no translation"), std::string::npos) << message;
+    EXPECT_NE(message.find("node #0 'acosh1' (Acosh): no translation"), std::string::npos) << message;
     EXPECT_NE(message.find("node #1 'relu1' (Relu): attribute 'fancy' is not translated"),
               std::string::npos)
         << message;
