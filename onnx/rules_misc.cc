@@ -119,9 +119,22 @@ void Arg(ImportContext& ctx, const Node& node) {
       .Int("select_last_index", node.Int("select_last_index", 0));
 }
 
+// Trilu (14): `upper`; the diagonal offset k is an optional input, a constant at import time.
+void Trilu(ImportContext& ctx, const Node& node) {
+  int64_t k = 0;
+  if (node.HasIn(1)) {
+    const std::vector<int64_t> values = ctx.ConstantInts(node.In(1), "Trilu's k");
+    PARITY_ENFORCE(values.size() == 1, ErrorKind::kBadArgument, "Trilu's k must be one value, got ",
+                   values.size());
+    k = values[0];
+  }
+  ctx.Emit("Trilu", {node.In(0)}, {node.Out(0)}).Int("upper", node.Int("upper", 1)).Int("k", k);
+}
+
 }  // namespace
 
 void AddMiscRules(RuleTable* table) {
+  (*table)["Trilu"] = {Trilu, {"upper"}};
   (*table)["ArgMax"] = {Arg, {"axis", "keepdims", "select_last_index"}};
   (*table)["ArgMin"] = {Arg, {"axis", "keepdims", "select_last_index"}};
   for (const char* type : {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceL1",
