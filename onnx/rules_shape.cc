@@ -113,18 +113,18 @@ void Tile(ImportContext& ctx, const Node& node) {
   PARITY_ENFORCE(node.opset() >= 6, ErrorKind::kBadArgument, "opset ", node.opset(),
                  "'s Tile(input, tiles, axis) form");
   const auto repeats = ctx.ConstantInts(node.In(1), "Tile's repeats (input 1)");
-  std::vector<std::pair<int64_t, int64_t>> todo;
+  std::vector<std::pair<int64_t, int64_t>> repeated_axes;
   for (size_t axis = 0; axis < repeats.size(); ++axis) {
-    if (repeats[axis] != 1) todo.emplace_back(axis, repeats[axis]);
+    if (repeats[axis] != 1) repeated_axes.emplace_back(axis, repeats[axis]);
   }
-  if (todo.empty()) {
+  if (repeated_axes.empty()) {
     ctx.Emit("Copy", {node.In(0)}, {node.Out(0)});
     return;
   }
   std::string current = node.In(0);
-  for (size_t i = 0; i < todo.size(); ++i) {
-    const std::string out = i + 1 == todo.size() ? node.Out(0) : ctx.Temp(node.Out(0));
-    ctx.Emit("Tile", {current}, {out}).Int("tiles", todo[i].second).Int("axis", todo[i].first);
+  for (size_t i = 0; i < repeated_axes.size(); ++i) {
+    const std::string out = i + 1 == repeated_axes.size() ? node.Out(0) : ctx.Temp(node.Out(0));
+    ctx.Emit("Tile", {current}, {out}).Int("tiles", repeated_axes[i].second).Int("axis", repeated_axes[i].first);
     current = out;
   }
 }
@@ -290,17 +290,17 @@ void Pad(ImportContext& ctx, const Node& node) {
                  pads.size(), " pads for rank ", rank, ", expected ", 2 * rank);
   const DataType dtype = ctx.Dtype(x);
   std::string current = x;
-  std::vector<int64_t> todo;
+  std::vector<int64_t> padded_axes;
   for (int64_t axis = 0; axis < rank; ++axis) {
-    if (pads[axis] != 0 || pads[rank + axis] != 0) todo.push_back(axis);
+    if (pads[axis] != 0 || pads[rank + axis] != 0) padded_axes.push_back(axis);
   }
-  if (todo.empty()) {
+  if (padded_axes.empty()) {
     ctx.Emit("Copy", {x}, {node.Out(0)});
     return;
   }
-  for (size_t t = 0; t < todo.size(); ++t) {
-    const int64_t axis = todo[t];
-    const std::string out = t + 1 == todo.size() ? node.Out(0) : ctx.Temp(node.Out(0));
+  for (size_t t = 0; t < padded_axes.size(); ++t) {
+    const int64_t axis = padded_axes[t];
+    const std::string out = t + 1 == padded_axes.size() ? node.Out(0) : ctx.Temp(node.Out(0));
     int64_t begin = pads[axis], end = pads[rank + axis];
     // Negative pads crop first.
     if (begin < 0 || end < 0) {

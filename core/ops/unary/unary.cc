@@ -273,14 +273,19 @@ struct SignFn : FloatTypes, NoArgs {
   }
 };
 
+// -x; integers negate in the unsigned type so that -INT_MIN wraps to INT_MIN (Neg and Abs).
+template <typename T, typename X>
+auto WrappingNegation(const X& x) {
+  return elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x));
+}
+
 struct NegFn : NoArgs {
   using NoArgs::NoArgs;
   template <typename T>
   static constexpr bool kSupports = kIsOneOf<T, float, double, int32_t, int64_t>;
   template <typename T, typename X>
   auto Apply(const X& x) const {
-    // Integers negate in the unsigned type so that -INT_MIN wraps to INT_MIN.
-    return elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x));
+    return WrappingNegation<T>(x);
   }
 };
 
@@ -293,7 +298,7 @@ struct AbsFn : NoArgs {
   template <typename T, typename X>
   auto Apply(const X& x) const {
     if constexpr (std::is_integral_v<T>) {
-      return (x < T(0)).select(elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x)), x);
+      return (x < T(0)).select(WrappingNegation<T>(x), x);
     } else {
       return x.abs();
     }
