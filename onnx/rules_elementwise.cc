@@ -243,9 +243,16 @@ void IsInf(ImportContext& ctx, const Node& node) {
   ctx.Note("IsInf = EQ(x, +-inf)");
 }
 
+// Where (9; 16 adds bfloat16): C, X, Y broadcast as numpy does, which is parity's Where without
+// broadcast_on_rows.
+void Where(ImportContext& ctx, const Node& node) {
+  ctx.Emit("Where", {node.In(0), node.In(1), node.In(2)}, {node.Out(0)});
+}
+
 }  // namespace
 
 void AddElementwiseRules(RuleTable* table) {
+  (*table)["Where"] = {Where, {}};
   for (const auto& [type, ours] : UnaryOps()) (*table)[type] = {Unary, {}};
   for (const auto& [type, ours] : BinaryOps()) (*table)[type] = {Binary, {"broadcast", "axis"}};
   for (const char* type : {"Sum", "Mean", "Max", "Min"}) (*table)[type] = {Variadic, {}};

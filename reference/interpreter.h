@@ -51,6 +51,8 @@
 //   SumElementsGradient(X, dSum)->dX     dX = dSum (/numel with average=1)
 //   TileGradient(dY[, tiles, axis])->dX  the copies summed
 //   SliceGradient(X, [starts, ends,] dY)->dX   dY scattered into zeros
+//   GatherElementsGradient(DATA, INDICES, dY)->dDATA   dY added where each index picked
+//   WhereGradient(C, X, Y, dZ)->(dX, dY)  dZ to X where C, else to Y; summed over broadcast copies
 //   SoftmaxGradient(Y, dY)->dX           dX = Y*(dY - sum(dY*Y)) per row of the 2-D view
 //   FCGradient(X, W, dY)->(dW, db[, dX]); FCTransposedGradient likewise with W stored K x N
 //   AveragedLossGradient(X, dLoss)->dX   dX = dLoss/numel

@@ -1,5 +1,5 @@
 // Elementwise binary and variadic ops: Add Sub Mul Div Pow, LT LE GT GE EQ NE, And Or Xor Not,
-// Max Min Sum Mean.
+// Max Min Sum Mean, Where.
 //
 // Binary ops broadcast as numpy does unless `broadcast=1`, which selects Caffe2's legacy form
 // (B matched against A's dims from `axis`, or from the position of `axis_str` in `order`).
@@ -277,9 +277,28 @@ void Min(OpContext<T>& c) {
   FoldKernel<T, Fold::kMin>(c);
 }
 
+// Where: Z = C ? X : Y per element of the broadcast (MapWhere), in X's dtype.
+template <typename T>
+void Where(OpContext<T>& c) {
+  const Value<T>& cond = c.Input(0);
+  const Value<T>& x = c.Input(1);
+  const Value<T>& y = c.Input(2);
+  const WhereMap m = MapWhere(c);
+  Value<T> z = c.NewTensor(x.dtype, m.dims);
+  for (size_t k = 0; k < m.c.size(); ++k) {
+    if (cond.i()[m.c[k]] != 0) {
+      z.CopyElem(k, x, m.x[k]);
+    } else {
+      z.CopyElem(k, y, m.y[k]);
+    }
+  }
+  c.SetOutput(0, std::move(z));
+}
+
 }  // namespace
 
 void RegisterElementwiseOps(Registry* r) {
+  r->Add({"Where", 3, 3, 1, 1, {{"broadcast_on_rows", "0"}}, PARITY_REF_KERNEL(Where)});
   r->Add({"Add", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Add)}).inplace = {{0, 0}, {1, 0}};
   r->Add({"Sub", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Sub)}).inplace = {{0, 0}, {1, 0}};
   r->Add({"Mul", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Mul)}).inplace = {{0, 0}, {1, 0}};

@@ -1,4 +1,5 @@
-// Gradient kernels of the elementwise family: Max/Min (select) and the broadcasting arithmetic ops.
+// Gradient kernels of the elementwise family: Max/Min (select), the broadcasting arithmetic ops
+// and Where.
 // Conventions are Caffe2's and are tabulated in interpreter.h.
 #include <cmath>
 
@@ -135,9 +136,31 @@ void MeanGradient(OpContext<T>& c) {
   }
 }
 
+// WhereGradient(C, X, Y, dZ) -> (dX, dY): dZ where C holds added to X's element it read, elsewhere
+// to Y's, so each gradient has its input's shape (X and Y are read for their dims).
+template <typename T>
+void WhereGradient(OpContext<T>& c) {
+  const Value<T>& cond = c.Input(0);
+  const WhereMap m = MapWhere(c);
+  const Value<T>& dz = c.RealInput(3);
+  RequireShape(c, dz, 3, m.dims);
+  Value<T> dx = c.NewReal(c.Input(1).dims), dy = c.NewReal(c.Input(2).dims);
+  for (size_t k = 0; k < m.c.size(); ++k) {
+    if (cond.i()[m.c[k]] != 0) {
+      dx.r()[m.x[k]] += dz.r()[k];
+    } else {
+      dy.r()[m.y[k]] += dz.r()[k];
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+  c.SetOutput(1, std::move(dy));
+}
+
 }  // namespace
 
 void RegisterElementwiseGradientOps(Registry* r) {
+  r->Add({"WhereGradient", 4, 4, 2, 2, {{"broadcast_on_rows", "0"}},
+          PARITY_REF_KERNEL(WhereGradient)});
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   ArgTable pow_args = BinaryArgs();
   pow_args.push_back({"exponent", ""});

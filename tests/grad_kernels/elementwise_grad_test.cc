@@ -672,5 +672,21 @@ TEST(ElementwiseGradientOracle, SameBlobAsBothOperands) {
   EXPECT_GRADIENT_CHECKS(op, oracles::NamedTensors{{"x", Random({2, 3}, 21)}}, 0);
 }
 
+TEST(ElementwiseGradientOracle, Where) {
+  // C, X and Y broadcast against each other; X and Y both get gradients.
+  const auto op = MakeOp("Where", {"c", "x", "y"}, {"z"});
+  const oracles::NamedTensors inputs = {
+      {"c", MakeTensor<bool>({2, 1}, {true, false})},
+      {"x", Random({1, 3}, 31)},
+      {"y", Random({2, 3}, 32)}};
+  for (int i = 1; i < 3; ++i) EXPECT_GRADIENT_CHECKS(op, inputs, i) << "Where input " << i;
+  const auto rows = MakeOp("Where", {"c", "x", "y"}, {"z"}, {{"broadcast_on_rows", 1}});
+  const oracles::NamedTensors row_inputs = {
+      {"c", MakeTensor<bool>({3}, {false, true, true})},
+      {"x", Random({3, 2}, 33)},
+      {"y", Random({3, 2}, 34)}};
+  for (int i = 1; i < 3; ++i) EXPECT_GRADIENT_CHECKS(rows, row_inputs, i) << "rows input " << i;
+}
+
 }  // namespace
 }  // namespace parity::testing

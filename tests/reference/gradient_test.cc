@@ -217,6 +217,18 @@ TEST(Gradient, GatherMeanPowAndAffineLayerNormKernelsMatchFiniteDifferences) {
                  {{"y", {1, -2, 0.5, 0.3, 1.2, -0.6, 2, 0.1, -1}}},
                  Op("GatherGradient", {"a", "idx", "d_y"}, {"da"}),
                  {{"a", "da"}}});
+  // GatherElements along axis 1 with a repeated and a wrapped pick.
+  CheckGradient({Op("GatherElements", {"a", "ge"}, {"y"}).I("axis", 1),
+                 {{"a", pos.at("a")}, {"ge", I64({2, 2}, {2, -1, 0, 0})}},
+                 {{"y", {1, -2, 0.5, 0.3}}},
+                 Op("GatherElementsGradient", {"a", "ge", "d_y"}, {"da"}).I("axis", 1),
+                 {{"a", "da"}}});
+  // Where with C [2, 1] over X [2, 3] and a broadcast Y [3].
+  CheckGradient({Op("Where", {"c", "a", "e"}, {"y"}),
+                 {{"c", Bool({2, 1}, {1, 0})}, {"a", pos.at("a")}, {"e", pos.at("e")}},
+                 {{"y", w}},
+                 Op("WhereGradient", {"c", "a", "e", "d_y"}, {"da", "de"}),
+                 {{"a", "da"}, {"e", "de"}}});
   const Tensors ln = {{"x", F({2, 3}, {0.2, -1, 0.5, 1.5, 0.1, -0.3})},
                       {"gamma", F({3}, {1.5, -0.5, 0.8})},
                       {"beta", F({3}, {0.1, 0.2, -0.3})}};

@@ -67,6 +67,11 @@ PARITY_REGISTER_GRADIENT(Mean, [](GradientContext& g) {
   return Ops{g.Op("MeanGradient", {g.GO(0)}, outputs)};
 });
 
+// Where: dZ goes to X where C holds and to Y elsewhere (C, a bool condition, gets none).
+PARITY_REGISTER_GRADIENT(Where, [](GradientContext& g) {
+  return Ops{g.Op("WhereGradient", {g.I(0), g.I(1), g.I(2), g.GO(0)}, {g.GI(1), g.GI(2)})};
+});
+
 PARITY_NO_GRADIENT(LT);
 
 PARITY_NO_GRADIENT(LE);
