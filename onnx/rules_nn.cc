@@ -1,6 +1,6 @@
 // Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv and pools, BatchNormalization,
 // LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
-// LogSoftmax and Dropout (inference).
+// LogSoftmax, Dropout (inference), NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 #include <algorithm>
 #include <numeric>
 
@@ -307,6 +307,17 @@ void MeanVarianceNormalization(ImportContext& ctx, const Node& node) {
   ctx.Note("MeanVarianceNormalization composed as ONNX's function body");
 }
 
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (12; 13 adds bfloat16): parity's ops of
+// the same names and attributes (reduction, ignore_index when given); SoftmaxCrossEntropyLoss's
+// optional log_prob output is the op's output 1.
+void ClassLoss(ImportContext& ctx, const Node& node) {
+  std::vector<std::string> outputs = {node.Out(0)};
+  if (node.HasOut(1)) outputs.push_back(node.Out(1));
+  OpBuilder op = ctx.Emit(node.type(), node.Inputs(), outputs)
+                     .String("reduction", node.String("reduction", "mean"));
+  if (node.HasAttr("ignore_index")) op.Int("ignore_index", node.Int("ignore_index", 0));
+}
+
 // Opset < 13: Softmax coerces X to 2-D at `axis` (default 1), as parity's Softmax does. Opset >=
 // 13: one axis (default -1): the same op when it is the last axis, else Transpose it to the end
 // and back. LogSoftmax = Log(Softmax).
@@ -411,6 +422,8 @@ void AddNnRules(RuleTable* table) {
   (*table)["LayerNormalization"] = {LayerNormalization, {"axis", "epsilon", "stash_type"}};
   (*table)["InstanceNormalization"] = {InstanceNormalization, {"epsilon"}};
   (*table)["MeanVarianceNormalization"] = {MeanVarianceNormalization, {"axes"}};
+  (*table)["NegativeLogLikelihoodLoss"] = {ClassLoss, {"reduction", "ignore_index"}};
+  (*table)["SoftmaxCrossEntropyLoss"] = {ClassLoss, {"reduction", "ignore_index"}};
   (*table)["Softmax"] = {Softmax, {"axis"}};
   (*table)["LogSoftmax"] = {Softmax, {"axis"}};
   (*table)["Dropout"] = {Dropout, {"ratio", "seed", "is_test"}};

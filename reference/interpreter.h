@@ -60,6 +60,9 @@
 //   LabelCrossEntropyGradient(X, label, dY)->dX   dX[i, l_i] = -dY_i / max(X[i, l_i], 1e-20)
 //   SoftmaxWithLossGradient(X, label, [weight,] P, dLoss)->dX
 //     dX = (P - target) * w_i * scale * dLoss / sum(w)   (0 when sum(w) == 0)
+//   NegativeLogLikelihoodLossGradient(X, target, [weight,] dLoss)->dX   -w*scale at the targets
+//   SoftmaxCrossEntropyLossGradient(scores, labels, [weights,] dLoss)->dScores
+//                                        (softmax - onehot) * w * scale, 0 at ignored positions
 //   SigmoidCrossEntropyWithLogitsGradient(dY, logits, targets)->dX = (sigmoid(x)-t)*dY/inner
 //   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias); with
 //     is_test=1 inputs 3, 4 are the running mean and running var (dX = dY*scale/sqrt(var+eps))

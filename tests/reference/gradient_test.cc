@@ -293,6 +293,26 @@ TEST(Gradient, LinalgNormAndLossKernelsMatchFiniteDifferences) {
                  {{"y", {1.3}}},
                  Op("AveragedLossGradient", {"x", "d_y"}, {"dx"}),
                  {{"x", "dx"}}});
+  // ONNX's class losses over [N, C, d] = [2, 3, 2] with weights and an ignored position.
+  const Tensors cl = {{"x", F({2, 3, 2}, {0.2, -1, 0.5, 1.5, 0.1, -0.3, 0.9, -0.4, 1.1, 0.6,
+                                          -0.8, 0.3})},
+                      {"t", I64({2, 2}, {2, -1, 0, 1})},
+                      {"w", F({3}, {0.5, 2, 1.5})}};
+  for (const char* type : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    CheckGradient({Op(type, {"x", "t", "w"}, {"y"}).S("reduction", "none").I("ignore_index", -1),
+                   cl,
+                   {{"y", {0.7, -1.5, 0.4, 2}}},
+                   Op(std::string(type) + "Gradient", {"x", "t", "w", "d_y"}, {"dx"})
+                       .S("reduction", "none")
+                       .I("ignore_index", -1),
+                   {{"x", "dx"}}});
+    CheckGradient({Op(type, {"x", "t", "w"}, {"y"}).I("ignore_index", -1),
+                   cl,
+                   {{"y", {1.3}}},
+                   Op(std::string(type) + "Gradient", {"x", "t", "w", "d_y"}, {"dx"})
+                       .I("ignore_index", -1),
+                   {{"x", "dx"}}});
+  }
   // SpatialBN training: outputs 1, 2 are the in-place running stats (weight 0).
   const Tensors bn = {{"x", F({2, 2, 1, 2}, {0.5, -1, 2, 0.3, 1.1, 0.2, -0.4, 0.9})},
                       {"s", F({2}, {1.5, -0.5})},
