@@ -10,7 +10,7 @@
 namespace parity::onnx {
 namespace {
 
-// ReduceMax/Min/Mean/Sum are parity ops; the others are ReduceSum between an elementwise op
+// ReduceMax/Min/Mean/Sum/Prod are parity ops; the others are ReduceSum between an elementwise op
 // before and one after: L1 = Sum|x|, L2 = sqrt(Sum x^2), SumSquare = Sum x^2, LogSum =
 // log(Sum x), LogSumExp = log(Sum e^x). Axes: an attribute, except ReduceSum from opset 13 (an
 // optional input, with noop_with_empty_axes deciding what no axes mean). No axes: every axis.
@@ -137,8 +137,9 @@ void AddMiscRules(RuleTable* table) {
   (*table)["Trilu"] = {Trilu, {"upper"}};
   (*table)["ArgMax"] = {Arg, {"axis", "keepdims", "select_last_index"}};
   (*table)["ArgMin"] = {Arg, {"axis", "keepdims", "select_last_index"}};
-  for (const char* type : {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceL1",
-                           "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+  for (const char* type :
+       {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
     (*table)[type] = {Reduce, {"axes", "keepdims", "noop_with_empty_axes"}};
   }
   (*table)["Constant"] = {Constant,

@@ -47,6 +47,7 @@
 //   AddGradient / SubGradient / MulGradient(dC, A, B)->(dA[, dB])    summed over broadcast copies
 //   DivGradient(dC, A, B, C)->(dA[, dB]), also the legacy DivGradient(B, C, dC)
 //   ReduceSumGradient / ReduceMeanGradient / ReduceMaxGradient / ReduceMinGradient(dY, X, Y)->dX
+//   ReduceProdGradient(dY, X, Y)->dX    dY times the product of the group's other elements
 //     (Max/Min: dY to every X equal to its Y, ties all)
 //   SumElementsGradient(X, dSum)->dX     dX = dSum (/numel with average=1)
 //   TileGradient(dY[, tiles, axis])->dX  the copies summed

@@ -1,6 +1,6 @@
 // Test specs of the binary and variadic elementwise ops: Add Sub Mul Div Pow, Max Min Sum Mean,
-// the comparisons LT LE GT GE EQ NE, the logical ops And Or Xor Not, and Where. The unary ops are
-// in unary.cc.
+// the comparisons LT LE GT GE EQ NE, the logical ops And Or Xor Not, Mod and Where. The unary ops
+// are in unary.cc.
 //
 // Binary ops draw one of four broadcast forms: same shapes; numpy (B a suffix of A's dims with
 // some dims 1, sometimes A with 1s too, or the operands swapped); a one-element B; and Caffe2's
@@ -249,6 +249,57 @@ PARITY_OP_SPEC(Not)
     .Make([](const Primary*) -> std::optional<OpInstance> {
       OpInstance op("Not");
       op.Input(AnyDims(), Domain::kBool, DataType::kBool);
+      return op;
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Mod: fresh inputs only (a remainder jumps at every multiple of B, so an intermediate rounded
+// differently in f32 and f64 could land on either side). Floats: A any, B away from 0; integers
+// (one case in 2) of a random width with signed values and non-zero divisors; one case in 4 of
+// those Caffe2's one-input form with the `divisor` argument. Either sign rule.
+InputSpec ModValues(const std::vector<int64_t>& dims, DataType dtype, bool divisor) {
+  InputSpec spec;
+  spec.dims = dims;
+  spec.dtype = dtype;
+  spec.domain = Domain::kShape;
+  spec.differentiable = false;
+  const bool is_unsigned = dtype == DataType::kUint8 || dtype == DataType::kUint16;
+  const int64_t lo = is_unsigned ? 0 : -100, hi = 101;
+  spec.values = *rc::gen::container<std::vector<int64_t>>(NumElements(dims),
+                                                          rc::gen::inRange<int64_t>(lo, hi));
+  if (divisor) {
+    for (auto& v : spec.values) {
+      v = v % 9;
+      if (v == 0) v = is_unsigned ? 7 : -7;
+    }
+  }
+  return spec;
+}
+
+PARITY_OP_SPEC(Mod)
+    .Tolerance("default")
+    .Skip("gradient", "no gradient: Caffe2's Mod is an integer op; a float remainder jumps")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      OpInstance op("Mod");
+      if (*rc::gen::arbitrary<bool>()) {
+        const BinaryForm f = DrawBinaryForm(nullptr, /*allow_legacy=*/false);
+        op.Input(f.a);
+        op.Input(f.b, Domain::kAwayFromZero);
+      } else {
+        const DataType dtype =
+            *rc::gen::element(DataType::kInt32, DataType::kInt64, DataType::kInt8,
+                              DataType::kInt16, DataType::kUint8, DataType::kUint16);
+        if (Pick(4) == 0) {
+          op.AddInput(ModValues(AnyDims(), dtype, false));
+          const bool is_unsigned = dtype == DataType::kUint8 || dtype == DataType::kUint16;
+          op.Arg("divisor", *rc::gen::element<int64_t>(3, 7, is_unsigned ? 5 : -4));
+        } else {
+          const BinaryForm f = DrawBinaryForm(nullptr, /*allow_legacy=*/false);
+          op.AddInput(ModValues(f.a, dtype, false));
+          op.AddInput(ModValues(f.b, dtype, true));
+        }
+      }
+      if (*rc::gen::arbitrary<bool>()) op.Arg("sign_follow_divisor", int64_t{1});
       return op;
     });
 

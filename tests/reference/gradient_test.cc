@@ -163,7 +163,7 @@ TEST(Gradient, BinaryAndReductionKernelsMatchFiniteDifferences) {
                  {{"c", w}},
                  Op("MulGradient", {"d_c", "a", "b"}, {"da", "db"}).I("broadcast", 1).I("axis", 0),
                  {{"a", "da"}, {"b", "db"}}});
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) {
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
     CheckGradient({Op(op, {"a"}, {"y"}).Ints("axes", {1}),
                    in,
                    {{"y", {0.7, -1.3}}},

@@ -72,6 +72,10 @@ PARITY_REGISTER_GRADIENT(Where, [](GradientContext& g) {
   return Ops{g.Op("WhereGradient", {g.I(0), g.I(1), g.I(2), g.GO(0)}, {g.GI(1), g.GI(2)})};
 });
 
+// Mod: Caffe2's has none (an integer op); a floating remainder is a sawtooth whose jumps at
+// every multiple of B finite differences cannot check.
+PARITY_NO_GRADIENT(Mod);
+
 PARITY_NO_GRADIENT(LT);
 
 PARITY_NO_GRADIENT(LE);

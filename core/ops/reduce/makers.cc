@@ -23,12 +23,15 @@ PARITY_REDUCE_GRADIENT(ReduceSum);
 PARITY_REDUCE_GRADIENT(ReduceMean);
 PARITY_REDUCE_GRADIENT(ReduceMax);
 PARITY_REDUCE_GRADIENT(ReduceMin);
+PARITY_REDUCE_GRADIENT(ReduceProd);
 #undef PARITY_REDUCE_GRADIENT
 
 PARITY_REGISTER_GRADIENT(SumElements, [](GradientContext& g) {
   return Ops{g.Op("SumElementsGradient", {g.I(0), g.GO(0)}, {g.GI(0)})};
 });
 
+// Hardmax: piecewise constant (a one-hot of each row's maximum).
+PARITY_NO_GRADIENT(Hardmax);
 PARITY_NO_GRADIENT(ArgMax);
 PARITY_NO_GRADIENT(ArgMin);
 
