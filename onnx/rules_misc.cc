@@ -131,9 +131,29 @@ void Trilu(ImportContext& ctx, const Node& node) {
   ctx.Emit("Trilu", {node.In(0)}, {node.Out(0)}).Int("upper", node.Int("upper", 1)).Int("k", k);
 }
 
+// CumSum (11; 14 adds types): the axis input (a 0-D or 1-D tensor of one value) is constant at
+// import time and becomes parity's argument; exclusive, reverse as they are.
+void CumSum(ImportContext& ctx, const Node& node) {
+  const std::vector<int64_t> axis = ctx.ConstantInts(node.In(1), "CumSum's axis (input 1)");
+  PARITY_ENFORCE(axis.size() == 1, ErrorKind::kBadArgument, "CumSum's axis must be one value, got ",
+                 axis.size());
+  ctx.Emit("CumSum", {node.In(0)}, {node.Out(0)})
+      .Int("axis", axis[0])
+      .Int("exclusive", node.Int("exclusive", 0))
+      .Int("reverse", node.Int("reverse", 0));
+}
+
+// Range (11): parity's three-input Range (Caffe2's op, with numpy's length for descending integer
+// ranges); int16 is not a Range dtype of parity's.
+void Range(ImportContext& ctx, const Node& node) {
+  ctx.Emit("Range", {node.In(0), node.In(1), node.In(2)}, {node.Out(0)});
+}
+
 }  // namespace
 
 void AddMiscRules(RuleTable* table) {
+  (*table)["CumSum"] = {CumSum, {"exclusive", "reverse"}};
+  (*table)["Range"] = {Range, {}};
   (*table)["Trilu"] = {Trilu, {"upper"}};
   (*table)["ArgMax"] = {Arg, {"axis", "keepdims", "select_last_index"}};
   (*table)["ArgMin"] = {Arg, {"axis", "keepdims", "select_last_index"}};

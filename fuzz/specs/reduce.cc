@@ -1,5 +1,5 @@
 // Test specs of the reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
-// SumElements, Softmax, Hardmax.
+// SumElements, Softmax, Hardmax, CumSum.
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -73,6 +73,30 @@ PARITY_OP_SPEC(Hardmax)
         const int64_t axis = Pick(static_cast<int>(rank));
         op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
       }
+      return op;
+    });
+
+// CumSum: any axis (sometimes negative), exclusive and reverse; one case in 4 of int64 values.
+// Linear: any values, intermediates too.
+PARITY_OP_SPEC(CumSum)
+    .Tolerance("accumulation")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      const std::vector<int64_t> x = p ? *p : AnyDims();
+      const int64_t rank = static_cast<int64_t>(x.size());
+      if (rank == 0) return std::nullopt;
+      OpInstance op("CumSum");
+      if (!p && Pick(4) == 0) {
+        op.NotDifferentiable(op.IndexInput(x, 50, DataType::kInt64));
+      } else {
+        op.Input(x);
+      }
+      const int64_t axis = Pick(static_cast<int>(rank));
+      if (axis != 0 || *rc::gen::arbitrary<bool>()) {
+        op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      }
+      if (*rc::gen::arbitrary<bool>()) op.Arg("exclusive", int64_t{1});
+      if (*rc::gen::arbitrary<bool>()) op.Arg("reverse", int64_t{1});
       return op;
     });
 

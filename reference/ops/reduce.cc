@@ -1,5 +1,5 @@
 // Reductions: ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd (axes, keepdims), ArgMax ArgMin,
-// SumElements and SumElementsGradient; Hardmax; Softmax (a normalized reduction over the trailing axes) and its gradient.
+// SumElements and SumElementsGradient; Hardmax; CumSum; Softmax (a normalized reduction over the trailing axes) and its gradient.
 // Sums accumulate in the scalar type, in row-major order.
 #include <algorithm>
 #include <cmath>
@@ -220,6 +220,42 @@ void Hardmax(OpContext<T>& c) {
   c.SetOutput(0, std::move(y));
 }
 
+// CumSum: y[.., k, ..] = the sum of x over the positions before k along `axis` (k included unless
+// exclusive; counted from the end with reverse). Integers wrap to their width.
+template <typename T>
+void CumSum(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt32 || x.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
+  PARITY_ENFORCE(!x.dims.empty(), ErrorKind::kShapeMismatch, "needs rank >= 1, got ",
+                 Describe(c, 0));
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  const bool exclusive = c.args.Bool("exclusive"), reverse = c.args.Bool("reverse");
+  const int64_t len = x.dims[axis], inner = SizeFromDim(x.dims, axis + 1);
+  Value<T> y = c.NewTensor(x.dtype, x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    const int64_t pos = (k / inner) % len, base = k - pos * inner;
+    T real = 0;
+    int64_t integer = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      const bool before = reverse ? j > pos : j < pos;
+      if (!before && !(j == pos && !exclusive)) continue;
+      if (x.is_real()) {
+        real += x.r()[base + j * inner];
+      } else {
+        integer = WrapInt(x.dtype, static_cast<int64_t>(static_cast<uint64_t>(integer) +
+                                                        x.i()[base + j * inner]));
+      }
+    }
+    if (x.is_real()) {
+      y.r()[k] = real;
+    } else {
+      y.i()[k] = integer;
+    }
+  }
+  c.SetOutput(0, std::move(y));
+}
+
 template <typename T>
 void SoftmaxGradient(OpContext<T>& c) {
   const Value<T>& y = c.RealInput(0);
@@ -242,6 +278,9 @@ void SoftmaxGradient(OpContext<T>& c) {
 
 void RegisterReduceOps(Registry* r) {
   r->Add({"Softmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Softmax)});
+  r->Add({"CumSum", 1, 1, 1, 1, {{"axis", "0"}, {"exclusive", "0"}, {"reverse", "0"}},
+          PARITY_REF_KERNEL(CumSum)})
+      .inplace = {{0, 0}};
   r->Add({"Hardmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Hardmax)}).inplace = {{0, 0}};
   r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)})
       .inplace = {{1, 0}};

@@ -66,9 +66,9 @@ const std::vector<Expectation>& Expectations() {
       // fail the same cases.
       // Where and GatherElements since (514 -> 537, with the NegativeLogLikelihoodLoss
       // expansions), then NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (-> 623), Mod,
-      // ReduceProd and Hardmax (-> 648).
-      {"node", "production", 648, kBothEnginesRefuse},
-      {"node", "reference", 648, kBothEnginesRefuse},
+      // ReduceProd and Hardmax (-> 648), CumSum and Range (-> 663).
+      {"node", "production", 663, kBothEnginesRefuse},
+      {"node", "reference", 663, kBothEnginesRefuse},
       {"pytorch-operator", "production", 34, {}},
       {"pytorch-operator", "reference", 34, {}},
       {"pytorch-converted", "production", 67, {}},

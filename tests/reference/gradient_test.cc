@@ -163,6 +163,14 @@ TEST(Gradient, BinaryAndReductionKernelsMatchFiniteDifferences) {
                  {{"c", w}},
                  Op("MulGradient", {"d_c", "a", "b"}, {"da", "db"}).I("broadcast", 1).I("axis", 0),
                  {{"a", "da"}, {"b", "db"}}});
+  // CumSum's maker: the CumSum of dY with reverse flipped.
+  for (int64_t reverse : {0, 1}) {
+    CheckGradient({Op("CumSum", {"a"}, {"y"}).I("axis", 1).I("exclusive", 1).I("reverse", reverse),
+                   in,
+                   {{"y", w}},
+                   Op("CumSum", {"d_y"}, {"da"}).I("axis", 1).I("exclusive", 1).I("reverse", 1 - reverse),
+                   {{"a", "da"}}});
+  }
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
     CheckGradient({Op(op, {"a"}, {"y"}).Ints("axes", {1}),
                    in,
