@@ -53,6 +53,8 @@
 //   TileGradient(dY[, tiles, axis])->dX  the copies summed
 //   SliceGradient(X, [starts, ends,] dY)->dX   dY scattered into zeros
 //   GatherElementsGradient(DATA, INDICES, dY)->dDATA   dY added where each index picked
+//   ModGradient(dC, A, B, C)->(dA[, dB]) dA = dC, dB = -dC * trunc(A/B) (floor with
+//                                        sign_follow_divisor), summed over broadcast copies
 //   WhereGradient(C, X, Y, dZ)->(dX, dY)  dZ to X where C, else to Y; summed over broadcast copies
 //   SoftmaxGradient(Y, dY)->dX           dX = Y*(dY - sum(dY*Y)) per row of the 2-D view
 //   FCGradient(X, W, dY)->(dW, db[, dX]); FCTransposedGradient likewise with W stored K x N

@@ -225,6 +225,17 @@ TEST(Gradient, GatherMeanPowAndAffineLayerNormKernelsMatchFiniteDifferences) {
                  {{"y", {1, -2, 0.5, 0.3, 1.2, -0.6, 2, 0.1, -1}}},
                  Op("GatherGradient", {"a", "idx", "d_y"}, {"da"}),
                  {{"a", "da"}}});
+  // Mod (both sign rules) with A / B away from integers: q = trunc or floor of A / B.
+  const Tensors mod = {{"a", F({2, 3}, {2.3, -2.3, 5.7, -0.4, 3.3, -7.9})},
+                       {"b", F({3}, {1.0, -2.0, 0.9})}};
+  for (int64_t floored : {0, 1}) {
+    CheckGradient({Op("Mod", {"a", "b"}, {"y"}).I("sign_follow_divisor", floored),
+                   mod,
+                   {{"y", w}},
+                   Op("ModGradient", {"d_y", "a", "b", "y"}, {"da", "db"})
+                       .I("sign_follow_divisor", floored),
+                   {{"a", "da"}, {"b", "db"}}});
+  }
   // GatherElements along axis 1 with a repeated and a wrapped pick.
   CheckGradient({Op("GatherElements", {"a", "ge"}, {"y"}).I("axis", 1),
                  {{"a", pos.at("a")}, {"ge", I64({2, 2}, {2, -1, 0, 0})}},

@@ -9,8 +9,8 @@
 // other sign gets B added. INT_MIN % -1 is 0 (C++ leaves it undefined). An integer B of 0 is an
 // error naming the element (C++ and Caffe2 would crash); a floating one gives NaN (fmod).
 //
-// No gradient: Caffe2's Mod has none (an integer op), and for floats the remainder is a sawtooth
-// whose jumps at every multiple of B finite differences cannot check.
+// Gradient (floats; makers.cc): dA = dC, dB = -dC times the integer quotient, away from the jumps
+// at multiples of B (Caffe2's Mod, an integer op, had none).
 #include <cmath>
 #include <type_traits>
 
@@ -118,7 +118,7 @@ PARITY_OP_SCHEMA(Mod)
     .Arg("sign_follow_divisor", ArgType::kInt, int64_t{0},
          "0: the remainder has A's sign (C's %, ONNX fmod=1); 1: B's (Python's %, ONNX fmod=0).")
     .AllowInplace({{0, 0}})
-    .NotDifferentiable()
+    .DifferentiableInputs({0, 1})
     .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
       CheckModArity(def.input_size(), args);
