@@ -243,9 +243,25 @@ void IsInf(ImportContext& ctx, const Node& node) {
   ctx.Note("IsInf = EQ(x, +-inf)");
 }
 
+// Where (9; 16 adds bfloat16): C, X, Y broadcast as numpy does, which is parity's Where without
+// broadcast_on_rows.
+void Where(ImportContext& ctx, const Node& node) {
+  ctx.Emit("Where", {node.In(0), node.In(1), node.In(2)}, {node.Out(0)});
+}
+
+// Mod (10; 13 adds bfloat16): fmod=0 (the default; integers only in ONNX) is Python's %, the
+// remainder with the divisor's sign (parity's sign_follow_divisor=1); fmod=1 is C's fmod, the
+// dividend's sign (parity's default). B broadcasts as numpy does, as parity's does.
+void Mod(ImportContext& ctx, const Node& node) {
+  ctx.Emit("Mod", {node.In(0), node.In(1)}, {node.Out(0)})
+      .Int("sign_follow_divisor", node.Int("fmod", 0) == 0 ? 1 : 0);
+}
+
 }  // namespace
 
 void AddElementwiseRules(RuleTable* table) {
+  (*table)["Mod"] = {Mod, {"fmod"}};
+  (*table)["Where"] = {Where, {}};
   for (const auto& [type, ours] : UnaryOps()) (*table)[type] = {Unary, {}};
   for (const auto& [type, ours] : BinaryOps()) (*table)[type] = {Binary, {"broadcast", "axis"}};
   for (const char* type : {"Sum", "Mean", "Max", "Min"}) (*table)[type] = {Variadic, {}};

@@ -10,7 +10,7 @@
 namespace parity::onnx {
 namespace {
 
-// ReduceMax/Min/Mean/Sum are parity ops; the others are ReduceSum between an elementwise op
+// ReduceMax/Min/Mean/Sum/Prod are parity ops; the others are ReduceSum between an elementwise op
 // before and one after: L1 = Sum|x|, L2 = sqrt(Sum x^2), SumSquare = Sum x^2, LogSum =
 // log(Sum x), LogSumExp = log(Sum e^x). Axes: an attribute, except ReduceSum from opset 13 (an
 // optional input, with noop_with_empty_axes deciding what no axes mean). No axes: every axis.
@@ -131,14 +131,35 @@ void Trilu(ImportContext& ctx, const Node& node) {
   ctx.Emit("Trilu", {node.In(0)}, {node.Out(0)}).Int("upper", node.Int("upper", 1)).Int("k", k);
 }
 
+// CumSum (11; 14 adds types): the axis input (a 0-D or 1-D tensor of one value) is constant at
+// import time and becomes parity's argument; exclusive, reverse as they are.
+void CumSum(ImportContext& ctx, const Node& node) {
+  const std::vector<int64_t> axis = ctx.ConstantInts(node.In(1), "CumSum's axis (input 1)");
+  PARITY_ENFORCE(axis.size() == 1, ErrorKind::kBadArgument, "CumSum's axis must be one value, got ",
+                 axis.size());
+  ctx.Emit("CumSum", {node.In(0)}, {node.Out(0)})
+      .Int("axis", axis[0])
+      .Int("exclusive", node.Int("exclusive", 0))
+      .Int("reverse", node.Int("reverse", 0));
+}
+
+// Range (11): parity's three-input Range (Caffe2's op, with numpy's length for descending integer
+// ranges); int16 is not a Range dtype of parity's.
+void Range(ImportContext& ctx, const Node& node) {
+  ctx.Emit("Range", {node.In(0), node.In(1), node.In(2)}, {node.Out(0)});
+}
+
 }  // namespace
 
 void AddMiscRules(RuleTable* table) {
+  (*table)["CumSum"] = {CumSum, {"exclusive", "reverse"}};
+  (*table)["Range"] = {Range, {}};
   (*table)["Trilu"] = {Trilu, {"upper"}};
   (*table)["ArgMax"] = {Arg, {"axis", "keepdims", "select_last_index"}};
   (*table)["ArgMin"] = {Arg, {"axis", "keepdims", "select_last_index"}};
-  for (const char* type : {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceL1",
-                           "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+  for (const char* type :
+       {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
     (*table)[type] = {Reduce, {"axes", "keepdims", "noop_with_empty_axes"}};
   }
   (*table)["Constant"] = {Constant,

@@ -1,6 +1,6 @@
 // Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv and pools, BatchNormalization,
 // LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
-// LogSoftmax and Dropout (inference).
+// LogSoftmax, Dropout (inference), NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 #include <algorithm>
 #include <numeric>
 
@@ -307,18 +307,30 @@ void MeanVarianceNormalization(ImportContext& ctx, const Node& node) {
   ctx.Note("MeanVarianceNormalization composed as ONNX's function body");
 }
 
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (12; 13 adds bfloat16): parity's ops of
+// the same names and attributes (reduction, ignore_index when given); SoftmaxCrossEntropyLoss's
+// optional log_prob output is the op's output 1.
+void ClassLoss(ImportContext& ctx, const Node& node) {
+  std::vector<std::string> outputs = {node.Out(0)};
+  if (node.HasOut(1)) outputs.push_back(node.Out(1));
+  OpBuilder op = ctx.Emit(node.type(), node.Inputs(), outputs)
+                     .String("reduction", node.String("reduction", "mean"));
+  if (node.HasAttr("ignore_index")) op.Int("ignore_index", node.Int("ignore_index", 0));
+}
+
 // Opset < 13: Softmax coerces X to 2-D at `axis` (default 1), as parity's Softmax does. Opset >=
 // 13: one axis (default -1): the same op when it is the last axis, else Transpose it to the end
-// and back. LogSoftmax = Log(Softmax).
+// and back. LogSoftmax = Log(Softmax). Hardmax likewise with parity's Hardmax (the same 2-D view).
 void Softmax(ImportContext& ctx, const Node& node) {
   const std::string x = node.In(0);
   const int64_t rank = ctx.Rank(x);
   const int64_t axis =
       NormalizeAxis(node.Int("axis", node.opset() < 13 ? 1 : -1), rank, "attribute 'axis'");
   const bool log = node.type() == "LogSoftmax";
+  const std::string op = node.type() == "Hardmax" ? "Hardmax" : "Softmax";
   const std::string y = log ? ctx.Temp(node.Out(0)) : node.Out(0);
   if (node.opset() < 13 || axis == rank - 1) {
-    ctx.Emit("Softmax", {x}, {y}).Int("axis", axis);
+    ctx.Emit(op, {x}, {y}).Int("axis", axis);
   } else {
     std::vector<int64_t> perm;
     for (int64_t i = 0; i < rank; ++i) {
@@ -329,9 +341,9 @@ void Softmax(ImportContext& ctx, const Node& node) {
     for (int64_t i = 0; i < rank; ++i) inverse[perm[i]] = i;
     const std::string xt = ctx.Temp(x), yt = ctx.Temp(x);
     ctx.Emit("Transpose", {x}, {xt}).Ints("axes", perm);
-    ctx.Emit("Softmax", {xt}, {yt}).Int("axis", rank - 1);
+    ctx.Emit(op, {xt}, {yt}).Int("axis", rank - 1);
     ctx.Emit("Transpose", {yt}, {y}).Ints("axes", inverse);
-    ctx.Note("Softmax opset >= 13 on an inner axis: Transpose around it");
+    ctx.Note(op + " opset >= 13 on an inner axis: Transpose around it");
   }
   if (log) {
     ctx.Emit("Log", {y}, {node.Out(0)});
@@ -411,8 +423,11 @@ void AddNnRules(RuleTable* table) {
   (*table)["LayerNormalization"] = {LayerNormalization, {"axis", "epsilon", "stash_type"}};
   (*table)["InstanceNormalization"] = {InstanceNormalization, {"epsilon"}};
   (*table)["MeanVarianceNormalization"] = {MeanVarianceNormalization, {"axes"}};
+  (*table)["NegativeLogLikelihoodLoss"] = {ClassLoss, {"reduction", "ignore_index"}};
+  (*table)["SoftmaxCrossEntropyLoss"] = {ClassLoss, {"reduction", "ignore_index"}};
   (*table)["Softmax"] = {Softmax, {"axis"}};
   (*table)["LogSoftmax"] = {Softmax, {"axis"}};
+  (*table)["Hardmax"] = {Softmax, {"axis"}};
   (*table)["Dropout"] = {Dropout, {"ratio", "seed", "is_test"}};
 }
 

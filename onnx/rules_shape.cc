@@ -108,6 +108,12 @@ void Gather(ImportContext& ctx, const Node& node) {
       .Int("wrap_indices", 1);
 }
 
+// GatherElements (11; 13 adds bfloat16): the same op; ONNX's axis default 0 is parity's.
+void GatherElements(ImportContext& ctx, const Node& node) {
+  ctx.Emit("GatherElements", {node.In(0), node.In(1)}, {node.Out(0)})
+      .Int("axis", node.Int("axis", 0));
+}
+
 // ONNX repeats every axis at once; Caffe2's Tile one axis: one Tile per repeated axis.
 void Tile(ImportContext& ctx, const Node& node) {
   PARITY_ENFORCE(node.opset() >= 6, ErrorKind::kBadArgument, "opset ", node.opset(),
@@ -370,6 +376,7 @@ void AddShapeRules(RuleTable* table) {
   (*table)["Split"] = {Split, {"axis", "split"}};
   (*table)["Transpose"] = {Transpose, {"perm"}};
   (*table)["Gather"] = {Gather, {"axis"}};
+  (*table)["GatherElements"] = {GatherElements, {"axis"}};
   (*table)["Tile"] = {Tile, {}};
   (*table)["Slice"] = {Slice, {"starts", "ends", "axes"}};
   (*table)["Shape"] = {Shape, {"start", "end"}};

@@ -47,10 +47,15 @@
 //   AddGradient / SubGradient / MulGradient(dC, A, B)->(dA[, dB])    summed over broadcast copies
 //   DivGradient(dC, A, B, C)->(dA[, dB]), also the legacy DivGradient(B, C, dC)
 //   ReduceSumGradient / ReduceMeanGradient / ReduceMaxGradient / ReduceMinGradient(dY, X, Y)->dX
+//   ReduceProdGradient(dY, X, Y)->dX    dY times the product of the group's other elements
 //     (Max/Min: dY to every X equal to its Y, ties all)
 //   SumElementsGradient(X, dSum)->dX     dX = dSum (/numel with average=1)
 //   TileGradient(dY[, tiles, axis])->dX  the copies summed
 //   SliceGradient(X, [starts, ends,] dY)->dX   dY scattered into zeros
+//   GatherElementsGradient(DATA, INDICES, dY)->dDATA   dY added where each index picked
+//   ModGradient(dC, A, B, C)->(dA[, dB]) dA = dC, dB = -dC * trunc(A/B) (floor with
+//                                        sign_follow_divisor), summed over broadcast copies
+//   WhereGradient(C, X, Y, dZ)->(dX, dY)  dZ to X where C, else to Y; summed over broadcast copies
 //   SoftmaxGradient(Y, dY)->dX           dX = Y*(dY - sum(dY*Y)) per row of the 2-D view
 //   FCGradient(X, W, dY)->(dW, db[, dX]); FCTransposedGradient likewise with W stored K x N
 //   AveragedLossGradient(X, dLoss)->dX   dX = dLoss/numel
@@ -58,6 +63,9 @@
 //   LabelCrossEntropyGradient(X, label, dY)->dX   dX[i, l_i] = -dY_i / max(X[i, l_i], 1e-20)
 //   SoftmaxWithLossGradient(X, label, [weight,] P, dLoss)->dX
 //     dX = (P - target) * w_i * scale * dLoss / sum(w)   (0 when sum(w) == 0)
+//   NegativeLogLikelihoodLossGradient(X, target, [weight,] dLoss)->dX   -w*scale at the targets
+//   SoftmaxCrossEntropyLossGradient(scores, labels, [weights,] dLoss)->dScores
+//                                        (softmax - onehot) * w * scale, 0 at ignored positions
 //   SigmoidCrossEntropyWithLogitsGradient(dY, logits, targets)->dX = (sigmoid(x)-t)*dY/inner
 //   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias); with
 //     is_test=1 inputs 3, 4 are the running mean and running var (dX = dY*scale/sqrt(var+eps))

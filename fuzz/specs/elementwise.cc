@@ -1,6 +1,6 @@
 // Test specs of the binary and variadic elementwise ops: Add Sub Mul Div Pow, Max Min Sum Mean,
-// the comparisons LT LE GT GE EQ NE and the logical ops And Or Xor Not. The unary ops are in
-// unary.cc.
+// the comparisons LT LE GT GE EQ NE, the logical ops And Or Xor Not, Mod and Where. The unary ops
+// are in unary.cc.
 //
 // Binary ops draw one of four broadcast forms: same shapes; numpy (B a suffix of A's dims with
 // some dims 1, sometimes A with 1s too, or the operands swapped); a one-element B; and Caffe2's
@@ -249,6 +249,118 @@ PARITY_OP_SPEC(Not)
     .Make([](const Primary*) -> std::optional<OpInstance> {
       OpInstance op("Not");
       op.Input(AnyDims(), Domain::kBool, DataType::kBool);
+      return op;
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Mod: fresh inputs only (a remainder jumps at every multiple of B, so an intermediate rounded
+// differently in f32 and f64 could land on either side). The gradient is checked in unit tests on
+// inputs away from the jumps: random ones straddle them. Floats: A any, B away from 0; integers
+// (one case in 2) of a random width with signed values and non-zero divisors; one case in 4 of
+// those Caffe2's one-input form with the `divisor` argument. Either sign rule.
+InputSpec ModValues(const std::vector<int64_t>& dims, DataType dtype, bool divisor) {
+  InputSpec spec;
+  spec.dims = dims;
+  spec.dtype = dtype;
+  spec.domain = Domain::kShape;
+  spec.differentiable = false;
+  const bool is_unsigned = dtype == DataType::kUint8 || dtype == DataType::kUint16;
+  const int64_t lo = is_unsigned ? 0 : -100, hi = 101;
+  spec.values = *rc::gen::container<std::vector<int64_t>>(NumElements(dims),
+                                                          rc::gen::inRange<int64_t>(lo, hi));
+  if (divisor) {
+    for (auto& v : spec.values) {
+      v = v % 9;
+      if (v == 0) v = is_unsigned ? 7 : -7;
+    }
+  }
+  return spec;
+}
+
+PARITY_OP_SPEC(Mod)
+    .Tolerance("default")
+    .Skip("gradient",
+          "random inputs land near the jumps at multiples of B; checked in unit tests off them")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      OpInstance op("Mod");
+      if (*rc::gen::arbitrary<bool>()) {
+        const BinaryForm f = DrawBinaryForm(nullptr, /*allow_legacy=*/false);
+        op.Input(f.a);
+        op.Input(f.b, Domain::kAwayFromZero);
+      } else {
+        const DataType dtype =
+            *rc::gen::element(DataType::kInt32, DataType::kInt64, DataType::kInt8,
+                              DataType::kInt16, DataType::kUint8, DataType::kUint16);
+        if (Pick(4) == 0) {
+          op.AddInput(ModValues(AnyDims(), dtype, false));
+          const bool is_unsigned = dtype == DataType::kUint8 || dtype == DataType::kUint16;
+          op.Arg("divisor", *rc::gen::element<int64_t>(3, 7, is_unsigned ? 5 : -4));
+        } else {
+          const BinaryForm f = DrawBinaryForm(nullptr, /*allow_legacy=*/false);
+          op.AddInput(ModValues(f.a, dtype, false));
+          op.AddInput(ModValues(f.b, dtype, true));
+        }
+      }
+      if (*rc::gen::arbitrary<bool>()) op.Arg("sign_follow_divisor", int64_t{1});
+      return op;
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Where: X (the primary), C and Y broadcast against each other as numpy does (X and Y a binary
+// form, C the output's dims, a suffix of them with some 1s, or one element); one case in 6
+// Caffe2's broadcast_on_rows (C [N] over X and Y of one shape); one in 4 int64 values. Selection
+// moves values unchanged and is linear in X and Y for a fixed C: any values, intermediates too.
+PARITY_OP_SPEC(Where).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x, y, c;
+      bool on_rows = false;
+      if (!p && Pick(6) == 0) {
+        on_rows = true;
+        x = y = AnyDims();
+        c = {x[0]};
+      } else {
+        const BinaryForm f = DrawBinaryForm(p, /*allow_legacy=*/false);
+        x = f.a;
+        y = f.b;
+        std::vector<int64_t> out(std::max(x.size(), y.size()), 1);
+        for (size_t i = 0; i < out.size(); ++i) {
+          const int64_t dx = i + x.size() >= out.size() ? x[i + x.size() - out.size()] : 1;
+          const int64_t dy = i + y.size() >= out.size() ? y[i + y.size() - out.size()] : 1;
+          out[i] = dx == 1 ? dy : dx;
+        }
+        switch (Pick(3)) {
+          case 0:
+            c = out;
+            break;
+          case 1: {  // a suffix of the output's dims, some of them 1
+            const int64_t len = *rc::gen::inRange<int64_t>(1, out.size() + 1);
+            c.assign(out.end() - len, out.end());
+            for (auto& d : c) {
+              if (*rc::gen::inRange(0, 3) == 0) d = 1;
+            }
+            break;
+          }
+          default:
+            c = {1};
+            break;
+        }
+        if (!p && *rc::gen::arbitrary<bool>()) std::swap(x, y);
+      }
+      OpInstance op("Where");
+      const bool ints = !p && Pick(4) == 0;
+      if (ints) {
+        op.NotDifferentiable(op.IndexInput(x, 100, DataType::kInt64));
+      } else {
+        op.Input(x);
+      }
+      op.NotDifferentiable(op.Input(c, Domain::kBool, DataType::kBool));
+      if (ints) {
+        op.NotDifferentiable(op.IndexInput(y, 100, DataType::kInt64));
+      } else {
+        op.Input(y);
+      }
+      op.OpInputOrder({1, 0, 2});
+      if (on_rows) op.Arg("broadcast_on_rows", int64_t{1});
       return op;
     });
 

@@ -87,6 +87,34 @@ PARITY_OP_SPEC(CopyGPUToCPU)
     .ConsumesIntermediates(true)
     .Make([](const Primary* p) { return MakeCopy("CopyGPUToCPU", p); });
 
+// Range: one, two or three one-element inputs (dims [] or [1]) of float, double, int32 or int64,
+// integer values (a float quotient of integers is exact, so ceil gives one length everywhere);
+// ascending, descending and empty ranges; never a step of 0.
+PARITY_OP_SPEC(Range)
+    .Tolerance("exact")
+    .Skip("gradient", "no gradient: the output's length is a function of its inputs")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      const DataType dtype = *rc::gen::element(DataType::kInt32, DataType::kInt64,
+                                               DataType::kFloat, DataType::kDouble);
+      const int count = 1 + Pick(3);
+      std::vector<int64_t> values = {*rc::gen::inRange<int64_t>(-6, 7),
+                                     *rc::gen::inRange<int64_t>(-6, 13),
+                                     *rc::gen::element<int64_t>(1, 2, 3, -1, -2, -3)};
+      if (count == 1) values = {*rc::gen::inRange<int64_t>(-2, 13)};
+      if (count == 2) values.pop_back();
+      OpInstance op("Range");
+      for (int64_t v : values) {
+        InputSpec spec;
+        if (*rc::gen::arbitrary<bool>()) spec.dims = {1};
+        spec.dtype = dtype;
+        spec.domain = Domain::kShape;
+        spec.values = {v};
+        spec.differentiable = false;
+        op.AddInput(spec);
+      }
+      return op;
+    });
+
 // Random fills draw from production's generator; the reference cannot match values.
 #define PARITY_RANDOM_FILL_SPEC(Type)                                                  \
   PARITY_OP_SPEC(Type)                                                                 \

@@ -1,4 +1,5 @@
-// Test specs of the reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, SumElements, Softmax.
+// Test specs of the reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
+// SumElements, Softmax, Hardmax, CumSum.
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -38,6 +39,66 @@ PARITY_OP_SPEC(ReduceMean)
     .Tolerance("accumulation")
     .ConsumesIntermediates(true)
     .Make([](const Primary* p) { return MakeReduce("ReduceMean", p, Domain::kAny); });
+
+// ReduceProd: fresh inputs of at most 64 elements (a product of intermediates can overflow f32
+// where f64 does not), positive in [0.5, 2], or one case in 3 any sign (zeros included) over at
+// most 16 elements.
+PARITY_OP_SPEC(ReduceProd)
+    .Tolerance("accumulation")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      const bool signed_values = Pick(3) == 0;
+      const std::vector<int64_t> x = signed_values ? AnyDims(1, 2, 4) : AnyDims(1, 3, 4);
+      OpInstance op("ReduceProd");
+      op.Input(x, signed_values ? Domain::kAny : Domain::kPositive);
+      std::vector<int64_t> axes = SomeAxes(static_cast<int64_t>(x.size()));
+      if (!axes.empty()) op.Arg("axes", axes);
+      if (*rc::gen::arbitrary<bool>()) {
+        op.Arg("keepdims", int64_t{*rc::gen::arbitrary<bool>() ? 1 : 0});
+      }
+      return op;
+    });
+
+// Hardmax: distinct values (a tie decides which element is 1), fresh inputs only (f32 and f64
+// intermediates could order near-ties differently); the 2-D view at any axis.
+PARITY_OP_SPEC(Hardmax)
+    .Tolerance("exact")
+    .Skip("gradient", "piecewise constant: no gradient")
+    .Make([](const Primary*) -> std::optional<OpInstance> {
+      const std::vector<int64_t> x = AnyDims();
+      const int64_t rank = static_cast<int64_t>(x.size());
+      OpInstance op("Hardmax");
+      op.Input(x, Domain::kDistinct);
+      // The default axis, 1, needs rank >= 2.
+      if (rank == 1 || Pick(4) != 0) {
+        const int64_t axis = Pick(static_cast<int>(rank));
+        op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      }
+      return op;
+    });
+
+// CumSum: any axis (sometimes negative), exclusive and reverse; one case in 4 of int64 values.
+// Linear: any values, intermediates too.
+PARITY_OP_SPEC(CumSum)
+    .Tolerance("accumulation")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      const std::vector<int64_t> x = p ? *p : AnyDims();
+      const int64_t rank = static_cast<int64_t>(x.size());
+      if (rank == 0) return std::nullopt;
+      OpInstance op("CumSum");
+      if (!p && Pick(4) == 0) {
+        op.NotDifferentiable(op.IndexInput(x, 50, DataType::kInt64));
+      } else {
+        op.Input(x);
+      }
+      const int64_t axis = Pick(static_cast<int>(rank));
+      if (axis != 0 || *rc::gen::arbitrary<bool>()) {
+        op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      }
+      if (*rc::gen::arbitrary<bool>()) op.Arg("exclusive", int64_t{1});
+      if (*rc::gen::arbitrary<bool>()) op.Arg("reverse", int64_t{1});
+      return op;
+    });
 
 // Max / Min need inputs without ties (a tie is a kink): distinct values, so not intermediates.
 PARITY_OP_SPEC(ReduceMax).Tolerance("exact").Make([](const Primary* p) {

@@ -1,6 +1,6 @@
 // Test specs of the shape family: Reshape, Transpose, Concat, Split, Flatten, FlattenToVec,
-// ExpandDims, Squeeze, Slice, Shape, Gather, Tile, ResizeLike. They move values without arithmetic,
-// so the tolerance is exact and any float blob may feed them.
+// ExpandDims, Squeeze, Slice, Shape, Gather, GatherElements, Tile, ResizeLike. They move values
+// without arithmetic, so the tolerance is exact and any float blob may feed them.
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -220,6 +220,33 @@ PARITY_OP_SPEC(Gather).Tolerance("exact").ConsumesIntermediates(true).Make(
       op.IndexInput(idx, x[axis],
                     *rc::gen::arbitrary<bool>() ? DataType::kInt32 : DataType::kInt64);
       if (axis != 0) op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      return op;
+    });
+
+// GatherElements: INDICES of DATA's rank, each dim off the axis at most DATA's, 1..4 along it;
+// values in [-s, s) (negative ones wrap, ONNX), repeats exercising the gradient's accumulation.
+PARITY_OP_SPEC(GatherElements).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims(1, 3);
+      const int64_t rank = static_cast<int64_t>(x.size());
+      if (rank == 0 || Numel(x) == 0 || Numel(x) > 4096) return std::nullopt;
+      const int64_t axis = *rc::gen::inRange<int64_t>(0, rank);
+      std::vector<int64_t> idx(rank);
+      for (int64_t d = 0; d < rank; ++d) idx[d] = d == axis ? Dim(1, 4) : Dim(1, x[d]);
+      const int64_t bound = x[axis];
+      InputSpec indices;
+      indices.dims = idx;
+      indices.dtype = *rc::gen::arbitrary<bool>() ? DataType::kInt32 : DataType::kInt64;
+      indices.domain = Domain::kShape;
+      indices.values = *rc::gen::container<std::vector<int64_t>>(
+          Numel(idx), rc::gen::inRange<int64_t>(-bound, bound));
+      indices.differentiable = false;
+      OpInstance op("GatherElements");
+      op.Input(x);
+      op.AddInput(indices);
+      if (axis != 0 || *rc::gen::arbitrary<bool>()) {
+        op.Arg("axis", *rc::gen::arbitrary<bool>() ? axis : axis - rank);
+      }
       return op;
     });
 

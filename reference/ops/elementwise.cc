@@ -1,5 +1,5 @@
 // Elementwise binary and variadic ops: Add Sub Mul Div Pow, LT LE GT GE EQ NE, And Or Xor Not,
-// Max Min Sum Mean.
+// Max Min Sum Mean, Mod, Where.
 //
 // Binary ops broadcast as numpy does unless `broadcast=1`, which selects Caffe2's legacy form
 // (B matched against A's dims from `axis`, or from the position of `axis_str` in `order`).
@@ -277,9 +277,80 @@ void Min(OpContext<T>& c) {
   FoldKernel<T, Fold::kMin>(c);
 }
 
+// Mod: the remainder of A / B (B input 1, broadcast numpy-style, or the `divisor` argument), with
+// A's sign (C's %, std::fmod) or, with sign_follow_divisor, B's (Python's %). Integers exactly in
+// int64 (x % -1 is 0); an integer divisor of 0 is an error.
+template <typename T>
+void Mod(OpContext<T>& c) {
+  const Value<T>& a = c.Input(0);
+  PARITY_ENFORCE(a.dtype != DType::kBool, ErrorKind::kShapeMismatch, "Mod needs numbers, got ",
+                 Describe(c, 0));
+  Value<T> divisor;
+  const Value<T>* b = nullptr;
+  if (c.InputSize() == 2) {
+    PARITY_ENFORCE(!c.args.Has("divisor"), ErrorKind::kBadArgument,
+                   "divisor given both as input 1 and as argument 'divisor'");
+    b = &c.Input(1);
+    RequireSameDtype(c, a, *b, 1);
+  } else {
+    PARITY_ENFORCE(c.args.Has("divisor") && c.args.Int("divisor") != 0, ErrorKind::kBadArgument,
+                   "one input needs a non-zero argument 'divisor'");
+    divisor = c.NewTensor(a.dtype, {});
+    if (a.is_real()) {
+      divisor.r()[0] = static_cast<T>(c.args.Int("divisor"));
+    } else {
+      divisor.i()[0] = WrapInt(a.dtype, c.args.Int("divisor"));
+    }
+    b = &divisor;
+  }
+  const bool python = c.args.Bool("sign_follow_divisor");
+  const Broadcast m = NumpyBroadcast(a.dims, b->dims);
+  c.CheckAlloc(m.dims);
+  RequireInPlaceKeepsShape(c, m.dims);
+  Value<T> y = c.NewTensor(a.dtype, m.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    if (a.is_real()) {
+      const T x = a.r()[m.a[k]], d = b->r()[m.b[k]];
+      T r = std::fmod(x, d);
+      if (python && r != 0 && ((r < 0) != (d < 0))) r += d;
+      y.r()[k] = r;
+    } else {
+      const int64_t x = a.i()[m.a[k]], d = b->i()[m.b[k]];
+      PARITY_ENFORCE(d != 0, ErrorKind::kBadArgument, "integer modulo by zero (element ", m.b[k],
+                     " of B)");
+      int64_t r = d == -1 ? 0 : x % d;
+      if (python && r != 0 && ((r < 0) != (d < 0))) r += d;
+      y.i()[k] = WrapInt(a.dtype, r);
+    }
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+// Where: Z = C ? X : Y per element of the broadcast (MapWhere), in X's dtype.
+template <typename T>
+void Where(OpContext<T>& c) {
+  const Value<T>& cond = c.Input(0);
+  const Value<T>& x = c.Input(1);
+  const Value<T>& y = c.Input(2);
+  const WhereMap m = MapWhere(c);
+  Value<T> z = c.NewTensor(x.dtype, m.dims);
+  for (size_t k = 0; k < m.c.size(); ++k) {
+    if (cond.i()[m.c[k]] != 0) {
+      z.CopyElem(k, x, m.x[k]);
+    } else {
+      z.CopyElem(k, y, m.y[k]);
+    }
+  }
+  c.SetOutput(0, std::move(z));
+}
+
 }  // namespace
 
 void RegisterElementwiseOps(Registry* r) {
+  r->Add({"Mod", 1, 2, 1, 1, {{"divisor", ""}, {"sign_follow_divisor", "0"}},
+          PARITY_REF_KERNEL(Mod)})
+      .inplace = {{0, 0}};
+  r->Add({"Where", 3, 3, 1, 1, {{"broadcast_on_rows", "0"}}, PARITY_REF_KERNEL(Where)});
   r->Add({"Add", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Add)}).inplace = {{0, 0}, {1, 0}};
   r->Add({"Sub", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Sub)}).inplace = {{0, 0}, {1, 0}};
   r->Add({"Mul", 2, 2, 1, 1, BinaryArgs(), PARITY_REF_KERNEL(Mul)}).inplace = {{0, 0}, {1, 0}};

@@ -1,4 +1,5 @@
-// Gradient kernels of the elementwise family: Max/Min (select) and the broadcasting arithmetic ops.
+// Gradient kernels of the elementwise family: Max/Min (select), the broadcasting arithmetic ops,
+// Mod and Where.
 // Conventions are Caffe2's and are tabulated in interpreter.h.
 #include <cmath>
 
@@ -135,9 +136,57 @@ void MeanGradient(OpContext<T>& c) {
   }
 }
 
+// ModGradient(dC, A, B, C) -> (dA, dB): A mod B = A - q * B with q = trunc(A / B), or floor(A / B)
+// with sign_follow_divisor, so dA = dC and dB = -dC * q, summed over broadcast copies. (C, the
+// forward output, is checked for its dims only: q comes from the definition.)
+template <typename T>
+void ModGradient(OpContext<T>& c) {
+  const Value<T>& dc = c.RealInput(0);
+  const Value<T>& a = c.RealInput(1);
+  const Value<T>& b = c.RealInput(2);
+  const Broadcast m = BinaryMap(c, a, b);
+  RequireShape(c, dc, 0, m.dims);
+  RequireShape(c, c.RealInput(3), 3, m.dims);
+  const bool floored = c.args.Bool("sign_follow_divisor");
+  Value<T> da = c.NewReal(a.dims), db = c.NewReal(b.dims);
+  for (size_t k = 0; k < m.a.size(); ++k) {
+    const T ratio = a.r()[m.a[k]] / b.r()[m.b[k]];
+    const T q = floored ? std::floor(ratio) : std::trunc(ratio);
+    da.r()[m.a[k]] += dc.r()[k];
+    db.r()[m.b[k]] -= dc.r()[k] * q;
+  }
+  c.SetOutput(0, std::move(da));
+  if (c.OutputSize() > 1) c.SetOutput(1, std::move(db));
+}
+
+// WhereGradient(C, X, Y, dZ) -> (dX, dY): dZ where C holds added to X's element it read, elsewhere
+// to Y's, so each gradient has its input's shape (X and Y are read for their dims).
+template <typename T>
+void WhereGradient(OpContext<T>& c) {
+  const Value<T>& cond = c.Input(0);
+  const WhereMap m = MapWhere(c);
+  const Value<T>& dz = c.RealInput(3);
+  RequireShape(c, dz, 3, m.dims);
+  Value<T> dx = c.NewReal(c.Input(1).dims), dy = c.NewReal(c.Input(2).dims);
+  for (size_t k = 0; k < m.c.size(); ++k) {
+    if (cond.i()[m.c[k]] != 0) {
+      dx.r()[m.x[k]] += dz.r()[k];
+    } else {
+      dy.r()[m.y[k]] += dz.r()[k];
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+  c.SetOutput(1, std::move(dy));
+}
+
 }  // namespace
 
 void RegisterElementwiseGradientOps(Registry* r) {
+  ArgTable mod_args = BinaryArgs();
+  mod_args.push_back({"sign_follow_divisor", "0"});
+  r->Add({"ModGradient", 4, 4, 1, 2, mod_args, PARITY_REF_KERNEL(ModGradient)}).inplace = {{0, 0}};
+  r->Add({"WhereGradient", 4, 4, 2, 2, {{"broadcast_on_rows", "0"}},
+          PARITY_REF_KERNEL(WhereGradient)});
   r->Add({"MaxGradient", 3, -1, 1, -1, {}, PARITY_REF_KERNEL(SelectGradient)});
   ArgTable pow_args = BinaryArgs();
   pow_args.push_back({"exponent", ""});

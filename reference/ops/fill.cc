@@ -1,11 +1,12 @@
 // Fills and plumbing: ConstantFill, GivenTensor*Fill, UniformFill, GaussianFill, XavierFill,
-// Copy, Alias.
+// Range, Copy, Alias.
 //
 // Shapes follow Caffe2's FillerOp: with an input, the shape is the input's dims (or, with
 // input_as_shape=1, the input's values) followed by extra_shape; without one it is `shape`.
 // Random fills draw from the documented distribution with the reference's own generator (seeded
 // from DeviceOption.random_seed): shape and dtype are exact, values only statistically comparable.
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "reference/ops/util.h"
@@ -175,6 +176,59 @@ void Alias(OpContext<T>& c) {
   c.SetOutputShared(0, c.Input(0));
 }
 
+// Range(stop) / Range(start, stop) / Range(start, stop, step): start + i * step for i below
+// max(ceil((stop - start) / step), 0), numpy's arange; the length in double for every dtype (so
+// the f32 and f64 runs agree), exact in int64 for integers. One-element inputs of one dtype.
+template <typename T>
+void Range(OpContext<T>& c) {
+  const int n = c.InputSize();
+  const DType dtype = c.Input(0).dtype;
+  PARITY_ENFORCE(dtype == DType::kReal || dtype == DType::kInt32 || dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
+  for (int i = 0; i < n; ++i) {
+    const Value<T>& v = c.Input(i);
+    PARITY_ENFORCE(v.dtype == dtype && v.size() == 1 && v.dims.size() <= 1,
+                   ErrorKind::kShapeMismatch, "inputs must be one element each of one dtype, got ",
+                   Describe(c, i));
+  }
+  auto value = [&](int i) { return c.Input(i).AsReal(0); };
+  auto integer = [&](int i) { return c.Input(i).i()[0]; };
+  Value<T> out;
+  if (dtype == DType::kReal) {
+    const T start = n == 1 ? T(0) : value(0), stop = value(n == 1 ? 0 : 1);
+    const T step = n == 3 ? value(2) : T(1);
+    PARITY_ENFORCE(step != 0, ErrorKind::kBadArgument, "step must not be 0");
+    const double len = std::ceil((static_cast<double>(stop) - static_cast<double>(start)) /
+                                 static_cast<double>(step));
+    PARITY_ENFORCE(std::isfinite(len) && len < 9e15, ErrorKind::kBadArgument,
+                   "the range has no finite length");
+    const int64_t length = std::max<int64_t>(static_cast<int64_t>(len), 0);
+    c.CheckAlloc({length});
+    out = c.NewReal({length});
+    for (int64_t i = 0; i < length; ++i) out.r()[i] = start + static_cast<T>(i) * step;
+  } else {
+    const int64_t start = n == 1 ? 0 : integer(0), stop = integer(n == 1 ? 0 : 1);
+    const int64_t step = n == 3 ? integer(2) : 1;
+    PARITY_ENFORCE(step != 0, ErrorKind::kBadArgument, "step must not be 0");
+    int64_t diff = 0;
+    PARITY_ENFORCE(!__builtin_sub_overflow(stop, start, &diff), ErrorKind::kBadArgument,
+                   "stop - start overflows int64");
+    PARITY_ENFORCE(!(step == -1 && diff == std::numeric_limits<int64_t>::min()),
+                   ErrorKind::kResourceLimit, "the range is too long");
+    int64_t length = diff / step;
+    if (diff % step != 0 && (diff < 0) == (step < 0)) ++length;
+    length = std::max<int64_t>(length, 0);
+    c.CheckAlloc({length});
+    out = c.NewTensor(dtype, {length});
+    for (int64_t i = 0; i < length; ++i) {
+      out.i()[i] = WrapInt(dtype, static_cast<int64_t>(static_cast<uint64_t>(start) +
+                                                       static_cast<uint64_t>(i) *
+                                                           static_cast<uint64_t>(step)));
+    }
+  }
+  c.SetOutput(0, std::move(out));
+}
+
 }  // namespace
 
 void RegisterFillOps(Registry* r) {
@@ -182,6 +236,7 @@ void RegisterFillOps(Registry* r) {
   ArgTable constant = shape_args;
   constant.insert(constant.end(), {{"value", "0.0"}, {"dtype", "1"}});
   r->Add({"ConstantFill", 0, 1, 1, 1, constant, PARITY_REF_KERNEL(ConstantFill)});
+  r->Add({"Range", 1, 3, 1, 1, {}, PARITY_REF_KERNEL(Range)});
   ArgTable given = shape_args;
   given.push_back({"values", "[]"});
   ArgTable given_float = given;

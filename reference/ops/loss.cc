@@ -1,5 +1,6 @@
 // Losses and their gradients: SquaredL2Distance, AveragedLoss, LabelCrossEntropy,
-// SoftmaxWithLoss, SigmoidCrossEntropyWithLogits.
+// SoftmaxWithLoss, SigmoidCrossEntropyWithLogits, and ONNX's NegativeLogLikelihoodLoss and
+// SoftmaxCrossEntropyLoss.
 #include <cmath>
 #include <limits>
 
@@ -285,9 +286,175 @@ void SigmoidCrossEntropyWithLogitsGradient(OpContext<T>& c) {
   c.SetOutput(0, std::move(dx));
 }
 
+// ---- ONNX's class losses: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss ----
+// X [N, C, d1..dk] against targets [N, d1..dk]; position p = n * D + d (D = d1 * ... * dk) reads
+// X[n, target[p], d]. A target equal to ignore_index (when given) has class -1 and weight 0.
+
+template <typename T>
+struct ClassLoss {
+  int64_t n = 0, classes = 0, d = 1;
+  std::vector<int64_t> cls;  // per position
+  std::vector<T> w;          // per position: its class's weight (1 without weights, 0 ignored)
+  std::string reduction;
+  Dims loss_dims;
+  T weight_sum = 0;
+};
+
+// `forward` = the forward op's input count (2, or 3 with weights).
+template <typename T>
+ClassLoss<T> SetupClassLoss(const OpContext<T>& c, int forward) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& t = c.IndexInput(1);
+  PARITY_ENFORCE(x.dims.size() >= 2, ErrorKind::kShapeMismatch, Describe(c, 0),
+                 " must be [N, C] or [N, C, d1, ..., dk]");
+  ClassLoss<T> s;
+  s.n = x.dims[0];
+  s.classes = x.dims[1];
+  Dims want = {s.n};
+  for (size_t k = 2; k < x.dims.size(); ++k) {
+    want.push_back(x.dims[k]);
+    s.d *= x.dims[k];
+  }
+  RequireShape(c, t, 1, want);
+  const Value<T>* weight = forward == 3 ? &c.RealInput(2) : nullptr;
+  if (weight) RequireShape(c, *weight, 2, {s.classes});
+  s.reduction = c.args.Str("reduction");
+  PARITY_ENFORCE(s.reduction == "none" || s.reduction == "sum" || s.reduction == "mean",
+                 ErrorKind::kBadArgument, "reduction '", s.reduction,
+                 "' is not none, sum or mean");
+  s.loss_dims = s.reduction == "none" ? want : Dims{};
+  const bool ignoring = c.args.Has("ignore_index");
+  const int64_t ignore = ignoring ? c.args.Int("ignore_index") : 0;
+  for (int64_t v : t.i()) {
+    if (ignoring && v == ignore) {
+      s.cls.push_back(-1);
+      s.w.push_back(0);
+      continue;
+    }
+    PARITY_ENFORCE(v >= 0 && v < s.classes, ErrorKind::kBadArgument, "target ", v,
+                   " out of range [0, ", s.classes, ") and not the ignore_index");
+    s.cls.push_back(v);
+    s.w.push_back(weight ? weight->r()[v] : T(1));
+    s.weight_sum += s.w.back();
+  }
+  return s;
+}
+
+// The loss of log-probabilities `lp` (X's layout).
+template <typename T>
+Value<T> ClassLossValue(const OpContext<T>& c, const ClassLoss<T>& s, const std::vector<T>& lp) {
+  Value<T> out = c.NewReal(s.loss_dims);
+  T total = 0;
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t d = 0; d < s.d; ++d) {
+      const int64_t p = n * s.d + d;
+      const T l = s.cls[p] < 0 ? T(0) : -s.w[p] * lp[(n * s.classes + s.cls[p]) * s.d + d];
+      if (s.reduction == "none") out.r()[p] = l;
+      total += l;
+    }
+  }
+  if (s.reduction == "sum") out.r()[0] = total;
+  if (s.reduction == "mean") out.r()[0] = total / s.weight_sum;  // 0 / 0 = NaN: all ignored
+  return out;
+}
+
+// d loss / d l[p] times the position's weight: the gradient's scale at each position.
+template <typename T>
+T ClassLossScale(const ClassLoss<T>& s, const Value<T>& g, int64_t p) {
+  if (s.reduction == "none") return s.w[p] * g.r()[p];
+  if (s.reduction == "sum") return s.w[p] * g.r()[0];
+  return s.w[p] * g.r()[0] / s.weight_sum;
+}
+
+template <typename T>
+void NegativeLogLikelihoodLoss(OpContext<T>& c) {
+  const ClassLoss<T> s = SetupClassLoss(c, c.InputSize());
+  c.SetOutput(0, ClassLossValue(c, s, c.RealInput(0).r()));
+}
+
+// NegativeLogLikelihoodLossGradient(X, target, [weight], dLoss) -> dX: -scale at each position's
+// target class, 0 elsewhere.
+template <typename T>
+void NegativeLogLikelihoodLossGradient(OpContext<T>& c) {
+  const ClassLoss<T> s = SetupClassLoss(c, c.InputSize() - 1);
+  const Value<T>& g = c.RealInput(c.InputSize() - 1);
+  RequireShape(c, g, c.InputSize() - 1, s.loss_dims);
+  Value<T> dx = c.NewReal(c.Input(0).dims);
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t d = 0; d < s.d; ++d) {
+      const int64_t p = n * s.d + d;
+      if (s.cls[p] >= 0) dx.r()[(n * s.classes + s.cls[p]) * s.d + d] = -ClassLossScale(s, g, p);
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
+// log softmax over the classes (dim 1) of every position, shifted by the position's max.
+template <typename T>
+std::vector<T> LogSoftmaxOverClasses(const ClassLoss<T>& s, const std::vector<T>& x) {
+  std::vector<T> lp(x.size());
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t d = 0; d < s.d; ++d) {
+      auto at = [&](int64_t k) { return (n * s.classes + k) * s.d + d; };
+      T m = x[at(0)];
+      for (int64_t k = 1; k < s.classes; ++k) m = std::max(m, x[at(k)]);
+      T sum = 0;
+      for (int64_t k = 0; k < s.classes; ++k) sum += std::exp(x[at(k)] - m);
+      for (int64_t k = 0; k < s.classes; ++k) lp[at(k)] = x[at(k)] - m - std::log(sum);
+    }
+  }
+  return lp;
+}
+
+// SoftmaxCrossEntropyLoss(scores, labels, [weights]) -> (loss, [log_prob]).
+template <typename T>
+void SoftmaxCrossEntropyLoss(OpContext<T>& c) {
+  const ClassLoss<T> s = SetupClassLoss(c, c.InputSize());
+  const Value<T>& x = c.RealInput(0);
+  const std::vector<T> lp = s.classes == 0 ? x.r() : LogSoftmaxOverClasses(s, x.r());
+  c.SetOutput(0, ClassLossValue(c, s, lp));
+  if (c.OutputSize() > 1) {
+    Value<T> out = c.NewReal(x.dims);
+    out.r() = lp;
+    c.SetOutput(1, std::move(out));
+  }
+}
+
+// SoftmaxCrossEntropyLossGradient(scores, labels, [weights], dLoss) -> dScores:
+// (softmax - onehot(label)) * scale at every position not ignored.
+template <typename T>
+void SoftmaxCrossEntropyLossGradient(OpContext<T>& c) {
+  const ClassLoss<T> s = SetupClassLoss(c, c.InputSize() - 1);
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& g = c.RealInput(c.InputSize() - 1);
+  RequireShape(c, g, c.InputSize() - 1, s.loss_dims);
+  const std::vector<T> lp = s.classes == 0 ? x.r() : LogSoftmaxOverClasses(s, x.r());
+  Value<T> dx = c.NewReal(x.dims);
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t d = 0; d < s.d; ++d) {
+      const int64_t p = n * s.d + d;
+      if (s.cls[p] < 0) continue;
+      for (int64_t k = 0; k < s.classes; ++k) {
+        const int64_t at = (n * s.classes + k) * s.d + d;
+        dx.r()[at] = (std::exp(lp[at]) - (k == s.cls[p] ? T(1) : T(0))) * ClassLossScale(s, g, p);
+      }
+    }
+  }
+  c.SetOutput(0, std::move(dx));
+}
+
 }  // namespace
 
 void RegisterLossOps(Registry* r) {
+  const ArgTable class_loss = {{"reduction", "mean"}, {"ignore_index", ""}};
+  r->Add({"NegativeLogLikelihoodLoss", 2, 3, 1, 1, class_loss,
+          PARITY_REF_KERNEL(NegativeLogLikelihoodLoss)});
+  r->Add({"NegativeLogLikelihoodLossGradient", 3, 4, 1, 1, class_loss,
+          PARITY_REF_KERNEL(NegativeLogLikelihoodLossGradient)});
+  r->Add({"SoftmaxCrossEntropyLoss", 2, 3, 1, 2, class_loss,
+          PARITY_REF_KERNEL(SoftmaxCrossEntropyLoss)});
+  r->Add({"SoftmaxCrossEntropyLossGradient", 3, 4, 1, 1, class_loss,
+          PARITY_REF_KERNEL(SoftmaxCrossEntropyLossGradient)});
   r->Add({"SquaredL2Distance", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SquaredL2Distance)});
   r->Add(
       {"SquaredL2DistanceGradient", 3, 3, 1, 2, {}, PARITY_REF_KERNEL(SquaredL2DistanceGradient)});

@@ -1,6 +1,5 @@
-// Reductions: ReduceSum ReduceMean ReduceMax ReduceMin (axes, keepdims), ArgMax ArgMin, SumElements,
-// and
-// SumElementsGradient; Softmax (a normalized reduction over the trailing axes) and its gradient.
+// Reductions: ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd (axes, keepdims), ArgMax ArgMin,
+// SumElements and SumElementsGradient; Hardmax; CumSum; Softmax (a normalized reduction over the trailing axes) and its gradient.
 // Sums accumulate in the scalar type, in row-major order.
 #include <algorithm>
 #include <cmath>
@@ -11,12 +10,12 @@
 namespace parity::reference {
 namespace {
 
-enum class Red { kSum, kMean, kMax, kMin };
+enum class Red { kSum, kMean, kMax, kMin, kProd };
 
 template <typename T, Red kOp>
 void ReduceKernel(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
-  if (kOp == Red::kMean) c.RealInput(0);
+  if (kOp == Red::kMean || kOp == Red::kProd) c.RealInput(0);
   PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt32 || x.dtype == DType::kInt64,
                  ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
   const int64_t rank = x.dims.size();
@@ -47,6 +46,8 @@ void ReduceKernel(OpContext<T>& c) {
         acc = first || std::isnan(v) || v > acc ? v : acc;
       else if (kOp == Red::kMin)
         acc = first || std::isnan(v) || v < acc ? v : acc;
+      else if (kOp == Red::kProd)
+        acc = first ? v : acc * v;
       else
         acc += v;
       if (std::isnan(v)) acc = v;
@@ -64,6 +65,7 @@ void ReduceKernel(OpContext<T>& c) {
   });
   for (int64_t o = 0; o < y.size(); ++o) {
     if (kOp == Red::kMean) y.r()[o] /= static_cast<T>(count[o]);
+    if (kOp == Red::kProd && count[o] == 0) y.r()[o] = 1;  // the empty product
     // Max/Min of nothing: Caffe2 starts from lowest()/max() of the type.
     if (count[o] == 0 && (kOp == Red::kMax || kOp == Red::kMin)) {
       if (x.is_real()) {
@@ -93,6 +95,10 @@ void ReduceMax(OpContext<T>& c) {
 template <typename T>
 void ReduceMin(OpContext<T>& c) {
   ReduceKernel<T, Red::kMin>(c);
+}
+template <typename T>
+void ReduceProd(OpContext<T>& c) {
+  ReduceKernel<T, Red::kProd>(c);
 }
 
 // ArgMax / ArgMin: for each position of the other axes, the index k along `axis` of the best
@@ -195,6 +201,61 @@ void Softmax(OpContext<T>& c) {
   c.SetOutput(0, std::move(y));
 }
 
+// Hardmax: the input as [N, D] rows at `axis` (as Softmax); 1 at each row's first maximum, where
+// a NaN beats everything (the first NaN, like numpy's argmax), 0 elsewhere.
+template <typename T>
+void Hardmax(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  const int64_t rows = SizeToDim(x.dims, axis), cols = SizeFromDim(x.dims, axis);
+  Value<T> y = c.NewReal(x.dims);
+  for (int64_t n = 0; n < rows && cols > 0; ++n) {
+    int64_t best = 0;
+    for (int64_t d = 0; d < cols; ++d) {
+      const T v = x.r()[n * cols + d], b = x.r()[n * cols + best];
+      if (!std::isnan(b) && (std::isnan(v) || v > b)) best = d;
+    }
+    y.r()[n * cols + best] = 1;
+  }
+  c.SetOutput(0, std::move(y));
+}
+
+// CumSum: y[.., k, ..] = the sum of x over the positions before k along `axis` (k included unless
+// exclusive; counted from the end with reverse). Integers wrap to their width.
+template <typename T>
+void CumSum(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt32 || x.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
+  PARITY_ENFORCE(!x.dims.empty(), ErrorKind::kShapeMismatch, "needs rank >= 1, got ",
+                 Describe(c, 0));
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), x.dims.size());
+  const bool exclusive = c.args.Bool("exclusive"), reverse = c.args.Bool("reverse");
+  const int64_t len = x.dims[axis], inner = SizeFromDim(x.dims, axis + 1);
+  Value<T> y = c.NewTensor(x.dtype, x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    const int64_t pos = (k / inner) % len, base = k - pos * inner;
+    T real = 0;
+    int64_t integer = 0;
+    for (int64_t j = 0; j < len; ++j) {
+      const bool before = reverse ? j > pos : j < pos;
+      if (!before && !(j == pos && !exclusive)) continue;
+      if (x.is_real()) {
+        real += x.r()[base + j * inner];
+      } else {
+        integer = WrapInt(x.dtype, static_cast<int64_t>(static_cast<uint64_t>(integer) +
+                                                        x.i()[base + j * inner]));
+      }
+    }
+    if (x.is_real()) {
+      y.r()[k] = real;
+    } else {
+      y.i()[k] = integer;
+    }
+  }
+  c.SetOutput(0, std::move(y));
+}
+
 template <typename T>
 void SoftmaxGradient(OpContext<T>& c) {
   const Value<T>& y = c.RealInput(0);
@@ -217,6 +278,10 @@ void SoftmaxGradient(OpContext<T>& c) {
 
 void RegisterReduceOps(Registry* r) {
   r->Add({"Softmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Softmax)});
+  r->Add({"CumSum", 1, 1, 1, 1, {{"axis", "0"}, {"exclusive", "0"}, {"reverse", "0"}},
+          PARITY_REF_KERNEL(CumSum)})
+      .inplace = {{0, 0}};
+  r->Add({"Hardmax", 1, 1, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(Hardmax)}).inplace = {{0, 0}};
   r->Add({"SoftmaxGradient", 2, 2, 1, 1, {{"axis", "1"}}, PARITY_REF_KERNEL(SoftmaxGradient)})
       .inplace = {{1, 0}};
   const ArgTable args = {{"axes", "[]"}, {"keepdims", "1"}};
@@ -224,6 +289,7 @@ void RegisterReduceOps(Registry* r) {
   r->Add({"ReduceMean", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMean)});
   r->Add({"ReduceMax", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMax)});
   r->Add({"ReduceMin", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMin)});
+  r->Add({"ReduceProd", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceProd)});
   const ArgTable arg_args = {{"axis", "-1"}, {"keepdims", "1"}, {"select_last_index", "0"}};
   r->Add({"ArgMax", 1, 1, 1, 1, arg_args, PARITY_REF_KERNEL(ArgMax)});
   r->Add({"ArgMin", 1, 1, 1, 1, arg_args, PARITY_REF_KERNEL(ArgMin)});

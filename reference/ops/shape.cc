@@ -1,5 +1,5 @@
 // Shape ops: Reshape Transpose Concat Split Flatten FlattenToVec ResizeLike ExpandDims Squeeze
-// Slice Shape Gather Tile. Every one is written as "for each output multi-index, which input
+// Slice Shape Gather GatherElements Tile. Every one is written as "for each output multi-index, which input
 // element?", so the same code moves floating, integer and bool elements exactly.
 #include <algorithm>
 #include <limits>
@@ -395,6 +395,16 @@ void Gather(OpContext<T>& c) {
   c.SetOutput(0, GatherElems(c, data, ydims, index));
 }
 
+// GatherElements: OUTPUT (INDICES' dims) takes the element of DATA each index picks along
+// `axis` (MapGatherElements).
+template <typename T>
+void GatherElements(OpContext<T>& c) {
+  const Value<T>& data = c.Input(0);
+  const Value<T>& idx = c.IndexInput(1);
+  c.CheckAlloc(idx.dims);
+  c.SetOutput(0, GatherElems(c, data, idx.dims, MapGatherElements(c, data, idx)));
+}
+
 // Tile: repeat the whole of dimension `axis` `tiles` times (both may come as 1-element inputs).
 template <typename T>
 void Tile(OpContext<T>& c) {
@@ -464,6 +474,7 @@ void RegisterShapeOps(Registry* r) {
           PARITY_REF_KERNEL(SliceGradient)});
   r->Add({"Shape", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Shape)});
   r->Add({"Gather", 2, 2, 1, 1, {{"axis", "0"}, {"wrap_indices", ""}}, PARITY_REF_KERNEL(Gather)});
+  r->Add({"GatherElements", 2, 2, 1, 1, {{"axis", "0"}}, PARITY_REF_KERNEL(GatherElements)});
   r->Add({"Tile", 1, 3, 1, 1, {{"tiles", "1"}, {"axis", "0"}}, PARITY_REF_KERNEL(Tile)});
 }
 

@@ -1,5 +1,5 @@
-// Gradient kernel of Tile (the other shape ops differentiate through shape ops). Conventions are
-// Caffe2's and are tabulated in interpreter.h.
+// Gradient kernels of Tile, Gather and GatherElements (the other shape ops differentiate through
+// shape ops). Conventions are Caffe2's and are tabulated in interpreter.h.
 #include <cmath>
 
 #include "reference/ops/util.h"
@@ -59,6 +59,20 @@ void GatherGradient(OpContext<T>& c) {
   c.SetOutput(0, std::move(ddata));
 }
 
+// GatherElementsGradient(DATA, INDICES, dY) -> dDATA: zeros shaped like DATA with each element
+// of dY added at the element its index picked (repeated picks accumulate).
+template <typename T>
+void GatherElementsGradient(OpContext<T>& c) {
+  const Value<T>& data = c.Input(0);
+  const Value<T>& idx = c.IndexInput(1);
+  const Value<T>& dy = c.RealInput(2);
+  RequireShape(c, dy, 2, idx.dims);
+  const std::vector<int64_t> to = MapGatherElements(c, data, idx);
+  Value<T> ddata = c.NewReal(data.dims);
+  for (size_t k = 0; k < to.size(); ++k) ddata.r()[to[k]] += dy.r()[k];
+  c.SetOutput(0, std::move(ddata));
+}
+
 }  // namespace
 
 void RegisterShapeGradientOps(Registry* r) {
@@ -69,6 +83,8 @@ void RegisterShapeGradientOps(Registry* r) {
           1,
           {{"axis", "0"}, {"wrap_indices", ""}},
           PARITY_REF_KERNEL(GatherGradient)});
+  r->Add({"GatherElementsGradient", 3, 3, 1, 1, {{"axis", "0"}},
+          PARITY_REF_KERNEL(GatherElementsGradient)});
   r->Add({"TileGradient",
           1,
           3,

@@ -116,6 +116,88 @@ Broadcast BinaryMap(const OpContext<T>& c, const Value<T>& a, const Value<T>& b)
   return LegacyBroadcast(a.dims, b.dims, axis);
 }
 
+// Where's element map: per output element, the flat index read from C, X and Y. Numpy
+// broadcasting of the three shapes, or with broadcast_on_rows (Caffe2's row form) a 1-D C with one
+// flag per row (dim 0) of X and Y, which must have one shape. Checks C bool and X, Y of one dtype.
+struct WhereMap {
+  Dims dims;
+  std::vector<int64_t> c, x, y;
+};
+
+template <typename T>
+WhereMap MapWhere(const OpContext<T>& c) {
+  const Value<T>& cond = c.Input(0);
+  const Value<T>& x = c.Input(1);
+  const Value<T>& y = c.Input(2);
+  PARITY_ENFORCE(cond.dtype == DType::kBool, ErrorKind::kShapeMismatch, "condition ",
+                 Describe(c, 0), " must be bool");
+  PARITY_ENFORCE(x.dtype == y.dtype, ErrorKind::kShapeMismatch, "dtype mismatch: ",
+                 Describe(c, 1), " vs ", Describe(c, 2));
+  WhereMap m;
+  if (c.args.Bool("broadcast_on_rows")) {
+    PARITY_ENFORCE(x.dims == y.dims, ErrorKind::kShapeMismatch,
+                   "broadcast_on_rows needs X and Y of one shape: ", Describe(c, 1), " vs ",
+                   Describe(c, 2));
+    PARITY_ENFORCE(cond.dims.size() == 1 && !x.dims.empty() && cond.dims[0] == x.dims[0],
+                   ErrorKind::kShapeMismatch, "broadcast_on_rows needs a 1-D condition with one ",
+                   "flag per row of X: ", Describe(c, 0), " vs ", Describe(c, 1));
+    m.dims = x.dims;
+    const int64_t n = Numel(x.dims);
+    const int64_t row = x.dims[0] == 0 ? 0 : n / x.dims[0];
+    for (int64_t k = 0; k < n; ++k) {
+      m.c.push_back(k / row);
+      m.x.push_back(k);
+      m.y.push_back(k);
+    }
+    return m;
+  }
+  // (C with X) first, then that with Y; each output element traced back through both maps.
+  const Broadcast cx = NumpyBroadcast(cond.dims, x.dims);
+  c.CheckAlloc(cx.dims);
+  const Broadcast all = NumpyBroadcast(cx.dims, y.dims);
+  c.CheckAlloc(all.dims);
+  m.dims = all.dims;
+  for (size_t k = 0; k < all.a.size(); ++k) {
+    m.c.push_back(cx.a[all.a[k]]);
+    m.x.push_back(cx.b[all.a[k]]);
+    m.y.push_back(all.b[k]);
+  }
+  return m;
+}
+
+// GatherElements' element map: per element of INDICES (row-major), the flat index of DATA it
+// picks: INDICES' multi-index with the axis coordinate replaced by the index (a negative index v
+// means v + dim). INDICES has DATA's rank and dims no larger off the axis.
+template <typename T>
+std::vector<int64_t> MapGatherElements(const OpContext<T>& c, const Value<T>& data,
+                                       const Value<T>& idx) {
+  PARITY_ENFORCE(!data.dims.empty() && idx.dims.size() == data.dims.size(),
+                 ErrorKind::kShapeMismatch, "indices ", Describe(c, 1),
+                 " must have the rank (>= 1) of data ", Describe(c, 0));
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), data.dims.size());
+  for (size_t d = 0; d < data.dims.size(); ++d) {
+    PARITY_ENFORCE(static_cast<int64_t>(d) == axis || idx.dims[d] <= data.dims[d],
+                   ErrorKind::kShapeMismatch, "indices ", Describe(c, 1), " exceed data ",
+                   Describe(c, 0), " in dimension ", d);
+  }
+  const int64_t n = data.dims[axis];
+  const Dims strides = Strides(data.dims);
+  std::vector<int64_t> from;
+  int64_t k = 0;
+  ForEachIndex(idx.dims, [&](const Dims& at) {
+    int64_t v = idx.i()[k++];
+    PARITY_ENFORCE(v >= -n && v < n, ErrorKind::kBadArgument, "index ", v, " out of range [",
+                   -n, ", ", n, ") of data ", ShapeString(data.dims), " axis ", axis);
+    if (v < 0) v += n;
+    int64_t flat = 0;
+    for (size_t d = 0; d < at.size(); ++d) {
+      flat += (static_cast<int64_t>(d) == axis ? v : at[d]) * strides[d];
+    }
+    from.push_back(flat);
+  });
+  return from;
+}
+
 // Convolution/pooling geometry parsed from Caffe2's argument spellings (conv.cc).
 struct ConvGeometry {
   int64_t kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1;

@@ -672,5 +672,51 @@ TEST(ElementwiseGradientOracle, SameBlobAsBothOperands) {
   EXPECT_GRADIENT_CHECKS(op, oracles::NamedTensors{{"x", Random({2, 3}, 21)}}, 0);
 }
 
+TEST(ModGradient, QuotientFromTheForwardOutput) {
+  // A = [5.5, -5.5], B = [2] (broadcast), C = fmod = [1.5, -1.5]: q = (A - C) / B = [2, -2];
+  // dC = [1, 3]: dA = dC, dB = -(1 * 2 + 3 * -2) = 4.
+  auto ws = RunOp(MakeOp("ModGradient", {"dc", "a", "b", "c"}, {"da", "db"}),
+                  {{"dc", MakeTensor<float>({2}, {1, 3})},
+                   {"a", MakeTensor<float>({2}, {5.5f, -5.5f})},
+                   {"b", MakeTensor<float>({1}, {2})},
+                   {"c", MakeTensor<float>({2}, {1.5f, -1.5f})}});
+  ExpectTensorNear(ws->GetTensor("da"), {2}, {1, 3});
+  ExpectTensorNear(ws->GetTensor("db"), {1}, {4});
+}
+
+// Mod away from its jumps (A / B at least 0.15 from an integer), both sign rules, B broadcast or
+// not; Caffe2's divisor form passes dC through.
+TEST(ElementwiseGradientOracle, Mod) {
+  const oracles::NamedTensors inputs = {
+      {"a", MakeTensor<float>({2, 2}, {2.3f, -2.3f, 5.7f, -0.4f})},
+      {"b", MakeTensor<float>({2, 2}, {1.0f, 1.0f, -2.0f, 0.9f})},
+      {"s", MakeTensor<float>({1}, {1.5f})}};
+  for (int64_t python : {0, 1}) {
+    const auto op = MakeOp("Mod", {"a", "b"}, {"c"}, {{"sign_follow_divisor", python}});
+    for (int i = 0; i < 2; ++i) EXPECT_GRADIENT_CHECKS(op, inputs, i) << python << " " << i;
+    const auto scalar = MakeOp("Mod", {"a", "s"}, {"c"}, {{"sign_follow_divisor", python}});
+    for (int i = 0; i < 2; ++i) EXPECT_GRADIENT_CHECKS(scalar, inputs, i) << python << " " << i;
+  }
+  EXPECT_GRADIENT_CHECKS(MakeOp("Mod", {"a"}, {"c"}, {{"divisor", 3}}),
+                         oracles::NamedTensors{{"a", MakeTensor<double>({3}, {2.3, -4.4, 7.1})}},
+                         0);
+}
+
+TEST(ElementwiseGradientOracle, Where) {
+  // C, X and Y broadcast against each other; X and Y both get gradients.
+  const auto op = MakeOp("Where", {"c", "x", "y"}, {"z"});
+  const oracles::NamedTensors inputs = {
+      {"c", MakeTensor<bool>({2, 1}, {true, false})},
+      {"x", Random({1, 3}, 31)},
+      {"y", Random({2, 3}, 32)}};
+  for (int i = 1; i < 3; ++i) EXPECT_GRADIENT_CHECKS(op, inputs, i) << "Where input " << i;
+  const auto rows = MakeOp("Where", {"c", "x", "y"}, {"z"}, {{"broadcast_on_rows", 1}});
+  const oracles::NamedTensors row_inputs = {
+      {"c", MakeTensor<bool>({3}, {false, true, true})},
+      {"x", Random({3, 2}, 33)},
+      {"y", Random({3, 2}, 34)}};
+  for (int i = 1; i < 3; ++i) EXPECT_GRADIENT_CHECKS(rows, row_inputs, i) << "rows input " << i;
+}
+
 }  // namespace
 }  // namespace parity::testing

@@ -132,6 +132,29 @@ TEST(LossGradientChecks, SoftmaxWithLoss) {
       {{"x", Distinct({2, 2, 3})}, {"l", MakeTensor<int32_t>({4, 1}, {0, 1, 2, 1})}}, 0, {"loss"}));
 }
 
+// ONNX's class losses over [N, C, d]: every reduction, weights, an ignored position.
+TEST(LossGradientChecks, ClassLosses) {
+  const oracles::NamedTensors in = {{"x", Distinct({2, 3, 2})},
+                                    {"t", MakeTensor<int64_t>({2, 2}, {2, -1, 0, 1})},
+                                    {"w", Probabilities({3}, 2)}};
+  for (const char* type : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    for (const char* reduction : {"none", "sum", "mean"}) {
+      EXPECT_GRADIENT_CHECKS(MakeOp(type, {"x", "t", "w"}, {"y"},
+                                    {{"reduction", reduction}, {"ignore_index", -1}}),
+                             in, 0)
+          << type << " " << reduction;
+    }
+    EXPECT_GRADIENT_CHECKS(
+        MakeOp(type, {"x", "u"}, {"y"}),
+        {{"x", Distinct({3, 4})}, {"u", MakeTensor<int32_t>({3}, {3, 0, 3})}}, 0)
+        << type;
+  }
+  // log_prob (output 1) carries no gradient: the check weighs the loss alone.
+  EXPECT_TRUE(GradientChecksOn(
+      MakeOp("SoftmaxCrossEntropyLoss", {"x", "u"}, {"loss", "lp"}),
+      {{"x", Distinct({3, 4})}, {"u", MakeTensor<int32_t>({3}, {1, 2, 0})}}, 0, {"loss"}));
+}
+
 TEST(LossGradientChecks, SigmoidCrossEntropyWithLogits) {
   const oracles::NamedTensors in = {{"x", Distinct({2, 3})}, {"t", Probabilities({2, 3}, 4)}};
   EXPECT_GRADIENT_CHECKS(MakeOp("SigmoidCrossEntropyWithLogits", {"x", "t"}, {"y"}), in, 0);

@@ -107,6 +107,29 @@ TEST(ReduceGradientChecks, SumAndMean) {
   }
 }
 
+TEST(ReduceGradientChecks, Prod) {
+  EXPECT_GRADIENT_CHECKS(MakeOp("ReduceProd", {"x"}, {"y"}, {{"axes", Ints{1}}}),
+                         {{"x", Distinct({2, 3, 2})}}, 0);
+  EXPECT_GRADIENT_CHECKS(MakeOp("ReduceProd", {"x"}, {"y"}, {{"axes", Ints{0, -1}}, {"keepdims", 0}}),
+                         {{"x", Positive({2, 3, 2})}}, 0);
+  // A zero in a group: the product of the others still flows to it.
+  EXPECT_GRADIENT_CHECKS(MakeOp("ReduceProd", {"x"}, {"y"}, {{"keepdims", 0}}),
+                         {{"x", MakeTensor<float>({2, 2}, {0.5f, 0, -1.5f, 2})}}, 0);
+}
+
+// CumSum's gradient is a CumSum of dY the other way round, exclusive or not.
+TEST(ReduceGradientChecks, CumSum) {
+  for (int64_t exclusive : {0, 1}) {
+    for (int64_t reverse : {0, 1}) {
+      EXPECT_GRADIENT_CHECKS(
+          MakeOp("CumSum", {"x"}, {"y"},
+                 {{"axis", -2}, {"exclusive", exclusive}, {"reverse", reverse}}),
+          {{"x", Distinct({2, 3, 2})}}, 0)
+          << exclusive << reverse;
+    }
+  }
+}
+
 TEST(ReduceGradientChecks, MaxAndMin) {
   for (const char* type : {"ReduceMax", "ReduceMin"}) {
     EXPECT_GRADIENT_CHECKS(MakeOp(type, {"x"}, {"y"}, {{"axes", Ints{1}}}),

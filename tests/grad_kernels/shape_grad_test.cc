@@ -110,6 +110,18 @@ TEST(ShapeGradientChecks, Gather) {
                          {{"d", Floats({2, 3, 4})}, {"i", MakeTensor<int64_t>({3}, {2, 2, 0})}}, 0);
 }
 
+TEST(ShapeGradientChecks, GatherElements) {
+  // Repeated and negative (wrapped) picks along each axis.
+  EXPECT_GRADIENT_CHECKS(MakeOp("GatherElements", {"d", "i"}, {"y"}, {{"axis", 1}}),
+                         {{"d", Floats({2, 3})},
+                          {"i", MakeTensor<int64_t>({2, 4}, {2, -1, 0, 1, 0, 0, -3, 2})}},
+                         0);
+  EXPECT_GRADIENT_CHECKS(MakeOp("GatherElements", {"d", "i"}, {"y"}),
+                         {{"d", Floats({3, 2, 2})},
+                          {"i", MakeTensor<int32_t>({2, 1, 2}, {2, 0, 2, -1})}},
+                         0);
+}
+
 TEST(ShapeGradientChecks, Tile) {
   EXPECT_GRADIENT_CHECKS(MakeOp("Tile", {"x"}, {"y"}, {{"tiles", 3}, {"axis", 1}}),
                          {{"x", Floats({2, 2, 3})}}, 0);

@@ -1,4 +1,5 @@
-// Reductions against hand-computed values: ReduceSum/Mean/Max/Min, SumElements, Softmax.
+// Reductions against hand-computed values: ReduceSum/Mean/Max/Min/Prod, SumElements, Softmax,
+// Hardmax.
 #include <cmath>
 #include <numeric>
 
@@ -57,6 +58,40 @@ TEST(ReduceMean, NonAdjacentAxesAndEmpty) {
   ExpectError([] {
     RunOp(MakeOp("ReduceMean", {"x"}, {"y"}), {{"x", MakeTensor<int32_t>({2}, {1, 2})}});
   }, ErrorKind::kShapeMismatch, {"ReduceMean", "int32"});
+}
+
+TEST(ReduceProd, OverAxesEmptyAndErrors) {
+  // Row products 1*2*3 = 6, 4*5*6 = 120; column products 4, 10, 18; all 720.
+  auto ws = RunOp(MakeOp("ReduceProd", {"x"}, {"y"}, {{"axes", Ints{1}}}), {{"x", X23()}});
+  ExpectTensorNear(ws->GetTensor("y"), {2, 1}, {6, 120});
+  ws = RunOp(MakeOp("ReduceProd", {"x"}, {"y"}, {{"axes", Ints{-2}}, {"keepdims", 0}}),
+             {{"x", X23()}});
+  ExpectTensorNear(ws->GetTensor("y"), {3}, {4, 10, 18});
+  ws = RunOp(MakeOp("ReduceProd", {"x"}, {"y"}, {{"keepdims", 0}}), {{"x", X23()}});
+  ExpectTensorNear(ws->GetTensor("y"), {}, {720});
+  // The empty product is 1.
+  ws = RunOp(MakeOp("ReduceProd", {"x"}, {"y"}, {{"axes", Ints{1}}}),
+             {{"x", MakeTensor<double>({2, 0}, {})}});
+  ExpectTensorNear(ws->GetTensor("y"), {2, 1}, {1, 1});
+  ExpectError([] {
+    RunOp(MakeOp("ReduceProd", {"x"}, {"y"}), {{"x", MakeTensor<int32_t>({2}, {1, 2})}});
+  }, ErrorKind::kShapeMismatch, {"ReduceProd", "int32"});
+}
+
+TEST(ReduceProdGradient, ProductOfTheOthersZerosIncluded) {
+  // Rows [2, 3, 4] and [0, 5, 0], axes {1}, dY = [1, 2]: row 0 gets 12, 8, 6; row 1 has two
+  // zeros, so every product of the others is 0.
+  auto ws = RunOp(MakeOp("ReduceProdGradient", {"dy", "x", "y"}, {"dx"}, {{"axes", Ints{1}}}),
+                  {{"dy", MakeTensor<float>({2, 1}, {1, 2})},
+                   {"x", MakeTensor<float>({2, 3}, {2, 3, 4, 0, 5, 0})},
+                   {"y", MakeTensor<float>({2, 1}, {24, 0})}});
+  ExpectTensorNear(ws->GetTensor("dx"), {2, 3}, {12, 8, 6, 0, 0, 0});
+  // One zero: only it gets dY times the others' product (3 * 4 * 2).
+  ws = RunOp(MakeOp("ReduceProdGradient", {"dy", "x", "y"}, {"dx"}, {{"keepdims", 0}}),
+             {{"dy", MakeTensor<float>({}, {2})},
+              {"x", MakeTensor<float>({3}, {3, 0, 4})},
+              {"y", MakeTensor<float>({}, {0})}});
+  ExpectTensorNear(ws->GetTensor("dx"), {3}, {0, 24, 0});
 }
 
 TEST(ReduceMaxMin, TiesAndInts) {
@@ -141,6 +176,26 @@ TEST(Softmax, CoercedTo2DAtAxis) {
   ExpectTensorNear(ws->GetTensor("y"), {1, 2, 2}, all, 1e-12);
   ws = RunOp(MakeOp("Softmax", {"x"}, {"y"}, {{"axis", 2}}), {{"x", MakeTensor<double>({1, 2, 2}, x)}});
   ExpectTensorNear(ws->GetTensor("y"), {1, 2, 2}, rows, 1e-12);
+}
+
+TEST(Hardmax, FirstMaximumOfEachRow) {
+  // Rows of the 2-D view at axis 1: [3, 1, 3] (first of the tied 3s) and [0, 5, 2].
+  auto ws = RunOp(MakeOp("Hardmax", {"x"}, {"y"}),
+                  {{"x", MakeTensor<float>({2, 3}, {3, 1, 3, 0, 5, 2})}});
+  ExpectTensorNear(ws->GetTensor("y"), {2, 3}, {1, 0, 0, 0, 1, 0});
+  // axis 0: one row of all six; a NaN wins (numpy's argmax).
+  ws = RunOp(MakeOp("Hardmax", {"x"}, {"y"}, {{"axis", 0}}),
+             {{"x", MakeTensor<double>({2, 3}, {3, 1, 3, 0, 5, 2})}});
+  ExpectTensorNear(ws->GetTensor("y"), {2, 3}, {0, 0, 0, 0, 1, 0});
+  ws = RunOp(MakeOp("Hardmax", {"x"}, {"y"}, {{"axis", -1}}),
+             {{"x", MakeTensor<float>({1, 3}, {1, std::nanf(""), 7})}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 3}, {0, 1, 0});
+  ExpectError([] {
+    RunOp(MakeOp("Hardmax", {"x"}, {"y"}, {{"axis", 2}}), {{"x", X23()}});
+  }, ErrorKind::kBadArgument, {"Hardmax", "axis 2"});
+  ExpectError([] {
+    RunOp(MakeOp("Hardmax", {"x"}, {"y"}), {{"x", MakeTensor<int32_t>({1, 2}, {1, 2})}});
+  }, ErrorKind::kShapeMismatch, {"Hardmax", "float or double"});
 }
 
 TEST(Softmax, Errors) {

@@ -223,5 +223,43 @@ TEST(Unary, Cast) {
       ErrorKind::kBadArgument);
 }
 
+// Mod: the dividend's sign by default, the divisor's with sign_follow_divisor; floats by fmod.
+TEST(Elementwise, Mod) {
+  const Tensors in = {{"a", Int({4}, {7, -7, 7, -7})}, {"b", Int({4}, {3, 3, -3, -3})}};
+  EXPECT_EQ(IntValues(RunOp(Op("Mod", {"a", "b"}, {"c"}), in, "c")),
+            (std::vector<int64_t>{1, -1, 1, -1}));
+  EXPECT_EQ(IntValues(RunOp(Op("Mod", {"a", "b"}, {"c"}).I("sign_follow_divisor", 1), in, "c")),
+            (std::vector<int64_t>{1, 2, -2, -1}));
+  EXPECT_EQ(IntValues(RunOp(Op("Mod", {"a"}, {"c"}).I("divisor", 4), in, "c")),
+            (std::vector<int64_t>{3, -3, 3, -3}));
+  EXPECT_VALUES_NEAR(RunOp(Op("Mod", {"x", "y"}, {"c"}).I("sign_follow_divisor", 1),
+                           {{"x", F({2}, {5.5, -5.5})}, {"y", F({1}, {2})}}, "c"),
+                     (std::vector<double>{1.5, 0.5}), 0);
+  ExpectError(
+      [] { RunOps({Op("Mod", {"a", "b"}, {"c"})}, {{"a", Int({1}, {1})}, {"b", Int({1}, {0})}}); },
+      ErrorKind::kBadArgument);
+}
+
+// Where: C [2, 1] picks rows, X [3] a row, Y a scalar; integers pass through exactly.
+TEST(Elementwise, WhereBroadcastsAndSelectsRows) {
+  auto z = RunOp(Op("Where", {"c", "x", "y"}, {"z"}),
+                 {{"c", Bool({2, 1}, {0, 1})}, {"x", I64({3}, {1, 2, 3})}, {"y", I64({}, {-5})}},
+                 "z");
+  EXPECT_EQ(Dims(z), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(IntValues(z), (std::vector<int64_t>{-5, -5, -5, 1, 2, 3}));
+  auto rows = RunOp(Op("Where", {"c", "x", "y"}, {"z"}).I("broadcast_on_rows", 1),
+                    {{"c", Bool({2}, {1, 0})},
+                     {"x", F({2, 2}, {1, 2, 3, 4})},
+                     {"y", F({2, 2}, {5, 6, 7, 8})}},
+                    "z");
+  EXPECT_VALUES_NEAR(rows, (std::vector<double>{1, 2, 7, 8}), 0);
+  ExpectError(
+      [] {
+        RunOps({Op("Where", {"c", "x", "y"}, {"z"})},
+               {{"c", F({1}, {1})}, {"x", F({1}, {1})}, {"y", F({1}, {2})}});
+      },
+      ErrorKind::kShapeMismatch);
+}
+
 }  // namespace
 }  // namespace parity::reference::testing

@@ -86,5 +86,25 @@ TEST(Fill, RandomFillsHaveShapeDtypeAndDistribution) {
   for (double v : Values(x)) EXPECT_LE(std::abs(v), 0.1 + 1e-12);
 }
 
+// Range: numpy's arange, descending integer ranges included.
+TEST(Fill, Range) {
+  EXPECT_EQ(IntValues(RunOp(Op("Range", {"a", "b", "c"}, {"y"}),
+                            {{"a", Int({}, {10})}, {"b", Int({}, {6})}, {"c", Int({}, {-3})}},
+                            "y")),
+            (std::vector<int64_t>{10, 7}));
+  EXPECT_EQ(IntValues(RunOp(Op("Range", {"a"}, {"y"}), {{"a", I64({1}, {3})}}, "y")),
+            (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_VALUES_NEAR(
+      RunOp(Op("Range", {"a", "b", "c"}, {"y"}),
+            {{"a", F({}, {1})}, {"b", F({}, {5})}, {"c", F({}, {2})}}, "y"),
+      (std::vector<double>{1, 3}), 0);
+  ExpectError(
+      [] {
+        RunOps({Op("Range", {"a", "b", "c"}, {"y"})},
+               {{"a", Int({}, {1})}, {"b", Int({}, {5})}, {"c", Int({}, {0})}});
+      },
+      ErrorKind::kBadArgument);
+}
+
 }  // namespace
 }  // namespace parity::reference::testing

@@ -163,7 +163,15 @@ TEST(Gradient, BinaryAndReductionKernelsMatchFiniteDifferences) {
                  {{"c", w}},
                  Op("MulGradient", {"d_c", "a", "b"}, {"da", "db"}).I("broadcast", 1).I("axis", 0),
                  {{"a", "da"}, {"b", "db"}}});
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) {
+  // CumSum's maker: the CumSum of dY with reverse flipped.
+  for (int64_t reverse : {0, 1}) {
+    CheckGradient({Op("CumSum", {"a"}, {"y"}).I("axis", 1).I("exclusive", 1).I("reverse", reverse),
+                   in,
+                   {{"y", w}},
+                   Op("CumSum", {"d_y"}, {"da"}).I("axis", 1).I("exclusive", 1).I("reverse", 1 - reverse),
+                   {{"a", "da"}}});
+  }
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
     CheckGradient({Op(op, {"a"}, {"y"}).Ints("axes", {1}),
                    in,
                    {{"y", {0.7, -1.3}}},
@@ -217,6 +225,29 @@ TEST(Gradient, GatherMeanPowAndAffineLayerNormKernelsMatchFiniteDifferences) {
                  {{"y", {1, -2, 0.5, 0.3, 1.2, -0.6, 2, 0.1, -1}}},
                  Op("GatherGradient", {"a", "idx", "d_y"}, {"da"}),
                  {{"a", "da"}}});
+  // Mod (both sign rules) with A / B away from integers: q = trunc or floor of A / B.
+  const Tensors mod = {{"a", F({2, 3}, {2.3, -2.3, 5.7, -0.4, 3.3, -7.9})},
+                       {"b", F({3}, {1.0, -2.0, 0.9})}};
+  for (int64_t floored : {0, 1}) {
+    CheckGradient({Op("Mod", {"a", "b"}, {"y"}).I("sign_follow_divisor", floored),
+                   mod,
+                   {{"y", w}},
+                   Op("ModGradient", {"d_y", "a", "b", "y"}, {"da", "db"})
+                       .I("sign_follow_divisor", floored),
+                   {{"a", "da"}, {"b", "db"}}});
+  }
+  // GatherElements along axis 1 with a repeated and a wrapped pick.
+  CheckGradient({Op("GatherElements", {"a", "ge"}, {"y"}).I("axis", 1),
+                 {{"a", pos.at("a")}, {"ge", I64({2, 2}, {2, -1, 0, 0})}},
+                 {{"y", {1, -2, 0.5, 0.3}}},
+                 Op("GatherElementsGradient", {"a", "ge", "d_y"}, {"da"}).I("axis", 1),
+                 {{"a", "da"}}});
+  // Where with C [2, 1] over X [2, 3] and a broadcast Y [3].
+  CheckGradient({Op("Where", {"c", "a", "e"}, {"y"}),
+                 {{"c", Bool({2, 1}, {1, 0})}, {"a", pos.at("a")}, {"e", pos.at("e")}},
+                 {{"y", w}},
+                 Op("WhereGradient", {"c", "a", "e", "d_y"}, {"da", "de"}),
+                 {{"a", "da"}, {"e", "de"}}});
   const Tensors ln = {{"x", F({2, 3}, {0.2, -1, 0.5, 1.5, 0.1, -0.3})},
                       {"gamma", F({3}, {1.5, -0.5, 0.8})},
                       {"beta", F({3}, {0.1, 0.2, -0.3})}};
@@ -281,6 +312,26 @@ TEST(Gradient, LinalgNormAndLossKernelsMatchFiniteDifferences) {
                  {{"y", {1.3}}},
                  Op("AveragedLossGradient", {"x", "d_y"}, {"dx"}),
                  {{"x", "dx"}}});
+  // ONNX's class losses over [N, C, d] = [2, 3, 2] with weights and an ignored position.
+  const Tensors cl = {{"x", F({2, 3, 2}, {0.2, -1, 0.5, 1.5, 0.1, -0.3, 0.9, -0.4, 1.1, 0.6,
+                                          -0.8, 0.3})},
+                      {"t", I64({2, 2}, {2, -1, 0, 1})},
+                      {"w", F({3}, {0.5, 2, 1.5})}};
+  for (const char* type : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    CheckGradient({Op(type, {"x", "t", "w"}, {"y"}).S("reduction", "none").I("ignore_index", -1),
+                   cl,
+                   {{"y", {0.7, -1.5, 0.4, 2}}},
+                   Op(std::string(type) + "Gradient", {"x", "t", "w", "d_y"}, {"dx"})
+                       .S("reduction", "none")
+                       .I("ignore_index", -1),
+                   {{"x", "dx"}}});
+    CheckGradient({Op(type, {"x", "t", "w"}, {"y"}).I("ignore_index", -1),
+                   cl,
+                   {{"y", {1.3}}},
+                   Op(std::string(type) + "Gradient", {"x", "t", "w", "d_y"}, {"dx"})
+                       .I("ignore_index", -1),
+                   {{"x", "dx"}}});
+  }
   // SpatialBN training: outputs 1, 2 are the in-place running stats (weight 0).
   const Tensors bn = {{"x", F({2, 2, 1, 2}, {0.5, -1, 2, 0.3, 1.1, 0.2, -0.4, 0.9})},
                       {"s", F({2}, {1.5, -0.5})},

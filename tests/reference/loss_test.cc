@@ -79,5 +79,34 @@ TEST(Loss, SigmoidCrossEntropyWithLogits) {
   EXPECT_VALUES_NEAR(big, (std::vector<double>{100}), 1e-12);
 }
 
+// ONNX's class losses: X = [[-1, -2, -3], [-4, -5, -6]], targets [2, 0] read -3 and -4.
+TEST(Loss, NegativeLogLikelihoodAndSoftmaxCrossEntropy) {
+  const Tensors in = {{"x", F({2, 3}, {-1, -2, -3, -4, -5, -6})},
+                      {"t", I64({2}, {2, 0})},
+                      {"w", F({3}, {0.5, 1, 2})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}), in, "y"),
+                     (std::vector<double>{3.5}), 1e-12);
+  EXPECT_VALUES_NEAR(RunOp(Op("NegativeLogLikelihoodLoss", {"x", "t", "w"}, {"y"})
+                               .S("reduction", "none"),
+                           in, "y"),
+                     (std::vector<double>{6, 2}), 1e-12);
+  EXPECT_VALUES_NEAR(
+      RunOp(Op("NegativeLogLikelihoodLoss", {"x", "t", "w"}, {"y"}), in, "y"),
+      (std::vector<double>{3.2}), 1e-12);
+  EXPECT_VALUES_NEAR(
+      RunOp(Op("NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}).I("ignore_index", 2), in, "y"),
+      (std::vector<double>{4}), 1e-12);
+  // Scores [0, 0], label 1: ln 2, and log_prob -ln 2 twice.
+  RunResult sce = RunOps({Op("SoftmaxCrossEntropyLoss", {"s", "l"}, {"y", "lp"})},
+                         {{"s", F({1, 2}, {0, 0})}, {"l", Int({1}, {1})}});
+  EXPECT_VALUES_NEAR(sce.blobs.at("y"), (std::vector<double>{std::log(2.0)}), 1e-12);
+  EXPECT_VALUES_NEAR(sce.blobs.at("lp"), (std::vector<double>{-std::log(2.0), -std::log(2.0)}),
+                     1e-12);
+  ExpectError(
+      [&] { RunOps({Op("NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}).I("ignore_index", 0)},
+                   {{"x", in.at("x")}, {"t", I64({2}, {3, 0})}}); },
+      ErrorKind::kBadArgument);
+}
+
 }  // namespace
 }  // namespace parity::reference::testing

@@ -24,6 +24,37 @@ TEST(Reduce, SumMeanOverAxes) {
               ErrorKind::kBadArgument);
 }
 
+TEST(Reduce, Prod) {
+  const Tensors in = {{"x", F({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("ReduceProd", {"x"}, {"y"}).Ints("axes", {1}), in, "y"),
+                     (std::vector<double>{6, 120}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("ReduceProd", {"x"}, {"y"}).I("keepdims", 0), in, "y"),
+                     (std::vector<double>{720}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("ReduceProd", {"x"}, {"y"}).Ints("axes", {1}),
+                           {{"x", F({2, 0}, {})}}, "y"),
+                     (std::vector<double>{1, 1}), 0);
+}
+
+TEST(Reduce, Hardmax) {
+  const Tensors in = {{"x", F({2, 3}, {3, 1, 3, 0, 5, 2})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("Hardmax", {"x"}, {"y"}), in, "y"),
+                     (std::vector<double>{1, 0, 0, 0, 1, 0}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("Hardmax", {"x"}, {"y"}).I("axis", 0), in, "y"),
+                     (std::vector<double>{0, 0, 0, 0, 1, 0}), 0);
+}
+
+TEST(Reduce, CumSum) {
+  const Tensors in = {{"x", F({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("CumSum", {"x"}, {"y"}), in, "y"),
+                     (std::vector<double>{1, 2, 3, 5, 7, 9}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("CumSum", {"x"}, {"y"}).I("axis", 1).I("exclusive", 1), in, "y"),
+                     (std::vector<double>{0, 1, 3, 0, 4, 9}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("CumSum", {"x"}, {"y"}).I("axis", -1).I("reverse", 1), in, "y"),
+                     (std::vector<double>{6, 5, 3, 15, 11, 6}), 0);
+  EXPECT_EQ(IntValues(RunOp(Op("CumSum", {"x"}, {"y"}), {{"x", I64({2}, {INT64_MAX, 1})}}, "y")),
+            (std::vector<int64_t>{INT64_MAX, INT64_MIN}));
+}
+
 TEST(Reduce, MaxMinWithTiesAndIntegers) {
   const Tensors in = {{"x", F({2, 2}, {3, 3, 1, 5})}};
   EXPECT_VALUES_NEAR(RunOp(Op("ReduceMax", {"x"}, {"y"}).Ints("axes", {1}), in, "y"),

@@ -216,5 +216,26 @@ TEST(Shape, ShapeGatherTile) {
   EXPECT_VALUES_NEAR(tn, (std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4}), 0);
 }
 
+// GatherElements: ONNX's examples (axis 1; axis 0 with negative indices), then an index out of
+// range.
+TEST(Shape, GatherElements) {
+  EXPECT_VALUES_NEAR(RunOp(Op("GatherElements", {"d", "i"}, {"y"}).I("axis", 1),
+                           {{"d", F({2, 2}, {1, 2, 3, 4})}, {"i", I64({2, 2}, {0, 0, 1, 0})}},
+                           "y"),
+                     (std::vector<double>{1, 1, 4, 3}), 0);
+  auto y = RunOp(Op("GatherElements", {"d", "i"}, {"y"}),
+                 {{"d", F({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
+                  {"i", Int({2, 3}, {-1, -2, 0, -2, 0, 0})}},
+                 "y");
+  EXPECT_EQ(Dims(y), (std::vector<int64_t>{2, 3}));
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{7, 5, 3, 4, 2, 3}), 0);
+  ExpectError(
+      [] {
+        RunOps({Op("GatherElements", {"d", "i"}, {"y"})},
+               {{"d", F({2, 1}, {1, 2})}, {"i", Int({1, 1}, {2})}});
+      },
+      ErrorKind::kBadArgument);
+}
+
 }  // namespace
 }  // namespace parity::reference::testing

@@ -3,6 +3,7 @@
 //
 //   AddGradient / SubGradient / MulGradient (dC, A, B)  -> (dA, dB)
 //   DivGradient (dC, A, B, C)                           -> (dA, dB)
+//   ModGradient (dC, A, B, C)                           -> (dA, dB)  dA = dC, dB = -dC * quotient
 //               (B, C, dC)  the legacy 3-input form (Caffe2's NumInputs(3, 4)): A's dims are C's
 //   PowGradient (dY, X, Y)      exponent argument        -> dX = dY * e * X^(e-1)
 //   PowGradient (dY, X, E, Y)   exponent input           -> (dX, dE),  dE = dY * Y * ln X
@@ -83,6 +84,18 @@ struct DivGradFn {
   static auto DA(const DC& dc, const A&, const B& b, const C&) { return dc / b; }
   template <typename T, class DC, class A, class B, class C>
   static auto DB(const DC& dc, const A&, const B& b, const C& c) { return -(dc * c) / b; }
+};
+
+struct ModGradFn {
+  static constexpr bool kUsesOutput = true;
+  // C = A - q * B with q an integer (truncated or floored A / B, by the sign rule): dA = dC and
+  // dB = -dC * q, q recovered exactly as round((A - C) / B) from the forward output.
+  template <typename T, class DC, class A, class B, class C>
+  static auto DA(const DC& dc, const A&, const B&, const C&) { return dc; }
+  template <typename T, class DC, class A, class B, class C>
+  static auto DB(const DC& dc, const A& a, const B& b, const C& c) {
+    return -(dc * ((a - c) / b).round());
+  }
 };
 
 struct PowGradFn {
@@ -344,6 +357,19 @@ PARITY_OP_SCHEMA(DivGradient)
          "dims over the broadcast. Inputs (dC, A, B, C); the legacy form (B, C, dC) takes A's "
          "dims from C. dA may be written in place of input 0.");
 PARITY_REGISTER_CPU_OPERATOR(DivGradient, BinaryGradientOp<DivGradFn>);
+
+PARITY_OP_SCHEMA(ModGradient)
+    .NumInputs(4)
+    .NumOutputs(2)
+    .AllowInplace({{0, 0}})
+    .Apply(BinaryGradientSchema)
+    .Arg("sign_follow_divisor", ArgType::kInt, int64_t{0},
+         "Mod's sign rule (copied; the quotient is read from C, so the kernel needs no rule).")
+    .InputDoc(3, "C", "The forward output A mod B.")
+    .Doc("Gradient of Mod (two-input form, float/double): dA = dC and dB = -dC * q with q the "
+         "integer quotient round((A - C) / B), each summed back to its input's dims over the "
+         "broadcast. Away from the jumps at multiples of B. dA may be written in place of dC.");
+PARITY_REGISTER_CPU_OPERATOR(ModGradient, BinaryGradientOp<ModGradFn>);
 
 // ---------------------------------------------------------------------------------------------
 // PowGradient: (dY, X, E, Y) -> (dX, dE) as a binary gradient; (dY, X, Y) -> dX with the exponent

@@ -67,6 +67,21 @@ PARITY_REGISTER_GRADIENT(Mean, [](GradientContext& g) {
   return Ops{g.Op("MeanGradient", {g.GO(0)}, outputs)};
 });
 
+// Where: dZ goes to X where C holds and to Y elsewhere (C, a bool condition, gets none).
+PARITY_REGISTER_GRADIENT(Where, [](GradientContext& g) {
+  return Ops{g.Op("WhereGradient", {g.I(0), g.I(1), g.I(2), g.GO(0)}, {g.GI(1), g.GI(2)})};
+});
+
+// Mod: differentiable away from the jumps at multiples of B (Caffe2's, an integer op, had no
+// gradient). With Caffe2's divisor argument the output has A's dims and dA = dC passes through.
+PARITY_REGISTER_GRADIENT(Mod, [](GradientContext& g) {
+  if (g.num_inputs() == 1) {
+    g.SetGI(0, g.GO(0));
+    return Ops{};
+  }
+  return Ops{g.Op("ModGradient", {g.GO(0), g.I(0), g.I(1), g.O(0)}, {g.GI(0), g.GI(1)})};
+});
+
 PARITY_NO_GRADIENT(LT);
 
 PARITY_NO_GRADIENT(LE);

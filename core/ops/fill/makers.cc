@@ -49,4 +49,8 @@ PARITY_NO_GRADIENT(GaussianFill);
 
 PARITY_NO_GRADIENT(XavierFill);
 
+// Range: its values are a function of the inputs, but its length is too: Caffe2 and ONNX give it
+// no gradient.
+PARITY_NO_GRADIENT(Range);
+
 }  // namespace parity

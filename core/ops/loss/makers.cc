@@ -35,4 +35,23 @@ PARITY_REGISTER_GRADIENT(SigmoidCrossEntropyWithLogits, [](GradientContext& g) {
   return Ops{g.Op("SigmoidCrossEntropyWithLogitsGradient", {g.GO(0), g.I(0), g.I(1)}, {g.GI(0)})};
 });
 
+// ONNX's class losses: the gradient wrt the log-probabilities / scores only (the weights are
+// constants of the loss); SoftmaxCrossEntropyLoss's log_prob output carries none.
+namespace {
+Ops ClassLossGradient(GradientContext& g, const char* type) {
+  std::vector<std::string> inputs = {g.I(0), g.I(1)};
+  if (g.num_inputs() == 3) inputs.push_back(g.I(2));
+  inputs.push_back(g.GO(0));
+  return Ops{g.Op(type, inputs, {g.GI(0)})};
+}
+}  // namespace
+
+PARITY_REGISTER_GRADIENT(NegativeLogLikelihoodLoss, [](GradientContext& g) {
+  return ClassLossGradient(g, "NegativeLogLikelihoodLossGradient");
+});
+
+PARITY_REGISTER_GRADIENT(SoftmaxCrossEntropyLoss, [](GradientContext& g) {
+  return ClassLossGradient(g, "SoftmaxCrossEntropyLossGradient");
+});
+
 }  // namespace parity

@@ -23,12 +23,24 @@ PARITY_REDUCE_GRADIENT(ReduceSum);
 PARITY_REDUCE_GRADIENT(ReduceMean);
 PARITY_REDUCE_GRADIENT(ReduceMax);
 PARITY_REDUCE_GRADIENT(ReduceMin);
+PARITY_REDUCE_GRADIENT(ReduceProd);
 #undef PARITY_REDUCE_GRADIENT
 
 PARITY_REGISTER_GRADIENT(SumElements, [](GradientContext& g) {
   return Ops{g.Op("SumElementsGradient", {g.I(0), g.GO(0)}, {g.GI(0)})};
 });
 
+// CumSum is linear: dX is the CumSum of dY in the other direction (same axis and exclusive).
+PARITY_REGISTER_GRADIENT_OWN_ARGS(CumSum, [](GradientContext& g) {
+  const caffe2::OperatorDef& def = g.def();
+  return Ops{g.Op("CumSum", {g.GO(0)}, {g.GI(0)},
+                  {IntArg("axis", GradientArgOr(def, "axis", 0)),
+                   IntArg("exclusive", GradientArgOr(def, "exclusive", 0)),
+                   IntArg("reverse", GradientArgOr(def, "reverse", 0) != 0 ? 0 : 1)})};
+});
+
+// Hardmax: piecewise constant (a one-hot of each row's maximum).
+PARITY_NO_GRADIENT(Hardmax);
 PARITY_NO_GRADIENT(ArgMax);
 PARITY_NO_GRADIENT(ArgMin);
 

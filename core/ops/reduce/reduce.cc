@@ -1,9 +1,11 @@
-// Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, SumElements, Softmax. Caffe2 semantics
-// (caffe2/operators/reduce_ops.h, utility_ops.h, softmax_op.cc), newer pytorch tree.
+// Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, SumElements, Softmax.
+// Caffe2 semantics (caffe2/operators/reduce_ops.h, utility_ops.h, softmax_op.cc), newer pytorch
+// tree; ReduceProd is ONNX's (Caffe2 had none), with the same axes / keepdims rules.
 //
 // Reduce*: `axes` (default: all) are canonicalized (negative allowed) and deduplicated; keepdims=1
-// keeps reduced axes as size 1. Sum/Max/Min take float, double, int32, int64; Mean float/double.
-// An empty reduction gives 0 for Sum and NaN (0/0) for Mean; Max/Min over an empty axis have no
+// keeps reduced axes as size 1. Sum/Max/Min take float, double, int32, int64; Mean and Prod
+// float/double (an integer product overflows within a few elements). An empty reduction gives 0
+// for Sum, 1 for Prod and NaN (0/0) for Mean; Max/Min over an empty axis have no
 // value and fail (Caffe2 returned the dtype's lowest/highest value there).
 //
 // The kernel merges adjacent reduced (or kept) axes and reduces one merged axis at a time as an
@@ -65,7 +67,7 @@ using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
 
-enum class Reduction { kSum, kMean, kMax, kMin };
+enum class Reduction { kSum, kMean, kMax, kMin, kProd };
 
 // One pass: x is [outer, r, inner], y is [outer, inner].
 template <typename T>
@@ -79,12 +81,13 @@ void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int6
         case Reduction::kMean: y[o] = r == 0 ? T(0) : row.sum(); break;
         case Reduction::kMax: y[o] = row.maxCoeff(); break;
         case Reduction::kMin: y[o] = row.minCoeff(); break;
+        case Reduction::kProd: y[o] = r == 0 ? T(1) : row.prod(); break;
       }
       continue;
     }
     ArrayMap<T> acc(y + o * inner, inner);
     if (r == 0) {
-      acc.setZero();
+      acc.setConstant(kind == Reduction::kProd ? T(1) : T(0));
       continue;
     }
     acc = ConstArrayMap<T>(xo, inner);
@@ -95,6 +98,7 @@ void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int6
         case Reduction::kMean: acc += row; break;
         case Reduction::kMax: acc = acc.max(row); break;
         case Reduction::kMin: acc = acc.min(row); break;
+        case Reduction::kProd: acc *= row; break;
       }
     }
   }
@@ -126,7 +130,7 @@ class ReduceOp final : public Operator {
         ArrayMap<T>(y, out_numel) /= static_cast<T>(plan.count);
       }
     };
-    if (kKind == Reduction::kMean) {
+    if (kKind == Reduction::kMean || kKind == Reduction::kProd) {
       shape_util::DispatchFloating(in, label(), InputName(0), body);
     } else {
       switch (in.dtype()) {
@@ -217,6 +221,10 @@ PARITY_OP_SCHEMA(ReduceMin)
     .Apply(ReduceSchema)
     .Doc("Minimum over `axes` (float, double, int32, int64); an empty axis is an error.");
 PARITY_REGISTER_CPU_OPERATOR(ReduceMin, ReduceOp<Reduction::kMin>);
+PARITY_OP_SCHEMA(ReduceProd)
+    .Apply(ReduceSchema)
+    .Doc("Product over `axes` (float, double; ONNX's ReduceProd); 1 over an empty axis.");
+PARITY_REGISTER_CPU_OPERATOR(ReduceProd, ReduceOp<Reduction::kProd>);
 
 // ---------------------------------------------------------------------------------------------
 // SumElements: a scalar (dims []) of the input's dtype.

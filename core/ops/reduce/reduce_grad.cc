@@ -1,6 +1,6 @@
 // Gradient kernels of the reductions (conventions in core/ops/GRADIENTS.md; makers in core/ops/reduce/makers.cc):
-//   ReduceSumGradient / ReduceMeanGradient / ReduceMaxGradient / ReduceMinGradient
-//                             (dY, X, Y) -> dX   axes / keepdims copied from the forward op
+//   ReduceSumGradient / ReduceMeanGradient / ReduceMaxGradient / ReduceMinGradient /
+//   ReduceProdGradient        (dY, X, Y) -> dX   axes / keepdims copied from the forward op
 //   SumElementsGradient       (X, dY)    -> dX   average copied
 //   SoftmaxGradient           (Y, dY)    -> dX   axis copied; dX = Y * (dY - <dY, Y>) per row
 //
@@ -162,6 +162,67 @@ class ReduceGradientOp final : public Operator {
   std::vector<char> taken_;
 };
 
+// ReduceProdGradient: dX[i] = dY[g] * (the product of the other elements of i's group g). From the
+// group's count of zeros and product of its non-zero elements: no zero, dY * prod / x[i]; one zero,
+// dY * prod at that zero and 0 elsewhere; more, 0 everywhere. (Y / x[i] would be 0 / 0 at a zero.)
+class ReduceProdGradientOp final : public Operator {
+ public:
+  ReduceProdGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), axes_(Args<int64_t>("axes")), keepdims_(Arg<bool>("keepdims")) {}
+
+  void Run() override {
+    shape_util::DispatchFloating(Input(0), label(), InputName(0),
+                                 [&](auto zero) { RunTyped<decltype(zero)>(); });
+  }
+
+ private:
+  template <typename T>
+  void RunTyped() {
+    const Tensor& dy = Input(0);
+    const Tensor& x = Input(1);
+    const ReducePlan plan = PlanReduce(x.dims(), axes_, keepdims_, label());
+    ExpectDims(dy, plan.out_dims, label(), InputName(0), "gradient");
+    ExpectDims(Input(2), plan.out_dims, label(), InputName(2), "forward output");
+    shape_util::ExpectSameDtype(x, dy.dtype(), label(), InputName(1));
+    PlanWalk(x.dims(), plan, &walk_);
+    const T* xv = x.data<T>();
+    const T* g = dy.data<T>();
+    std::vector<T> product(dy.numel(), T(1));
+    std::vector<int64_t> zeros(dy.numel(), 0);
+    ForEachRun(walk_, &index_, [&](int64_t xo, int64_t yo, int64_t len, int64_t step) {
+      for (int64_t k = 0; k < len; ++k) {
+        const int64_t j = yo + k * step;
+        if (xv[xo + k] == T(0)) {
+          ++zeros[j];
+        } else {
+          product[j] *= xv[xo + k];
+        }
+      }
+    });
+    std::vector<T> dx(x.numel());
+    ForEachRun(walk_, &index_, [&](int64_t xo, int64_t yo, int64_t len, int64_t step) {
+      for (int64_t k = 0; k < len; ++k) {
+        const int64_t j = yo + k * step;
+        const T v = xv[xo + k];
+        if (zeros[j] == 0) {
+          dx[xo + k] = g[j] * product[j] / v;
+        } else {
+          dx[xo + k] = zeros[j] == 1 && v == T(0) ? g[j] * product[j] : T(0);
+        }
+      }
+    });
+    // Written last: dX may be written over one of the inputs.
+    Tensor* out = Output(0);
+    out->Resize(x.dims());
+    std::copy(dx.begin(), dx.end(), out->template mutable_data<T>());
+  }
+
+  std::vector<int64_t> axes_;
+  bool keepdims_;
+  Walk walk_;
+  std::vector<int64_t> index_;
+};
+
 OpSchema& ReduceGradientSchema(OpSchema& schema) {
   return schema.NumInputs(3)
       .NumOutputs(1)
@@ -202,6 +263,10 @@ PARITY_OP_SCHEMA(ReduceMinGradient)
     .Doc("Gradient of ReduceMin: each group's dY goes to the first element (row-major) equal "
          "to the min; ties after it get 0.");
 PARITY_REGISTER_CPU_OPERATOR(ReduceMinGradient, ReduceGradientOp<Reduction::kMin>);
+PARITY_OP_SCHEMA(ReduceProdGradient)
+    .Apply(ReduceGradientSchema)
+    .Doc("Gradient of ReduceProd: dY times the product of the other elements of each group.");
+PARITY_REGISTER_CPU_OPERATOR(ReduceProdGradient, ReduceProdGradientOp);
 
 // ---------------------------------------------------------------------------------------------
 // SumElementsGradient

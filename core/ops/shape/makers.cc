@@ -85,6 +85,11 @@ PARITY_REGISTER_GRADIENT(Gather, [](GradientContext& g) {
   return Ops{g.Op("GatherGradient", {g.I(0), g.I(1), g.GO(0)}, {g.GI(0)})};
 });
 
+// GatherElements: a dense scatter-add of dY at the picked positions (the axis copied).
+PARITY_REGISTER_GRADIENT(GatherElements, [](GradientContext& g) {
+  return Ops{g.Op("GatherElementsGradient", {g.I(0), g.I(1), g.GO(0)}, {g.GI(0)})};
+});
+
 PARITY_REGISTER_GRADIENT(Tile, [](GradientContext& g) {
   std::vector<std::string> inputs = {g.GO(0)};
   for (int i = 1; i < g.num_inputs(); ++i) inputs.push_back(g.I(i));

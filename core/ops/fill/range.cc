@@ -1,0 +1,135 @@
+// Range (Caffe2's, caffe2/operators/utility_ops.h; ONNX's Range): [start, stop) in steps of
+// `step`, as Python's range and numpy's arange: Range(stop), Range(start, stop) or
+// Range(start, stop, step), each input one element (dims [] or [1]) of one dtype: float, double,
+// int32, int64. Defaults start 0, step 1.
+//
+// Length max(ceil((stop - start) / step), 0), exact for integers. Caffe2 computed the integer
+// length as (stop - start) / step plus one when that product fell short, which undercounts
+// descending ranges (Range(10, 6, -3) gave [10] where numpy and ONNX give [10, 7]); parity follows
+// numpy, which Caffe2's comment says it meant to match. A step of 0 is an error (Caffe2's too).
+// Element i is start + i * step, computed in the dtype.
+//
+// The output's length depends on the values, so shape inference knows only its dtype. No
+// gradient (makers.cc).
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "core/operator.h"
+#include "core/schema.h"
+
+namespace parity {
+namespace {
+
+bool IsRangeType(DataType dtype) {
+  return dtype == DataType::kFloat || dtype == DataType::kDouble || dtype == DataType::kInt32 ||
+         dtype == DataType::kInt64;
+}
+
+template <typename T>
+T Scalar(const Tensor& t) {
+  return t.data<T>()[0];
+}
+
+class RangeOp final : public Operator {
+ public:
+  using Operator::Operator;
+
+  void Run() override {
+    const int n = InputSize();
+    const DataType dtype = Input(0).dtype();
+    for (int i = 0; i < n; ++i) {
+      const Tensor& t = Input(i);
+      PARITY_ENFORCE(t.numel() == 1 && t.ndim() <= 1, ErrorKind::kShapeMismatch, label(),
+                     ": input '", InputName(i), "' must hold one element (dims [] or [1]), got ",
+                     t.DebugString());
+      PARITY_ENFORCE(IsRangeType(t.dtype()) && t.dtype() == dtype, ErrorKind::kShapeMismatch,
+                     label(), ": input '", InputName(i), "' ", t.DebugString(),
+                     " must be float, double, int32 or int64, all inputs of one dtype");
+    }
+    switch (dtype) {
+      case DataType::kFloat:
+        RunWith<float>();
+        break;
+      case DataType::kDouble:
+        RunWith<double>();
+        break;
+      case DataType::kInt32:
+        RunWith<int32_t>();
+        break;
+      default:
+        RunWith<int64_t>();
+        break;
+    }
+  }
+
+ private:
+  template <typename T>
+  void RunWith() {
+    const int n = InputSize();
+    const T start = n == 1 ? T(0) : Scalar<T>(Input(0));
+    const T stop = Scalar<T>(Input(n == 1 ? 0 : 1));
+    const T step = n == 3 ? Scalar<T>(Input(2)) : T(1);
+    PARITY_ENFORCE(step != T(0), ErrorKind::kBadArgument, label(), ": step must not be 0");
+    int64_t length = 0;
+    if constexpr (std::is_integral_v<T>) {
+      int64_t diff = 0;
+      PARITY_ENFORCE(
+          !__builtin_sub_overflow(static_cast<int64_t>(stop), static_cast<int64_t>(start), &diff),
+          ErrorKind::kBadArgument, label(), ": stop - start overflows int64 (start ", start,
+          ", stop ", stop, ")");
+      // diff / -1 overflows only for INT64_MIN, a length no tensor can hold anyway.
+      PARITY_ENFORCE(!(step == T(-1) && diff == std::numeric_limits<int64_t>::min()),
+                     ErrorKind::kResourceLimit, label(), ": the range is too long");
+      length = diff / static_cast<int64_t>(step);
+      if (diff % step != 0 && (diff < 0) == (step < 0)) ++length;
+    } else {
+      const double steps = std::ceil((static_cast<double>(stop) - static_cast<double>(start)) /
+                                     static_cast<double>(step));
+      PARITY_ENFORCE(std::isfinite(steps) && steps < 9e15, ErrorKind::kBadArgument, label(),
+                     ": the range [", start, ", ", stop, ") in steps of ", step,
+                     " has no finite length");
+      length = static_cast<int64_t>(steps);
+    }
+    if (length < 0) length = 0;
+    Tensor* out = Output(0);
+    out->Resize({length});
+    T* y = out->template mutable_data<T>();
+    for (int64_t i = 0; i < length; ++i) {
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        y[i] = static_cast<T>(static_cast<U>(start) + static_cast<U>(i) * static_cast<U>(step));
+      } else {
+        y[i] = start + static_cast<T>(i) * step;
+      }
+    }
+  }
+};
+
+PARITY_OP_SCHEMA(Range)
+    .NumInputs(1, 3)
+    .NumOutputs(1)
+    .NotDifferentiable()
+    .ShapeInference([](const caffe2::OperatorDef& def, const ArgumentHelper& args,
+                       const std::vector<TensorType>& in) {
+      for (size_t i = 0; i < in.size(); ++i) {
+        PARITY_ENFORCE(IsRangeType(in[i].dtype) && in[i].dtype == in[0].dtype,
+                       ErrorKind::kShapeMismatch, args.op_label(), ": input '", def.input(i), "' ",
+                       TensorTypeString(in[i]),
+                       " must be float, double, int32 or int64, all inputs of one dtype");
+      }
+      TensorType out;
+      out.dtype = in[0].dtype;
+      out.known = false;  // the length is data
+      return std::vector<TensorType>{out};
+    })
+    .InputDoc(0, "start", "With one input: stop. One element.")
+    .InputDoc(1, "stop", "Optional (then input 0 is start): the excluded end.")
+    .InputDoc(2, "step", "Optional: the step (default 1, never 0).")
+    .OutputDoc(0, "output", "1-D: start, start + step, ... before stop.")
+    .Doc("The values from start towards stop (excluded) in steps of step, as numpy's arange.");
+PARITY_REGISTER_CPU_OPERATOR(Range, RangeOp);
+
+}  // namespace
+}  // namespace parity
