@@ -6,8 +6,15 @@
 
 namespace parity {
 
-// Applies to the calling thread and the threads it starts from now on.
+// Applies to the calling thread only (OpenMP keeps the setting per thread: a std::thread started
+// later reads the process default, OMP_NUM_THREADS or the core count). ThreadPool hands it on: its
+// workers take the setting of the thread that created the pool, so the DAG executor runs ops with
+// the same team size as SimpleNet, and kernels whose sums are split by team size (oneDNN's
+// convolutions) give the same bits on both.
 void SetComputeThreads(int threads);
+
+// The calling thread's setting: what SetComputeThreads last set on it, else the process default.
+int ComputeThreads();
 
 }  // namespace parity
 
