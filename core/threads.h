@@ -1,6 +1,7 @@
-// How many threads one op may use. Today that is oneDNN's OpenMP team (the float GEMMs); the
-// intra-op pool joins it when it lands. A fuzz worker sets 1: the campaign runs one worker per
-// core, and a forked child must not enter a parallel region its parent's OpenMP pool started.
+// How many threads one op may use. Today that is oneDNN's OpenMP team (the float GEMMs and the conv
+// family's primitives); the intra-op pool joins it when it lands. A fuzz worker sets 1: the
+// campaign runs one worker per core, and a forked child must not enter a parallel region its
+// parent's OpenMP pool started.
 #ifndef PARITY_CORE_THREADS_H_
 #define PARITY_CORE_THREADS_H_
 

@@ -204,6 +204,10 @@ std::unique_ptr<Backend> MakeProductionBackend(std::string name, std::string eng
 
 PARITY_REGISTER_BACKEND(MakeProductionBackend(kProduction, "",
                                               "the production engine on the CPU (core/)"));
+// The conv family's default kernels are oneDNN's (engine DNNL); this keeps their im2col kernels
+// (engine IM2COL) reachable by every oracle: parity fuzz --engine production-im2col.
+PARITY_REGISTER_BACKEND(MakeProductionBackend(
+    "production-im2col", "IM2COL", "the production engine with the conv family's im2col kernels"));
 PARITY_REGISTER_BACKEND(std::make_unique<ReferenceBackend>(
     BackendInfo{kReference, "cpu", Precision::kF64,
                 "the reference interpreter in f64: the truth (reference/)"},
