@@ -40,6 +40,18 @@ dnnl::primitive_attr Attributes() {
 struct Shapes {
   memory::dims src, weights, bias, dst, strides, dilates, pad_l, pad_r;
   Tag weights_tag = Tag::oihw;
+  // A pointwise convolution (1x1, stride 1, no padding) keeps the plain layouts: oneDNN then runs
+  // it as one GEMM per image, with no reorder; in blocked layouts the reorders of X and Y cost more
+  // than the blocked kernel saves (1x256x56x56 -> 64, one thread: 0.9 ms plain, 1.5 ms blocked).
+  bool plain = false;
+
+  // What the primitives are asked for: `any` lets oneDNN choose the (blocked) layout.
+  memory::desc Src() const { return Desc(src, Tag::nchw); }
+  memory::desc Weights() const { return Desc(weights, weights_tag); }
+  memory::desc Dst() const { return Desc(dst, Tag::nchw); }
+  memory::desc Desc(const memory::dims& dims, Tag tag) const {
+    return memory::desc(dims, kF32, plain ? tag : Tag::any);
+  }
 };
 
 // False for what the primitives do not take: dims of 0 (an empty batch) or beyond int range
@@ -72,10 +84,10 @@ bool Describe(const ConvGeometry& g, int64_t group, const std::vector<int64_t>& 
   s->dilates = {g.dilation_h - 1, g.dilation_w - 1};
   s->pad_l = {g.pad_t, g.pad_l};
   s->pad_r = {g.pad_b, g.pad_r};
+  s->plain = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+             g.pad_t == 0 && g.pad_l == 0 && g.pad_b == 0 && g.pad_r == 0;
   return true;
 }
-
-memory::desc Any(const memory::dims& dims) { return memory::desc(dims, kF32, Tag::any); }
 
 // How one tensor travels between the caller's plain layout and the layout a primitive chose: the
 // reorder (user -> inner for an input, inner -> user for an output) when they differ.
@@ -182,11 +194,10 @@ std::shared_ptr<const ForwardPlan> BuildForward(const Shapes& s, bool with_bias,
     const auto prop = dnnl::prop_kind::forward_inference;
     const dnnl::convolution_forward::desc desc =
         with_bias
-            ? dnnl::convolution_forward::desc(prop, algorithm, Any(s.src), Any(s.weights),
-                                              bias_desc, Any(s.dst), s.strides, s.dilates, s.pad_l,
-                                              s.pad_r)
-            : dnnl::convolution_forward::desc(prop, algorithm, Any(s.src), Any(s.weights),
-                                              Any(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r);
+            ? dnnl::convolution_forward::desc(prop, algorithm, s.Src(), s.Weights(), bias_desc,
+                                              s.Dst(), s.strides, s.dilates, s.pad_l, s.pad_r)
+            : dnnl::convolution_forward::desc(prop, algorithm, s.Src(), s.Weights(), s.Dst(),
+                                              s.strides, s.dilates, s.pad_l, s.pad_r);
     const dnnl::convolution_forward::primitive_desc pd(desc, Attributes(), CpuEngine());
     plan->conv = dnnl::convolution_forward(pd);
     plan->src = Layout(memory::desc(s.src, kF32, Tag::nchw), pd.src_desc(), /*input=*/true);
@@ -208,17 +219,16 @@ std::shared_ptr<const BackwardPlan> BuildBackward(const Shapes& s, bool with_db,
     const memory::desc bias_desc(s.bias, kF32, Tag::x);
     // The backward primitives take the forward primitive's description as a hint of the layouts.
     const dnnl::convolution_forward::primitive_desc hint(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algorithm, Any(s.src),
-                                        Any(s.weights), bias_desc, Any(s.dst), s.strides, s.dilates,
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algorithm, s.Src(),
+                                        s.Weights(), bias_desc, s.Dst(), s.strides, s.dilates,
                                         s.pad_l, s.pad_r),
         Attributes(), CpuEngine());
     const dnnl::convolution_backward_weights::desc wdesc =
-        with_db ? dnnl::convolution_backward_weights::desc(algorithm, Any(s.src), Any(s.weights),
-                                                           bias_desc, Any(s.dst), s.strides,
-                                                           s.dilates, s.pad_l, s.pad_r)
-                : dnnl::convolution_backward_weights::desc(algorithm, Any(s.src), Any(s.weights),
-                                                           Any(s.dst), s.strides, s.dilates,
-                                                           s.pad_l, s.pad_r);
+        with_db ? dnnl::convolution_backward_weights::desc(algorithm, s.Src(), s.Weights(),
+                                                           bias_desc, s.Dst(), s.strides, s.dilates,
+                                                           s.pad_l, s.pad_r)
+                : dnnl::convolution_backward_weights::desc(algorithm, s.Src(), s.Weights(), s.Dst(),
+                                                           s.strides, s.dilates, s.pad_l, s.pad_r);
     const dnnl::convolution_backward_weights::primitive_desc wpd(wdesc, Attributes(), CpuEngine(),
                                                                  hint);
     plan->backward_weights = dnnl::convolution_backward_weights(wpd);
@@ -232,8 +242,8 @@ std::shared_ptr<const BackwardPlan> BuildBackward(const Shapes& s, bool with_db,
     plan->with_dx = with_dx;
     if (with_dx) {
       const dnnl::convolution_backward_data::primitive_desc dpd(
-          dnnl::convolution_backward_data::desc(algorithm, Any(s.src), Any(s.weights), Any(s.dst),
-                                                s.strides, s.dilates, s.pad_l, s.pad_r),
+          dnnl::convolution_backward_data::desc(algorithm, s.Src(), s.Weights(), s.Dst(), s.strides,
+                                                s.dilates, s.pad_l, s.pad_r),
           Attributes(), CpuEngine(), hint);
       plan->backward_data = dnnl::convolution_backward_data(dpd);
       plan->weights = Layout(weights_user, dpd.weights_desc(), true);

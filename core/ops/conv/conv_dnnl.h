@@ -4,7 +4,8 @@
 // Why oneDNN: it is what PyTorch calls on these machines; its direct convolution kernels work on
 // blocked layouts (nChw16c) with AVX-512 and beat im2col + sgemm on the bench shapes
 // (bench/conv_bench.cc, README). The tensors stay NCHW: each run reorders X (and W) into the layout
-// the primitive chose and the result back, as PyTorch does for plain tensors.
+// the primitive chose and the result back, as PyTorch does for plain tensors; a pointwise
+// convolution (1x1, stride 1, no padding) runs on the plain layouts, as a GEMM per image.
 //
 // What it covers: float, 2-D NCHW, any group (depthwise included), stride, dilation and asymmetric
 // pads, bias optional. Anything else, or an instance for which oneDNN has no implementation (it
