@@ -185,18 +185,12 @@ void MemoryCounters(benchmark::State& state, const BenchNet& b, const std::strin
   };
   const auto assignments = transforms::ComputeBlobRecycling(
       b.net, transforms::ComputeLiveRanges(b.net, shareable), "", transforms::NamesIn(t));
-  double before = 0;
-  std::map<std::string, double> largest;
-  for (const auto& [blob, shared] : assignments) {
-    before += bytes(blob);
-    largest[shared] = std::max(largest[shared], bytes(blob));
-  }
-  double after = 0;
-  for (const auto& [shared, size] : largest) after += size;
+  const transforms::SharingStatistics stats = transforms::ComputeSharingStatistics(
+      assignments, [&bytes](const std::string& blob) { return static_cast<int64_t>(bytes(blob)); });
   constexpr double kMB = 1024.0 * 1024.0;
   state.counters["activation_MB"] = activations / kMB;
-  state.counters["shared_before_MB"] = before / kMB;
-  state.counters["shared_after_MB"] = after / kMB;
+  state.counters["shared_before_MB"] = stats.before_bytes / kMB;
+  state.counters["shared_after_MB"] = stats.after_bytes / kMB;
 }
 
 void RunNet(benchmark::State& state, const BenchNet& b, const std::string& pass, bool shared) {

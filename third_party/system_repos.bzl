@@ -16,3 +16,13 @@ cc_library(
 )
 """,
     )
+
+    # ONNX's schema from Debian's libonnx-dev (the only .proto it ships): //onnx generates C++
+    # from it. onnx-ml.proto (python3-onnx) is a superset in the same package; never both.
+    native.new_local_repository(
+        name = "onnx_proto",
+        path = "/usr/include/onnx",
+        build_file_content = """
+exports_files(["onnx.proto"], visibility = ["//visibility:public"])
+""",
+    )

@@ -179,6 +179,20 @@ std::map<std::string, std::string> ComputeBlobRecycling(
   return assignments;
 }
 
+SharingStatistics ComputeSharingStatistics(
+    const std::map<std::string, std::string>& assignments,
+    const std::function<int64_t(const std::string&)>& bytes_of) {
+  SharingStatistics stats;
+  std::map<std::string, int64_t> largest;
+  for (const auto& [blob, shared] : assignments) {
+    const int64_t bytes = bytes_of(blob);
+    stats.before_bytes += bytes;
+    largest[shared] = std::max(largest[shared], bytes);
+  }
+  for (const auto& [shared, bytes] : largest) stats.after_bytes += bytes;
+  return stats;
+}
+
 void ApplyAssignments(const std::map<std::string, std::string>& assignments, caffe2::NetDef* net) {
   auto renamed = [&assignments](std::string* blob) {
     auto found = assignments.find(*blob);

@@ -47,6 +47,17 @@ std::map<std::string, std::string> ComputeBlobRecycling(
     const caffe2::NetDef& net, const std::map<std::string, LiveRange>& ranges,
     const std::string& namescope, const std::set<std::string>& taken);
 
+// memonger.compute_statistics: bytes of the blobs `assignments` shares, each its own tensor
+// (before) and one tensor per shared name as large as its largest blob (after); `bytes_of` gives a
+// blob's size, from a run of the net before the pass.
+struct SharingStatistics {
+  int64_t before_bytes = 0;
+  int64_t after_bytes = 0;
+};
+SharingStatistics ComputeSharingStatistics(
+    const std::map<std::string, std::string>& assignments,
+    const std::function<int64_t(const std::string&)>& bytes_of);
+
 // Renames op inputs and outputs by `assignments`; RecurrentNetwork* ops get `<blob>.rename`.
 void ApplyAssignments(const std::map<std::string, std::string>& assignments, caffe2::NetDef* net);
 

@@ -98,5 +98,29 @@ PARITY_OP_SPEC(BatchMatMul)
     .ConsumesIntermediates(true)
     .Make(MakeBatchMatMul);
 
+// Trilu: matrices (with up to two leading dims), either triangle, diagonals from -3 to 3; one case
+// in 4 of int64 values. Linear: any values, intermediates too.
+PARITY_OP_SPEC(Trilu).Tolerance("exact").ConsumesIntermediates(true).Make(
+    [](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x;
+      if (p) {
+        if (p->size() < 2) return std::nullopt;
+        x = *p;
+      } else {
+        for (int r = *rc::gen::inRange(0, 3); r > 0; --r) x.push_back(Dim(1, 3));
+        x.push_back(Dim(1, 5));
+        x.push_back(Dim(1, 5));
+      }
+      OpInstance op("Trilu");
+      if (!p && *rc::gen::inRange(0, 4) == 0) {
+        op.NotDifferentiable(op.IndexInput(x, 100, DataType::kInt64));
+      } else {
+        op.Input(x);
+      }
+      if (*rc::gen::arbitrary<bool>()) op.Arg("upper", int64_t{*rc::gen::inRange(0, 2)});
+      if (*rc::gen::inRange(0, 4) != 0) op.Arg("k", *rc::gen::inRange<int64_t>(-3, 4));
+      return op;
+    });
+
 }  // namespace
 }  // namespace parity::fuzz

@@ -1,6 +1,8 @@
 // Test specs of the reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, SumElements, Softmax.
 #include <rapidcheck.h>
 
+#include <algorithm>
+
 #include "fuzz/spec.h"
 
 namespace parity::fuzz {
@@ -45,6 +47,42 @@ PARITY_OP_SPEC(ReduceMax).Tolerance("exact").Make([](const Primary* p) {
 PARITY_OP_SPEC(ReduceMin).Tolerance("exact").Make([](const Primary* p) {
   return MakeReduce("ReduceMin", p, Domain::kDistinct);
 });
+
+// ArgMax / ArgMin: fresh inputs only (an intermediate computed in f32 and in f64 may order two
+// near-equal elements differently: the index would jump). Float values distinct, or (1 case in 3)
+// int64 values with ties, where select_last_index matters.
+std::optional<OpInstance> MakeArg(const std::string& type) {
+  OpInstance op(type);
+  std::vector<int64_t> x = AnyDims();
+  if (x.empty()) x = {Dim(1, 5)};
+  if (*rc::gen::inRange(0, 3) == 0) {
+    int64_t n = 1;
+    for (int64_t d : x) n *= d;
+    n = std::max<int64_t>(n, 1);
+    const int input =
+        op.ShapeInput(*rc::gen::container<std::vector<int64_t>>(n, rc::gen::inRange(-3, 4)),
+                      DataType::kInt64);
+    op.NotDifferentiable(input);
+    x = {n};  // ShapeInput is 1-D
+  } else {
+    op.Input(x, Domain::kDistinct);
+  }
+  const int64_t r = static_cast<int64_t>(x.size());
+  if (*rc::gen::inRange(0, 4) != 0) op.Arg("axis", *rc::gen::inRange<int64_t>(-r, r));
+  if (*rc::gen::arbitrary<bool>()) op.Arg("keepdims", int64_t{*rc::gen::inRange(0, 2)});
+  if (*rc::gen::inRange(0, 3) == 0) op.Arg("select_last_index", int64_t{1});
+  return op;
+}
+
+PARITY_OP_SPEC(ArgMax)
+    .Tolerance("exact")
+    .Skip("gradient", "the output is int64 indices, not differentiable")
+    .Make([](const Primary*) { return MakeArg("ArgMax"); });
+
+PARITY_OP_SPEC(ArgMin)
+    .Tolerance("exact")
+    .Skip("gradient", "the output is int64 indices, not differentiable")
+    .Make([](const Primary*) { return MakeArg("ArgMin"); });
 
 PARITY_OP_SPEC(SumElements)
     .Tolerance("accumulation")

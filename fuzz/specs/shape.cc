@@ -36,8 +36,9 @@ int64_t SomeAxis(int64_t rank) {
 PARITY_OP_SPEC(Reshape).Tolerance("exact").ConsumesIntermediates(true).Make(
     [](const Primary* p) -> std::optional<OpInstance> {
       std::vector<int64_t> x = p ? *p : AnyDims();
-      // (reshaped, old_shape); old_shape is optional (ONNX's Reshape has one output).
-      OpInstance op("Reshape", *rc::gen::inRange(0, 4) == 0 ? 1 : 2);
+      // (reshaped, old_shape): the gradient reads old_shape, so the spec keeps it (a Reshape with
+      // one output, as ONNX's, runs alike in both halves: tests/reference/interpreter_test).
+      OpInstance op("Reshape", 2);
       op.Input(x);
       std::vector<int64_t> shape;
       switch (*rc::gen::inRange(0, 4)) {
@@ -76,8 +77,8 @@ PARITY_OP_SPEC(Concat).Tolerance("exact").ConsumesIntermediates(true).Make(
       const bool add_axis = *rc::gen::inRange(0, 4) == 0;
       const int64_t axis = *rc::gen::inRange<int64_t>(0, rank + (add_axis ? 1 : 0));
       const int pieces = *rc::gen::inRange(1, 4);
-      // (concat, split_info); split_info is optional (ONNX's Concat has one output).
-      OpInstance op("Concat", *rc::gen::inRange(0, 4) == 0 ? 1 : 2);
+      // (concat, split_info): the gradient reads split_info, so the spec keeps it.
+      OpInstance op("Concat", 2);
       op.Input(x);
       for (int i = 0; i < pieces; ++i) {
         std::vector<int64_t> other = x;

@@ -39,7 +39,34 @@ PARITY_UNARY_SPEC(Sqr, "default", Domain::kAny, true);
 PARITY_UNARY_SPEC(Log, "transcendental", Domain::kPositive, false);
 PARITY_UNARY_SPEC(Sqrt, "default", Domain::kPositive, false);
 PARITY_UNARY_SPEC(Reciprocal, "default", Domain::kPositive, false);
+PARITY_UNARY_SPEC(Tan, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Atan, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Sinh, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Cosh, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Asinh, "transcendental", Domain::kAny, true);
+PARITY_UNARY_SPEC(Erf, "transcendental", Domain::kAny, true);
+// Defined on [-1, 1] with derivatives that grow towards its ends: fresh inputs in [-0.5, 0.5].
+PARITY_UNARY_SPEC(Asin, "transcendental", Domain::kSmall, false);
+PARITY_UNARY_SPEC(Acos, "transcendental", Domain::kSmall, false);
+PARITY_UNARY_SPEC(Atanh, "transcendental", Domain::kSmall, false);
 #undef PARITY_UNARY_SPEC
+
+// Piecewise constant: exact, fresh inputs only (an intermediate computed in f32 and in f64 may fall
+// on either side of an integer, or of 0), and no gradient.
+#define PARITY_STEP_SPEC(Name)                                                          \
+  PARITY_OP_SPEC(Name)                                                                  \
+      .Tolerance("exact")                                                               \
+      .Skip("gradient", "piecewise constant: no gradient")                              \
+      .Make([](const Primary*) -> std::optional<OpInstance> {                          \
+        OpInstance op(#Name);                                                           \
+        op.Input(AnyDims(), *rc::gen::arbitrary<bool>() ? Domain::kAny : Domain::kLogits); \
+        return op;                                                                      \
+      })
+PARITY_STEP_SPEC(Ceil);
+PARITY_STEP_SPEC(Floor);
+PARITY_STEP_SPEC(Round);
+PARITY_STEP_SPEC(Sign);
+#undef PARITY_STEP_SPEC
 
 // Abs: float away from its kink, or (1 case in 4) int32 values of both signs.
 PARITY_OP_SPEC(Abs).Tolerance("exact").ConsumesIntermediates(true).Make(

@@ -130,9 +130,39 @@ void BatchMatMul(OpContext<T>& c) {
   c.SetOutput(0, std::move(y));
 }
 
+// Trilu: element (i, j) of each matrix over the last two dims kept when j - i >= k (upper) or
+// j - i <= k (lower), else 0.
+template <typename T>
+void Trilu(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(x.dims.size() >= 2, ErrorKind::kShapeMismatch, "needs rank >= 2, got ",
+                 Describe(c, 0));
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt32 || x.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
+  const bool upper = c.args.Bool("upper");
+  const int64_t k = c.args.Int("k");
+  const int64_t rank = x.dims.size();
+  Value<T> y = x.Clone();
+  int64_t flat = 0;
+  ForEachIndex(x.dims, [&](const Dims& idx) {
+    const int64_t i = idx[rank - 2], j = idx[rank - 1];
+    if (!(upper ? j - i >= k : j - i <= k)) {
+      if (x.is_real()) {
+        y.r()[flat] = 0;
+      } else {
+        y.i()[flat] = 0;
+      }
+    }
+    ++flat;
+  });
+  c.SetOutput(0, std::move(y));
+}
+
 }  // namespace
 
 void RegisterLinalgOps(Registry* r) {
+  r->Add({"Trilu", 1, 1, 1, 1, {{"upper", "1"}, {"k", "0"}}, PARITY_REF_KERNEL(Trilu)}).inplace = {
+      {0, 0}};
   const ArgTable fc_args = {{"axis", "1"}, {"axis_w", "1"}};
   r->Add({"FC", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FC)});
   r->Add({"FCTransposed", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCTransposed)});

@@ -1,4 +1,5 @@
-// Reductions: ReduceSum ReduceMean ReduceMax ReduceMin (axes, keepdims), SumElements, and
+// Reductions: ReduceSum ReduceMean ReduceMax ReduceMin (axes, keepdims), ArgMax ArgMin, SumElements,
+// and
 // SumElementsGradient; Softmax (a normalized reduction over the trailing axes) and its gradient.
 // Sums accumulate in the scalar type, in row-major order.
 #include <algorithm>
@@ -94,6 +95,59 @@ void ReduceMin(OpContext<T>& c) {
   ReduceKernel<T, Red::kMin>(c);
 }
 
+// ArgMax / ArgMin: for each position of the other axes, the index k along `axis` of the best
+// element, scanning k = 0, 1, ...: an element replaces the best so far when strictly greater
+// (smaller), or also when equal with select_last_index. NaN compares false, so it is picked only
+// at k = 0 (Caffe2's loop). Output int64.
+template <typename T, bool kMax>
+void ArgKernel(OpContext<T>& c) {
+  const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt32 || x.dtype == DType::kInt64,
+                 ErrorKind::kShapeMismatch, "needs float, int32 or int64, got ", Describe(c, 0));
+  const int64_t rank = x.dims.size();
+  PARITY_ENFORCE(rank >= 1, ErrorKind::kShapeMismatch, "needs rank >= 1, got ", Describe(c, 0));
+  const int64_t axis = CanonicalAxis(c.args.Int("axis"), rank, "axis");
+  const bool last = c.args.Bool("select_last_index");
+  const int64_t n = x.dims[axis];
+  Dims ydims;
+  for (int64_t k = 0; k < rank; ++k) {
+    if (k != axis) ydims.push_back(x.dims[k]);
+    if (k == axis && c.args.Bool("keepdims")) ydims.push_back(1);
+  }
+  Value<T> y = c.NewTensor(DType::kInt64, ydims);
+  PARITY_ENFORCE(n > 0 || y.size() == 0, ErrorKind::kShapeMismatch, "axis ", axis, " of ",
+                 Describe(c, 0), " is empty: no index to return");
+  const Dims xs = Strides(x.dims);
+  // Positions with the axis fixed at 0, in row-major order: the output's order.
+  Dims outer = x.dims;
+  outer[axis] = 1;
+  int64_t o = 0;
+  ForEachIndex(outer, [&](const Dims& idx) {
+    int64_t base = 0;
+    for (int64_t k = 0; k < rank; ++k) base += idx[k] * xs[k];
+    // Compared in the input's own type (int64 beyond 2^53 stays exact).
+    const auto best_of = [&](const auto& values) {
+      int64_t best = 0;
+      for (int64_t k = 1; k < n; ++k) {
+        const auto v = values[base + k * xs[axis]], b = values[base + best * xs[axis]];
+        if (kMax ? (v > b || (last && v == b)) : (v < b || (last && v == b))) best = k;
+      }
+      return best;
+    };
+    y.i()[o++] = x.is_real() ? best_of(x.r()) : best_of(x.i());
+  });
+  c.SetOutput(0, std::move(y));
+}
+
+template <typename T>
+void ArgMax(OpContext<T>& c) {
+  ArgKernel<T, true>(c);
+}
+template <typename T>
+void ArgMin(OpContext<T>& c) {
+  ArgKernel<T, false>(c);
+}
+
 // SumElements: a 0-D scalar, the sum (or, with average=1, the mean) of every element.
 template <typename T>
 void SumElements(OpContext<T>& c) {
@@ -170,6 +224,9 @@ void RegisterReduceOps(Registry* r) {
   r->Add({"ReduceMean", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMean)});
   r->Add({"ReduceMax", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMax)});
   r->Add({"ReduceMin", 1, 1, 1, 1, args, PARITY_REF_KERNEL(ReduceMin)});
+  const ArgTable arg_args = {{"axis", "-1"}, {"keepdims", "1"}, {"select_last_index", "0"}};
+  r->Add({"ArgMax", 1, 1, 1, 1, arg_args, PARITY_REF_KERNEL(ArgMax)});
+  r->Add({"ArgMin", 1, 1, 1, 1, arg_args, PARITY_REF_KERNEL(ArgMin)});
   r->Add({"SumElements", 1, 1, 1, 1, {{"average", "0"}}, PARITY_REF_KERNEL(SumElements)});
   r->Add({"SumElementsGradient",
           2,

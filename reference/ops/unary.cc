@@ -76,6 +76,30 @@ void Cos(OpContext<T>& c) {
   UnaryReal(c, [](T x) { return std::cos(x); });
 }
 
+// The ONNX-set math ops, each its C library function in T.
+#define PARITY_REF_LIBM(Name, expr) \
+  template <typename T>              \
+  void Name(OpContext<T>& c) {       \
+    UnaryReal(c, [](T x) { return expr; }); \
+  }
+PARITY_REF_LIBM(Tan, std::tan(x))
+PARITY_REF_LIBM(Asin, std::asin(x))
+PARITY_REF_LIBM(Acos, std::acos(x))
+PARITY_REF_LIBM(Atan, std::atan(x))
+PARITY_REF_LIBM(Sinh, std::sinh(x))
+PARITY_REF_LIBM(Cosh, std::cosh(x))
+PARITY_REF_LIBM(Asinh, std::asinh(x))
+PARITY_REF_LIBM(Atanh, std::atanh(x))
+PARITY_REF_LIBM(Erf, std::erf(x))
+PARITY_REF_LIBM(Ceil, std::ceil(x))
+PARITY_REF_LIBM(Floor, std::floor(x))
+// Halves to even: x - floor(x) == 0.5 goes to the even neighbour.
+PARITY_REF_LIBM(Round, (x - std::floor(x) == T(0.5)
+                            ? (std::fmod(std::floor(x), T(2)) == 0 ? std::floor(x) : std::ceil(x))
+                            : std::floor(x + T(0.5))))
+PARITY_REF_LIBM(Sign, (x > 0 ? T(1) : (x < 0 ? T(-1) : x)))
+#undef PARITY_REF_LIBM
+
 // Neg and Abs also take int32/int64 (wrapping: -INT_MIN == INT_MIN, as two's complement).
 template <typename T, bool kAbs>
 void SignKernel(OpContext<T>& c) {
@@ -215,6 +239,19 @@ void RegisterUnaryOps(Registry* r) {
   r->Add({"Reciprocal", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Reciprocal)}).inplace = {{0, 0}};
   r->Add({"Sin", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sin)}).inplace = {{0, 0}};
   r->Add({"Cos", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Cos)}).inplace = {{0, 0}};
+  r->Add({"Tan", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Tan)}).inplace = {{0, 0}};
+  r->Add({"Asin", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Asin)}).inplace = {{0, 0}};
+  r->Add({"Acos", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Acos)}).inplace = {{0, 0}};
+  r->Add({"Atan", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Atan)}).inplace = {{0, 0}};
+  r->Add({"Sinh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sinh)}).inplace = {{0, 0}};
+  r->Add({"Cosh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Cosh)}).inplace = {{0, 0}};
+  r->Add({"Asinh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Asinh)}).inplace = {{0, 0}};
+  r->Add({"Atanh", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Atanh)}).inplace = {{0, 0}};
+  r->Add({"Erf", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Erf)}).inplace = {{0, 0}};
+  r->Add({"Ceil", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Ceil)}).inplace = {{0, 0}};
+  r->Add({"Floor", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Floor)}).inplace = {{0, 0}};
+  r->Add({"Round", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Round)}).inplace = {{0, 0}};
+  r->Add({"Sign", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Sign)}).inplace = {{0, 0}};
   // Caffe2's defaults are float's lowest() and max().
   r->Add({"Clip",
           1,

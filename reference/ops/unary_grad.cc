@@ -59,6 +59,23 @@ void CosGradient(OpContext<T>& c) {
   UnaryGradient(c, [](T x, T dy) { return -dy * std::sin(x); });
 }
 
+// The ONNX-set math ops: dX = dY * f'(X), from the textbook derivatives.
+#define PARITY_REF_DERIVATIVE(Name, derivative)                      \
+  template <typename T>                                              \
+  void Name##Gradient(OpContext<T>& c) {                             \
+    UnaryGradient(c, [](T x, T dy) { return dy * (derivative); });   \
+  }
+PARITY_REF_DERIVATIVE(Tan, T(1) + std::tan(x) * std::tan(x))
+PARITY_REF_DERIVATIVE(Asin, T(1) / std::sqrt(T(1) - x * x))
+PARITY_REF_DERIVATIVE(Acos, -T(1) / std::sqrt(T(1) - x * x))
+PARITY_REF_DERIVATIVE(Atan, T(1) / (T(1) + x * x))
+PARITY_REF_DERIVATIVE(Sinh, std::cosh(x))
+PARITY_REF_DERIVATIVE(Cosh, std::sinh(x))
+PARITY_REF_DERIVATIVE(Asinh, T(1) / std::sqrt(x * x + T(1)))
+PARITY_REF_DERIVATIVE(Atanh, T(1) / (T(1) - x * x))
+PARITY_REF_DERIVATIVE(Erf, T(2) / std::sqrt(T(M_PI)) * std::exp(-x * x))
+#undef PARITY_REF_DERIVATIVE
+
 template <typename T>
 void ClipGradient(OpContext<T>& c) {
   const T lo = static_cast<T>(c.args.Float("min"));
@@ -88,6 +105,15 @@ void RegisterUnaryGradientOps(Registry* r) {
       {1, 0}};
   r->Add({"SinGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SinGradient)}).inplace = {{1, 0}};
   r->Add({"CosGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(CosGradient)}).inplace = {{1, 0}};
+  r->Add({"TanGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(TanGradient)}).inplace = {{1, 0}};
+  r->Add({"AsinGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AsinGradient)}).inplace = {{1, 0}};
+  r->Add({"AcosGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AcosGradient)}).inplace = {{1, 0}};
+  r->Add({"AtanGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AtanGradient)}).inplace = {{1, 0}};
+  r->Add({"SinhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(SinhGradient)}).inplace = {{1, 0}};
+  r->Add({"CoshGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(CoshGradient)}).inplace = {{1, 0}};
+  r->Add({"AsinhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AsinhGradient)}).inplace = {{1, 0}};
+  r->Add({"AtanhGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(AtanhGradient)}).inplace = {{1, 0}};
+  r->Add({"ErfGradient", 2, 2, 1, 1, {}, PARITY_REF_KERNEL(ErfGradient)}).inplace = {{1, 0}};
   r->Add({"ClipGradient",
           2,
           2,

@@ -231,8 +231,8 @@ TEST(PoolGradientErrors, Arity) {
 TEST(PoolGradientErrors, Geometry) {
   ExpectPoolGradError("MaxPoolGradient", {}, PoolInputs(), ErrorKind::kBadArgument,
                       {"kernel size must be set"});
-  ExpectPoolGradError("MaxPoolGradient", {{"kernel", 2}, {"dilation", 2}}, PoolInputs(),
-                      ErrorKind::kBadArgument, {"pooling does not support dilation"});
+  ExpectPoolGradError("MaxPoolGradient", {{"global_pooling", 1}, {"dilation", 2}}, PoolInputs(),
+                      ErrorKind::kBadArgument, {"pads, stride and dilation must not be set"});
   ExpectPoolGradError("AveragePoolGradient", {{"kernel", 2}, {"pad", 2}}, PoolInputs(),
                       ErrorKind::kBadArgument, {"must be smaller than the kernel"});
   ExpectPoolGradError("AveragePoolGradient", {{"global_pooling", 1}, {"stride", 2}}, PoolInputs(),

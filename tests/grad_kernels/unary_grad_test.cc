@@ -248,6 +248,16 @@ TEST(ElementwiseUnaryGradientOracle, Smooth) {
     CheckUnary("Softsign", Random(dims, seed++, -3.0f, 3.0f));
     CheckUnary("Sin", Random(dims, seed++, -3.0f, 3.0f));
     CheckUnary("Cos", Random(dims, seed++, -3.0f, 3.0f));
+    CheckUnary("Tan", Random(dims, seed++, -1.0f, 1.0f));
+    CheckUnary("Atan", Random(dims, seed++, -3.0f, 3.0f));
+    CheckUnary("Sinh", Random(dims, seed++, -2.0f, 2.0f));
+    CheckUnary("Cosh", Random(dims, seed++, -2.0f, 2.0f));
+    CheckUnary("Asinh", Random(dims, seed++, -3.0f, 3.0f));
+    CheckUnary("Erf", Random(dims, seed++, -2.0f, 2.0f));
+    // On (-1, 1), away from the ends where the derivatives blow up.
+    CheckUnary("Asin", Random(dims, seed++, -0.6f, 0.6f));
+    CheckUnary("Acos", Random(dims, seed++, -0.6f, 0.6f));
+    CheckUnary("Atanh", Random(dims, seed++, -0.6f, 0.6f));
     CheckUnary("Exp", Random(dims, seed++, -2.0f, 2.0f));
     CheckUnary("Neg", Random(dims, seed++));
     CheckUnary("Sqr", Random(dims, seed++));

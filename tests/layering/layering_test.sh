@@ -7,8 +7,8 @@ set -euo pipefail
 here="$TEST_SRCDIR/parity/tests/layering"
 check="$here/check_deps.sh"
 
-readonly REFERENCE_FORBIDDEN='^//(core:|core/(ops|grad)|oracles|fuzz|tools|reports|gpu)|^//third_party:(eigen|openblas)|^@eigen'
-readonly CORE_FORBIDDEN='^//(oracles|fuzz|tools|reports|reference)([:/]|$)'
+readonly REFERENCE_FORBIDDEN='^//(core:|core/(ops|grad)|oracles|fuzz|onnx|tools|reports|gpu)|^//third_party:(eigen|openblas)|^@eigen'
+readonly CORE_FORBIDDEN='^//(oracles|fuzz|onnx|tools|reports|reference)([:/]|$)|^@onnx_proto'
 
 # The checker itself: a planted violation must fail.
 planted="$TEST_TMPDIR/planted_deps"

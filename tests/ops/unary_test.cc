@@ -41,6 +41,19 @@ TEST(Unary, HandComputedValues) {
       {"Reciprocal", {4, -0.5}, {0.25, -2}},
       {"Sin", {0, 1}, {0, 0.8414709848}},
       {"Cos", {0, 1}, {1, 0.5403023059}},
+      {"Tan", {0.7853981634f, 0}, {1, 0}},                      // tan(pi / 4)
+      {"Asin", {0.5, -1}, {0.5235987756, -1.5707963268}},       // pi / 6, -pi / 2
+      {"Acos", {0.5, 1}, {1.0471975512, 0}},                    // pi / 3
+      {"Atan", {1, 0}, {0.7853981634, 0}},                      // pi / 4
+      {"Sinh", {1, 0}, {1.1752011936, 0}},                      // (e - 1/e) / 2
+      {"Cosh", {1, 0}, {1.5430806348, 1}},                      // (e + 1/e) / 2
+      {"Asinh", {1, 0}, {0.8813735870, 0}},                     // ln(1 + sqrt 2)
+      {"Atanh", {0.5, 0}, {0.5493061443, 0}},                   // ln(3) / 2
+      {"Erf", {1, 0, -1}, {0.8427007929, 0, -0.8427007929}},
+      {"Ceil", {-1.5, 1.2, 2}, {-1, 2, 2}},
+      {"Floor", {-1.5, 1.8, 2}, {-2, 1, 2}},
+      {"Round", {2.5, 1.5, -0.5, -2.6, 0.4}, {2, 2, 0, -3, 0}},  // halves to even
+      {"Sign", {-3, 0, 0.25}, {-1, 0, 1}},
       {"Scale", {2, -1}, {2, -1}},                              // default scale 1
   };
   for (const Case& c : cases) {
@@ -122,7 +135,8 @@ TEST(Unary, InPlaceEmptyAndBufferReuse) {
   EXPECT_EQ(y.dims(), (std::vector<int64_t>{0, 3}));
   for (const char* type : {"Relu", "LeakyRelu", "Elu", "Sigmoid", "Tanh", "Softsign", "Exp",
                            "Log", "Sqrt", "Sqr", "Abs", "Neg", "Reciprocal", "Sin", "Cos", "Clip",
-                           "Scale", "StopGradient"}) {
+                           "Scale", "StopGradient", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+                           "Asinh", "Atanh", "Erf", "Ceil", "Floor", "Round", "Sign"}) {
     EXPECT_TRUE(OpSchemaRegistry::Get(type).IsInplaceAllowed(0, 0)) << type;
   }
 }

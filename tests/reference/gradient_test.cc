@@ -123,7 +123,10 @@ TEST(Gradient, UnaryKernelsMatchFiniteDifferences) {
                      U{"Tanh", "TanhGradient", true}, U{"Softsign", "SoftsignGradient", false},
                      U{"Abs", "AbsGradient", false}, U{"Reciprocal", "ReciprocalGradient", true},
                      U{"Sin", "SinGradient", false}, U{"Cos", "CosGradient", false},
-                     U{"Elu", "EluGradient", true}, U{"LeakyRelu", "LeakyReluGradient", true}}) {
+                     U{"Elu", "EluGradient", true}, U{"LeakyRelu", "LeakyReluGradient", true},
+                     U{"Tan", "TanGradient", false}, U{"Atan", "AtanGradient", false},
+                     U{"Sinh", "SinhGradient", false}, U{"Cosh", "CoshGradient", false},
+                     U{"Asinh", "AsinhGradient", false}, U{"Erf", "ErfGradient", false}}) {
     CheckGradient({Op(u.fwd, {"x"}, {"y"}),
                    x,
                    {{"y", w}},

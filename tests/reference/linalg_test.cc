@@ -130,5 +130,14 @@ TEST(Linalg, BatchMatMul) {
   EXPECT_VALUES_NEAR(t, (std::vector<double>{17}), 0);
 }
 
+// Trilu on [[1, 2, 3], [4, 5, 6]]: upper k = 1 keeps (0, 1), (0, 2), (1, 2).
+TEST(Linalg, TriluKeepsATriangle) {
+  const Tensors in = {{"x", F({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("Trilu", {"x"}, {"y"}).I("k", 1), in, "y"),
+                     (std::vector<double>{0, 2, 3, 0, 0, 6}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("Trilu", {"x"}, {"y"}).I("upper", 0), in, "y"),
+                     (std::vector<double>{1, 0, 0, 4, 5, 0}), 0);
+}
+
 }  // namespace
 }  // namespace parity::reference::testing

@@ -36,6 +36,31 @@ TEST(Reduce, MaxMinWithTiesAndIntegers) {
   EXPECT_EQ(IntValues(i), (std::vector<int64_t>{(int64_t{1} << 60) + 1}));
 }
 
+// X = [[1, 5, 5], [7, 3, 7]].
+TEST(Reduce, ArgMaxArgMin) {
+  const Tensors in = {{"x", F({2, 3}, {1, 5, 5, 7, 3, 7})}};
+  auto first = RunOp(Op("ArgMax", {"x"}, {"y"}), in, "y");  // axis -1, keepdims 1
+  EXPECT_EQ(first.data_type(), caffe2::TensorProto::INT64);
+  EXPECT_EQ(Dims(first), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(IntValues(first), (std::vector<int64_t>{1, 0}));  // ties: the first
+  auto last = RunOp(Op("ArgMax", {"x"}, {"y"}).I("select_last_index", 1), in, "y");
+  EXPECT_EQ(IntValues(last), (std::vector<int64_t>{2, 2}));
+  // Column minima (1, 3, 5) at rows 0, 1, 0; the axis removed.
+  auto min = RunOp(Op("ArgMin", {"x"}, {"y"}).I("axis", 0).I("keepdims", 0), in, "y");
+  EXPECT_EQ(Dims(min), (std::vector<int64_t>{3}));
+  EXPECT_EQ(IntValues(min), (std::vector<int64_t>{0, 1, 0}));
+  // int64 beyond 2^53 compared exactly; NaN wins only in front (Caffe2's loop).
+  auto big = RunOp(Op("ArgMax", {"x"}, {"y"}),
+                   {{"x", I64({2}, {int64_t{1} << 60, (int64_t{1} << 60) + 1})}}, "y");
+  EXPECT_EQ(IntValues(big), (std::vector<int64_t>{1}));
+  EXPECT_EQ(IntValues(RunOp(Op("ArgMax", {"x"}, {"y"}), {{"x", F({3}, {NAN, 1, 2})}}, "y")),
+            (std::vector<int64_t>{0}));
+  EXPECT_EQ(IntValues(RunOp(Op("ArgMax", {"x"}, {"y"}), {{"x", F({3}, {1, NAN, 2})}}, "y")),
+            (std::vector<int64_t>{2}));
+  ExpectError([&] { RunOps({Op("ArgMax", {"x"}, {"y"})}, {{"x", F({2, 0}, {})}}); },
+              ErrorKind::kShapeMismatch);
+}
+
 TEST(Reduce, SumElements) {
   const Tensors in = {{"x", F({2, 2}, {1, 2, 3, 4})}};
   auto s = RunOp(Op("SumElements", {"x"}, {"y"}), in, "y");

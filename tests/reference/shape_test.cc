@@ -68,6 +68,12 @@ TEST(Shape, Concat) {
   // Default axis 1 comes from order NCHW.
   EXPECT_EQ(Dims(RunOp(Op("Concat", {"a", "b"}, {"y", "i"}), in, "y")),
             (std::vector<int64_t>{2, 3}));
+  // split_info is optional (ONNX's Concat, and production, have one output); so is Reshape's
+  // old_shape.
+  EXPECT_VALUES_NEAR(RunOp(Op("Concat", {"a", "b"}, {"y"}), in, "y"),
+                     (std::vector<double>{1, 3, 4, 2, 5, 6}), 0);
+  EXPECT_EQ(Dims(RunOp(Op("Reshape", {"b"}, {"y"}).Ints("shape", {4}), in, "y")),
+            (std::vector<int64_t>{4}));
   // add_axis stacks along a new axis 1: [[1,3],[2,4]].
   auto s = RunOp(Op("Concat", {"a", "b"}, {"y", "i"}).I("axis", 1).I("add_axis", 1),
                  {{"a", F({2}, {1, 2})}, {"b", F({2}, {3, 4})}}, "y");

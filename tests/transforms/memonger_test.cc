@@ -140,22 +140,6 @@ TEST(Memonger, PinsWhatSubNetsAndAliasesReachByName) {
   EXPECT_FALSE(pinned.count("cond_value"));
 }
 
-// Bytes held by the blobs that `assignments` shares, before (each its own tensor) and after (one
-// tensor per shared name, as large as its largest blob): Caffe2's memonger.compute_statistics.
-std::pair<int64_t, int64_t> SharedBytes(const std::map<std::string, std::string>& assignments,
-                                        Workspace* ws) {
-  int64_t before = 0;
-  std::map<std::string, int64_t> largest;
-  for (const auto& [blob, shared] : assignments) {
-    const int64_t bytes = static_cast<int64_t>(ws->GetTensor(blob).nbytes());
-    before += bytes;
-    largest[shared] = std::max(largest[shared], bytes);
-  }
-  int64_t after = 0;
-  for (const auto& [shared, bytes] : largest) after += bytes;
-  return {before, after};
-}
-
 std::map<std::string, std::string> Assignments(const caffe2::NetDef& net,
                                                const std::function<bool(const std::string&)>& ok) {
   TransformedNet t;
@@ -201,8 +185,10 @@ TEST(Memonger, ConvNetKeepsItsOutputsInFewerBytes) {
   Workspace ws;
   for (const auto& [name, value] : feeds) ws.CreateTensor(name)->CopyFrom(value);
   ws.RunNetOnce(t.predict);
-  const auto [before_bytes, after_bytes] =
-      SharedBytes(Assignments(t.predict, [](const std::string&) { return true; }), &ws);
+  const transforms::SharingStatistics stats = transforms::ComputeSharingStatistics(
+      Assignments(t.predict, [](const std::string&) { return true; }),
+      [&ws](const std::string& blob) { return static_cast<int64_t>(ws.GetTensor(blob).nbytes()); });
+  const int64_t before_bytes = stats.before_bytes, after_bytes = stats.after_bytes;
   // Activations: 4 convs and relus of 2x8x8x8 (4 KiB each, the second block 2x8x4x4: 1 KiB), 2
   // pools: all ten live one or two ops, so two names of the largest size hold them.
   EXPECT_EQ(before_bytes, (4 * 4096 + 4 * 1024 + 1024 + 256));

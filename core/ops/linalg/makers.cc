@@ -81,4 +81,9 @@ PARITY_REGISTER_GRADIENT_OWN_ARGS(BatchMatMul, [](GradientContext& g) {
   return Ops{bmm(dc, b, da, false, true), bmm(a, dc, db, true, false)};
 });
 
+// Trilu is linear: the gradient keeps the same triangle of dY (arguments copied).
+PARITY_REGISTER_GRADIENT(Trilu, [](GradientContext& g) {
+  return Ops{g.Op("Trilu", {g.GO(0)}, {g.GI(0)})};
+});
+
 }  // namespace parity

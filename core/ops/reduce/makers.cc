@@ -29,4 +29,7 @@ PARITY_REGISTER_GRADIENT(SumElements, [](GradientContext& g) {
   return Ops{g.Op("SumElementsGradient", {g.I(0), g.GO(0)}, {g.GI(0)})};
 });
 
+PARITY_NO_GRADIENT(ArgMax);
+PARITY_NO_GRADIENT(ArgMin);
+
 }  // namespace parity

@@ -50,6 +50,26 @@ PARITY_REGISTER_GRADIENT(Abs, [](GradientContext& g) { return UnaryFromInput(g, 
 PARITY_REGISTER_GRADIENT(Sin, [](GradientContext& g) { return UnaryFromInput(g, "SinGradient"); });
 
 PARITY_REGISTER_GRADIENT(Cos, [](GradientContext& g) { return UnaryFromInput(g, "CosGradient"); });
+#define PARITY_FROM_INPUT(Name)                    \
+  PARITY_REGISTER_GRADIENT(Name, [](GradientContext& g) { \
+    return UnaryFromInput(g, #Name "Gradient");    \
+  })
+PARITY_FROM_INPUT(Tan);
+PARITY_FROM_INPUT(Asin);
+PARITY_FROM_INPUT(Acos);
+PARITY_FROM_INPUT(Atan);
+PARITY_FROM_INPUT(Sinh);
+PARITY_FROM_INPUT(Cosh);
+PARITY_FROM_INPUT(Asinh);
+PARITY_FROM_INPUT(Atanh);
+PARITY_FROM_INPUT(Erf);
+#undef PARITY_FROM_INPUT
+// Piecewise constant: the derivative is 0 where it exists (Caffe2: no gradient for Sign, none
+// implemented for Ceil and Floor).
+PARITY_NO_GRADIENT(Ceil);
+PARITY_NO_GRADIENT(Floor);
+PARITY_NO_GRADIENT(Round);
+PARITY_NO_GRADIENT(Sign);
 
 PARITY_REGISTER_GRADIENT(Exp, [](GradientContext& g) {
   return Ops{g.Op("Mul", {g.O(0), g.GO(0)}, {g.GI(0)})};

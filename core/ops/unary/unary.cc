@@ -1,5 +1,6 @@
 // Unary elementwise ops: Relu LeakyRelu Elu Sigmoid Tanh Softsign Exp Log Sqrt Sqr Abs Neg
-// Reciprocal Sin Cos Clip Scale (float, double; Neg and Abs also int32, int64), Cast, StopGradient.
+// Reciprocal Sin Cos Tan Asin Acos Atan Sinh Cosh Asinh Atanh Erf Ceil Floor Round Sign Clip Scale
+// (float, double; Neg and Abs also int32, int64), Cast, StopGradient.
 // Caffe2 semantics (caffe2/operators/*_op.cc); every math op may run in place ({0, 0}).
 //
 // NaN propagates through every op (Relu(NaN) = NaN, Clip(NaN) = NaN), so a NaN sits at the same
@@ -237,14 +238,54 @@ PARITY_SIMPLE_FN(Sin, x.sin())
 PARITY_SIMPLE_FN(Cos, x.cos())
 #undef PARITY_SIMPLE_FN
 
+// Ops from ONNX's set (and Caffe2's acos_op.cc, asin_op.cc, atan_op.cc, tan_op.cc, sinh_op.cc,
+// cosh_op.cc, erf_op.cc, ceil_op.cc, floor_op.cc, sign_op.cc), each through the C library's
+// function of the element type: float and double, like the ops above.
+#define PARITY_LIBM_FN(Name, fn)                                   \
+  struct Name##Fn : FloatTypes, NoArgs {                           \
+    using NoArgs::NoArgs;                                          \
+    template <typename T, typename X>                              \
+    auto Apply(const X& x) const {                                 \
+      return x.unaryExpr([](T v) -> T { return std::fn(v); });     \
+    }                                                              \
+  };
+PARITY_LIBM_FN(Tan, tan)
+PARITY_LIBM_FN(Asin, asin)
+PARITY_LIBM_FN(Acos, acos)
+PARITY_LIBM_FN(Atan, atan)
+PARITY_LIBM_FN(Sinh, sinh)
+PARITY_LIBM_FN(Cosh, cosh)
+PARITY_LIBM_FN(Asinh, asinh)
+PARITY_LIBM_FN(Atanh, atanh)
+PARITY_LIBM_FN(Erf, erf)
+PARITY_LIBM_FN(Ceil, ceil)
+PARITY_LIBM_FN(Floor, floor)
+// Halves to even (ONNX's Round, numpy's round): nearbyint in the default rounding mode.
+PARITY_LIBM_FN(Round, nearbyint)
+#undef PARITY_LIBM_FN
+
+// -1, 0 or 1 by the sign; 0 and -0 stay as they are, NaN stays NaN (numpy's sign).
+struct SignFn : FloatTypes, NoArgs {
+  using NoArgs::NoArgs;
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    return x.unaryExpr([](T v) -> T { return v > T(0) ? T(1) : (v < T(0) ? T(-1) : v); });
+  }
+};
+
+// -x; integers negate in the unsigned type so that -INT_MIN wraps to INT_MIN (Neg and Abs).
+template <typename T, typename X>
+auto WrappingNegation(const X& x) {
+  return elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x));
+}
+
 struct NegFn : NoArgs {
   using NoArgs::NoArgs;
   template <typename T>
   static constexpr bool kSupports = kIsOneOf<T, float, double, int32_t, int64_t>;
   template <typename T, typename X>
   auto Apply(const X& x) const {
-    // Integers negate in the unsigned type so that -INT_MIN wraps to INT_MIN.
-    return elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x));
+    return WrappingNegation<T>(x);
   }
 };
 
@@ -257,7 +298,7 @@ struct AbsFn : NoArgs {
   template <typename T, typename X>
   auto Apply(const X& x) const {
     if constexpr (std::is_integral_v<T>) {
-      return (x < T(0)).select(elementwise::FromWrapping<T>(-elementwise::AsWrapping<T>(x)), x);
+      return (x < T(0)).select(WrappingNegation<T>(x), x);
     } else {
       return x.abs();
     }
@@ -331,6 +372,19 @@ PARITY_UNARY_OP(Abs, "Y = |X| elementwise.");
 PARITY_UNARY_OP(Reciprocal, "Y = 1 / X elementwise.");
 PARITY_UNARY_OP(Sin, "Y = sin(X) elementwise.");
 PARITY_UNARY_OP(Cos, "Y = cos(X) elementwise.");
+PARITY_UNARY_OP(Tan, "Y = tan(X) elementwise.");
+PARITY_UNARY_OP(Asin, "Y = asin(X) elementwise (NaN outside [-1, 1]).");
+PARITY_UNARY_OP(Acos, "Y = acos(X) elementwise (NaN outside [-1, 1]).");
+PARITY_UNARY_OP(Atan, "Y = atan(X) elementwise.");
+PARITY_UNARY_OP(Sinh, "Y = sinh(X) elementwise.");
+PARITY_UNARY_OP(Cosh, "Y = cosh(X) elementwise.");
+PARITY_UNARY_OP(Asinh, "Y = asinh(X) elementwise.");
+PARITY_UNARY_OP(Atanh, "Y = atanh(X) elementwise (NaN outside [-1, 1], ±inf at ±1).");
+PARITY_UNARY_OP(Erf, "Y = erf(X) elementwise.");
+PARITY_UNARY_OP(Ceil, "Y = ceil(X) elementwise.");
+PARITY_UNARY_OP(Floor, "Y = floor(X) elementwise.");
+PARITY_UNARY_OP(Round, "Y = X rounded to the nearest integer, halves to even, elementwise.");
+PARITY_UNARY_OP(Sign, "Y = -1, 0 or 1 by the sign of X elementwise (0 and NaN kept).");
 PARITY_UNARY_OP(Neg, "Y = -X elementwise (also int32 and int64, which wrap at the minimum).");
 
 PARITY_OP_SCHEMA(LeakyRelu)

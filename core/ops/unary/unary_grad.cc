@@ -146,6 +146,27 @@ struct CosGradFn : NoArgs {
   }
 };
 
+// dX = dY * f'(X) for the ONNX-set math ops, f' through the C library of the element type.
+#define PARITY_DERIVATIVE_FN(Name, derivative)                                    \
+  struct Name##GradFn : NoArgs {                                                  \
+    using NoArgs::NoArgs;                                                         \
+    template <typename T, class V, class D>                                       \
+    auto Apply(const V& x, const D& dy) const {                                   \
+      return x.binaryExpr(dy, [](T v, T d) -> T { return d * (derivative); });    \
+    }                                                                             \
+  };
+PARITY_DERIVATIVE_FN(Tan, T(1) / (std::cos(v) * std::cos(v)))
+PARITY_DERIVATIVE_FN(Asin, T(1) / std::sqrt(T(1) - v * v))
+PARITY_DERIVATIVE_FN(Acos, T(-1) / std::sqrt(T(1) - v * v))
+PARITY_DERIVATIVE_FN(Atan, T(1) / (T(1) + v * v))
+PARITY_DERIVATIVE_FN(Sinh, std::cosh(v))
+PARITY_DERIVATIVE_FN(Cosh, std::sinh(v))
+PARITY_DERIVATIVE_FN(Asinh, T(1) / std::sqrt(v * v + T(1)))
+PARITY_DERIVATIVE_FN(Atanh, T(1) / (T(1) - v * v))
+// 2 / sqrt(pi) * exp(-x^2).
+PARITY_DERIVATIVE_FN(Erf, T(1.1283791670955126) * std::exp(-v * v))
+#undef PARITY_DERIVATIVE_FN
+
 // Both inputs float or double, of one dtype and one shape. X is Tensor or TensorType.
 template <class X>
 void CheckUnaryGradientInputs(const X& v, const X& dy, const char* v_name,
@@ -251,6 +272,16 @@ PARITY_UNARY_GRADIENT(Softsign, false,
 PARITY_UNARY_GRADIENT(Abs, false, "Gradient of Abs: (X, dY) -> dX = dY * sign(X) (0 at X = 0).");
 PARITY_UNARY_GRADIENT(Sin, false, "Gradient of Sin: (X, dY) -> dX = dY * cos(X).");
 PARITY_UNARY_GRADIENT(Cos, false, "Gradient of Cos: (X, dY) -> dX = -dY * sin(X).");
+PARITY_UNARY_GRADIENT(Tan, false, "Gradient of Tan: (X, dY) -> dX = dY / cos(X)^2.");
+PARITY_UNARY_GRADIENT(Asin, false, "Gradient of Asin: (X, dY) -> dX = dY / sqrt(1 - X^2).");
+PARITY_UNARY_GRADIENT(Acos, false, "Gradient of Acos: (X, dY) -> dX = -dY / sqrt(1 - X^2).");
+PARITY_UNARY_GRADIENT(Atan, false, "Gradient of Atan: (X, dY) -> dX = dY / (1 + X^2).");
+PARITY_UNARY_GRADIENT(Sinh, false, "Gradient of Sinh: (X, dY) -> dX = dY * cosh(X).");
+PARITY_UNARY_GRADIENT(Cosh, false, "Gradient of Cosh: (X, dY) -> dX = dY * sinh(X).");
+PARITY_UNARY_GRADIENT(Asinh, false, "Gradient of Asinh: (X, dY) -> dX = dY / sqrt(X^2 + 1).");
+PARITY_UNARY_GRADIENT(Atanh, false, "Gradient of Atanh: (X, dY) -> dX = dY / (1 - X^2).");
+PARITY_UNARY_GRADIENT(Erf, false,
+                      "Gradient of Erf: (X, dY) -> dX = dY * 2 / sqrt(pi) * exp(-X^2).");
 #undef PARITY_UNARY_GRADIENT
 
 PARITY_OP_SCHEMA(LeakyReluGradient)

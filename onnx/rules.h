@@ -1,0 +1,56 @@
+// The translation table: one Rule per ONNX op type, from ONNX nodes to parity (Caffe2) ops, split
+// by op family (rules_elementwise.cc, rules_nn.cc, rules_shape.cc, rules_misc.cc). A rule reads
+// the node (its opset decides which attribute or input form applies: docs/onnx.md tabulates
+// them), writes ops through the ImportContext, and throws parity::Error (kBadArgument) for any
+// form it does not translate; the importer lists those per node.
+#ifndef PARITY_ONNX_RULES_H_
+#define PARITY_ONNX_RULES_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnx/import_context.h"
+
+namespace parity::onnx {
+
+using TranslateFunction = void (*)(ImportContext& ctx, const Node& node);
+
+struct Rule {
+  TranslateFunction translate = nullptr;
+  // Every attribute the rule reads; a node with any other attribute is unsupported (so an
+  // attribute is never silently ignored). `consumed_inputs` (opset < 6, a memory hint with no
+  // meaning for the result) is accepted everywhere.
+  std::vector<std::string> attributes;
+};
+
+using RuleTable = std::map<std::string, Rule>;
+
+void AddElementwiseRules(RuleTable* table);
+void AddNnRules(RuleTable* table);
+void AddShapeRules(RuleTable* table);
+void AddMiscRules(RuleTable* table);
+// If (onnx/importer.cc: it translates the branch graphs as the importer does the main one).
+void TranslateIf(ImportContext& ctx, const Node& node);
+
+// Every rule, by ONNX op type (default domain ai.onnx).
+const RuleTable& Rules();
+
+// Why an op type has no rule: a category for ops out of parity's scope ("quantized ops",
+// "random ops", "sequence values", ...) or "no parity op translates it".
+std::string WhyNoRule(const std::string& op_type);
+
+// The input slots that older opsets had as attributes (Reshape's shape, Slice's starts, Clip's
+// min, ...): where a graph input is bound as a constant by ImportOptions::constant_inputs.
+const std::vector<int>& ParameterSlots(const std::string& op_type);
+
+// Shared by the rules: ONNX `pads`/`auto_pad` of a 2-D Conv or pool as parity's [t, l, b, r]
+// (auto_pad SAME_* computed from the static input shape).
+std::vector<int64_t> SpatialPads(ImportContext& ctx, const Node& node,
+                                 const std::vector<int64_t>& kernel,
+                                 const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& dilations);
+
+}  // namespace parity::onnx
+
+#endif  // PARITY_ONNX_RULES_H_

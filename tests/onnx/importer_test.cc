@@ -1,0 +1,414 @@
+// Importer rules on hand-built ONNX models: what ops they emit, and what the emitted net computes
+// on both engines (Gemm, Softmax before and from opset 13, Clip's attribute and input forms,
+// Slice per axis, auto_pad SAME_*), plus the listing of what is not translated.
+#include "onnx/importer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/tensor_proto.h"
+#include "onnx/tensor.h"
+#include "oracles/backend.h"
+#include "tests/test_util.h"
+
+namespace parity::onnx {
+namespace {
+
+using ::parity::testing::MakeTensor;
+using ::parity::testing::Values;
+
+// A one-graph model under construction.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int opset) {
+    model_.set_ir_version(8);
+    auto* op = model_.add_opset_import();
+    op->set_domain("");
+    op->set_version(opset);
+    model_.mutable_graph()->set_name("g");
+  }
+
+  ModelBuilder& Input(const std::string& name, const std::vector<int64_t>& dims,
+                      int type = ::onnx::TensorProto::FLOAT) {
+    Declare(model_.mutable_graph()->add_input(), name, dims, type);
+    return *this;
+  }
+  ModelBuilder& Output(const std::string& name) {
+    model_.mutable_graph()->add_output()->set_name(name);
+    return *this;
+  }
+  ModelBuilder& Initializer(const std::string& name, const Tensor& value) {
+    *model_.mutable_graph()->add_initializer() = TensorToOnnx(value, name);
+    return *this;
+  }
+  ::onnx::NodeProto* Node(const std::string& type, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, const std::string& name = "") {
+    auto* node = model_.mutable_graph()->add_node();
+    node->set_op_type(type);
+    node->set_name(name);
+    for (const auto& in : inputs) node->add_input(in);
+    for (const auto& out : outputs) node->add_output(out);
+    return node;
+  }
+  const ::onnx::ModelProto& model() const { return model_; }
+
+ private:
+  static void Declare(::onnx::ValueInfoProto* info, const std::string& name,
+                      const std::vector<int64_t>& dims, int type) {
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(type);
+    auto* shape = tensor->mutable_shape();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  }
+  ::onnx::ModelProto model_;
+};
+
+void SetInt(::onnx::NodeProto* node, const std::string& name, int64_t value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::INT);
+  attr->set_i(value);
+}
+void SetFloat(::onnx::NodeProto* node, const std::string& name, float value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::FLOAT);
+  attr->set_f(value);
+}
+void SetInts(::onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& v) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::INTS);
+  for (int64_t x : v) attr->add_ints(x);
+}
+void SetString(::onnx::NodeProto* node, const std::string& name, const std::string& value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::STRING);
+  attr->set_s(value);
+}
+
+std::vector<std::string> OpTypes(const caffe2::NetDef& net) {
+  std::vector<std::string> types;
+  for (const auto& op : net.op()) types.push_back(op.type());
+  return types;
+}
+
+// Runs the imported nets on `engine` and returns `output` as float values.
+std::vector<float> Run(const ImportResult& r, const std::string& engine,
+                       const std::map<std::string, Tensor>& feeds, const std::string& output) {
+  Case c;
+  *c.mutable_net() = r.net;
+  *c.mutable_init_net() = r.init_net;
+  for (const auto& [name, value] : feeds) *c.add_inputs() = TensorToProto(value, name);
+  const auto run = oracles::GetBackend(engine).Run(c);
+  if (run.error) {
+    ADD_FAILURE() << engine << ": " << run.error->what();
+    return {};
+  }
+  const Tensor t = TensorFromProto(run.blobs.at(output));
+  std::vector<float> out;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    out.push_back(t.dtype() == DataType::kDouble ? static_cast<float>(t.data<double>()[i])
+                                                 : t.data<float>()[i]);
+  }
+  return out;
+}
+
+void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected,
+                const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], 1e-5 + 1e-5 * std::fabs(expected[i])) << what << " @" << i;
+  }
+}
+
+// Expects both engines to compute `expected` for `output`.
+void ExpectBoth(const ImportResult& r, const std::map<std::string, Tensor>& feeds,
+                const std::string& output, const std::vector<float>& expected) {
+  for (const char* engine : {oracles::kProduction, oracles::kReference}) {
+    ExpectNear(Run(r, engine, feeds, output), expected, engine);
+  }
+}
+
+TEST(OnnxImporterTest, GemmIsMatMulScaleAdd) {
+  ModelBuilder b(13);
+  b.Input("a", {3, 2}).Input("b", {4, 3}).Input("c", {4}).Output("y");
+  auto* gemm = b.Node("Gemm", {"a", "b", "c"}, {"y"});
+  SetInt(gemm, "transA", 1);
+  SetInt(gemm, "transB", 1);
+  SetFloat(gemm, "alpha", 0.5f);
+  SetFloat(gemm, "beta", 2.0f);
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"MatMul", "Scale", "Scale", "Add"}));
+  const Tensor a = MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6});
+  const Tensor w = MakeTensor<float>({4, 3}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1});
+  const Tensor c = MakeTensor<float>({4}, {1, 2, 3, 4});
+  // y[i][j] = 0.5 * sum_k a[k][i] * w[j][k] + 2 * c[j]; a^T = [[1,3,5],[2,4,6]].
+  ExpectBoth(r, {{"a", a}, {"b", w}, {"c", c}}, "y",
+             {0.5f * 1 + 2, 0.5f * 3 + 4, 0.5f * 5 + 6, 0.5f * 9 + 8,  //
+              0.5f * 2 + 2, 0.5f * 4 + 4, 0.5f * 6 + 6, 0.5f * 12 + 8});
+
+  // Without C (optional from opset 11) and with alpha 1: a single MatMul.
+  ModelBuilder plain(13);
+  plain.Input("a", {2, 2}).Input("b", {2, 2}).Output("y");
+  plain.Node("Gemm", {"a", "b"}, {"y"});
+  EXPECT_EQ(OpTypes(ImportModel(plain.model()).net), (std::vector<std::string>{"MatMul"}));
+}
+
+// Softmax over [2, 2, 2] at axis 1: opset 11 coerces to 2-D (one softmax over the last four
+// values of each batch row), opset 13 normalizes along axis 1 alone (Transpose around it).
+TEST(OnnxImporterTest, SoftmaxBeforeAndFromOpset13) {
+  const Tensor x = MakeTensor<float>({2, 2, 2}, {0, 1, 2, 3, 0, 0, 0, 0});
+  for (int opset : {11, 13}) {
+    ModelBuilder b(opset);
+    b.Input("x", {2, 2, 2}).Output("y");
+    SetInt(b.Node("Softmax", {"x"}, {"y"}), "axis", 1);
+    const ImportResult r = ImportModel(b.model());
+    std::vector<float> expected;
+    if (opset < 13) {
+      EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Softmax"}));
+      const double z = 1 + std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+      expected = {float(1 / z),
+                  float(std::exp(1.0) / z),
+                  float(std::exp(2.0) / z),
+                  float(std::exp(3.0) / z),
+                  0.25f,
+                  0.25f,
+                  0.25f,
+                  0.25f};
+    } else {
+      EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Transpose", "Softmax", "Transpose"}));
+      const float lo = 1 / (1 + std::exp(2.0)), hi = 1 - lo;  // pairs (0, 2) and (1, 3)
+      expected = {lo, lo, hi, hi, 0.5f, 0.5f, 0.5f, 0.5f};
+    }
+    ExpectBoth(r, {{"x", x}}, "y", expected);
+  }
+
+  // Opset 13's default axis is the last: one Softmax, no Transpose.
+  ModelBuilder last(13);
+  last.Input("x", {2, 3}).Output("y");
+  last.Node("Softmax", {"x"}, {"y"});
+  const ImportResult r = ImportModel(last.model());
+  ASSERT_EQ(r.net.op_size(), 1);
+  EXPECT_EQ(r.net.op(0).arg(0).i(), 1);
+}
+
+TEST(OnnxImporterTest, ClipAttributeAndInputForms) {
+  const Tensor x = MakeTensor<float>({4}, {-2, -0.5f, 0.5f, 2});
+  // Opset 6: attributes.
+  ModelBuilder attrs(6);
+  attrs.Input("x", {4}).Output("y");
+  auto* clip = attrs.Node("Clip", {"x"}, {"y"});
+  SetFloat(clip, "min", -1);
+  SetFloat(clip, "max", 1);
+  ExpectBoth(ImportModel(attrs.model()), {{"x", x}}, "y", {-1, -0.5f, 0.5f, 1});
+
+  // Opset 11: optional inputs; max left out ('') means no upper bound.
+  ModelBuilder inputs(11);
+  inputs.Input("x", {4}).Output("y").Initializer("lo", MakeTensor<float>({}, {0}));
+  inputs.Node("Clip", {"x", "lo", ""}, {"y"});
+  const ImportResult r = ImportModel(inputs.model());
+  ExpectBoth(r, {{"x", x}}, "y", {0, 0, 0.5f, 2});
+
+  // A bound graph input is a constant too; an unbound one is listed.
+  ModelBuilder graph_input(13);
+  graph_input.Input("x", {4}).Input("hi", {}).Output("y");
+  graph_input.Node("Clip", {"x", "", "hi"}, {"y"}, "clip1");
+  try {
+    ImportModel(graph_input.model());
+    ADD_FAILURE() << "an unbound Clip max was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadArgument);
+    EXPECT_NE(std::string(e.what()).find("node #0 'clip1' (Clip): Clip's max (input 2) 'hi' is "
+                                         "not a constant at import time"),
+              std::string::npos)
+        << e.what();
+  }
+  ImportOptions options;
+  options.constant_inputs.push_back(TensorToProto(MakeTensor<float>({}, {1}), "hi"));
+  const ImportResult bound = ImportModel(graph_input.model(), options);
+  EXPECT_EQ(bound.bound, (std::vector<std::string>{"hi"}));
+  EXPECT_EQ(bound.inputs, (std::vector<std::string>{"x"}));
+  ExpectBoth(bound, {{"x", x}}, "y", {-2, -0.5f, 0.5f, 1});
+}
+
+// ONNX slices any axes at once, with negative and out-of-range bounds; Caffe2's Slice cuts one
+// leading-dims box, so each cut axis is a Slice of its own.
+TEST(OnnxImporterTest, SlicePerAxis) {
+  ModelBuilder b(13);
+  b.Input("x", {3, 4}).Output("y");
+  b.Initializer("starts", MakeTensor<int64_t>({2}, {-3, 1}));
+  b.Initializer("ends", MakeTensor<int64_t>({2}, {std::numeric_limits<int64_t>::max(), -1}));
+  b.Initializer("axes", MakeTensor<int64_t>({2}, {1, 0}));
+  b.Node("Slice", {"x", "starts", "ends", "axes"}, {"y"});
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Slice", "Slice"}));
+  // Rows [1, 2), columns [1, 4).
+  const Tensor x = MakeTensor<float>({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  ExpectBoth(r, {{"x", x}}, "y", {5, 6, 7});
+
+  // Steps other than 1 are listed, not ignored.
+  ModelBuilder steps(13);
+  steps.Input("x", {4}).Output("y");
+  steps.Initializer("s", MakeTensor<int64_t>({1}, {0}))
+      .Initializer("e", MakeTensor<int64_t>({1}, {4}))
+      .Initializer("a", MakeTensor<int64_t>({1}, {0}))
+      .Initializer("st", MakeTensor<int64_t>({1}, {2}));
+  steps.Node("Slice", {"x", "s", "e", "a", "st"}, {"y"});
+  const ImportResult listed = TranslateModel(steps.model());
+  ASSERT_EQ(listed.unsupported.size(), 1u);
+  EXPECT_NE(listed.unsupported[0].reason.find("step 2"), std::string::npos);
+}
+
+// SAME_UPPER pads the odd total at the end, SAME_LOWER at the beginning: 4x4 input, 3x3 kernel,
+// stride 2 -> 2x2 output, which needs one row and column of padding.
+TEST(OnnxImporterTest, AutoPadSame) {
+  for (const std::string mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    ModelBuilder b(11);
+    b.Input("x", {1, 1, 4, 4}).Output("y");
+    auto* pool = b.Node("AveragePool", {"x"}, {"y"});
+    SetString(pool, "auto_pad", mode);
+    SetInts(pool, "kernel_shape", {3, 3});
+    SetInts(pool, "strides", {2, 2});
+    const ImportResult r = ImportModel(b.model());
+    ASSERT_EQ(r.net.op_size(), 1);
+    std::vector<int64_t> pads;
+    for (const auto& arg : r.net.op(0).arg()) {
+      if (arg.name() == "pads") pads.assign(arg.ints().begin(), arg.ints().end());
+    }
+    const std::vector<int64_t> expected_pads =
+        mode == "SAME_UPPER" ? std::vector<int64_t>{0, 0, 1, 1} : std::vector<int64_t>{1, 1, 0, 0};
+    EXPECT_EQ(pads, expected_pads) << mode;
+    std::vector<float> values(16);
+    for (int i = 0; i < 16; ++i) values[i] = i;
+    // count_include_pad=0: the mean of the window's real cells.
+    const std::vector<float> expected = mode == "SAME_UPPER"
+                                            ? std::vector<float>{5, 6.5f, 11, 12.5f}
+                                            : std::vector<float>{2.5f, 4, 8.5f, 10};
+    ExpectBoth(r, {{"x", MakeTensor<float>({1, 1, 4, 4}, values)}}, "y", expected);
+  }
+}
+
+// ceil_mode=1 rounds the output up: 4x4, kernel 3, stride 2 gives 2x2 (1x1 rounded down), by one
+// more row and column of end padding, which MaxPool ignores.
+TEST(OnnxImporterTest, PoolCeilModeIsEndPadding) {
+  ModelBuilder b(12);
+  b.Input("x", {1, 1, 4, 4}).Output("y");
+  auto* pool = b.Node("MaxPool", {"x"}, {"y"});
+  SetInts(pool, "kernel_shape", {3, 3});
+  SetInts(pool, "strides", {2, 2});
+  SetInt(pool, "ceil_mode", 1);
+  const ImportResult r = ImportModel(b.model());
+  std::vector<float> values(16);
+  for (int i = 0; i < 16; ++i) values[i] = i;
+  ExpectBoth(r, {{"x", MakeTensor<float>({1, 1, 4, 4}, values)}}, "y", {10, 11, 14, 15});
+}
+
+// A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.
+TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
+  ModelBuilder b(11);
+  b.Input("x", {1, 1, 5}).Input("w", {1, 1, 2}).Output("y");
+  auto* conv = b.Node("Conv", {"x", "w"}, {"y"});
+  SetInts(conv, "pads", {1, 0});
+  SetInts(conv, "strides", {2});
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.net),
+            (std::vector<std::string>{"ExpandDims", "ExpandDims", "Conv", "Squeeze"}));
+  // Padded [0, 1, 2, 3, 4, 5], windows at 0, 2, 4 of w = [1, 10].
+  ExpectBoth(r,
+             {{"x", MakeTensor<float>({1, 1, 5}, {1, 2, 3, 4, 5})},
+              {"w", MakeTensor<float>({1, 1, 2}, {1, 10})}},
+             "y", {10, 32, 54});
+}
+
+// Pad has no parity op: per axis, a Slice for a negative pad, a Concat for a positive one.
+TEST(OnnxImporterTest, PadModes) {
+  const Tensor x = MakeTensor<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const std::map<std::string, std::vector<float>> expected = {
+      // pads [0, 2, 0, -1]: columns mirrored / repeated / filled at the start, the last cropped.
+      {"reflect", {3, 2, 1, 2, 3, 7, 6, 5, 6, 7}},
+      {"edge", {1, 1, 1, 2, 3, 5, 5, 5, 6, 7}},
+      {"constant", {7, 7, 1, 2, 3, 7, 7, 5, 6, 7}}};
+  for (const auto& [mode, values] : expected) {
+    ModelBuilder b(13);
+    b.Input("x", {2, 4}).Output("y");
+    b.Initializer("pads", MakeTensor<int64_t>({4}, {0, 2, 0, -1}));
+    b.Initializer("value", MakeTensor<float>({}, {7}));
+    SetString(b.Node("Pad", {"x", "pads", "value"}, {"y"}), "mode", mode);
+    ExpectBoth(ImportModel(b.model()), {{"x", x}}, "y", values);
+  }
+}
+
+// An integer base with a float exponent: in double, then cast back (numpy's result).
+TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
+  ModelBuilder b(15);
+  b.Input("x", {3}, ::onnx::TensorProto::INT64).Input("e", {3}).Output("z");
+  b.Node("Pow", {"x", "e"}, {"z"});
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.net), (std::vector<std::string>{"Cast", "Cast", "Pow", "Cast"}));
+  for (const char* engine : {oracles::kProduction, oracles::kReference}) {
+    Case c;
+    *c.mutable_net() = r.net;
+    *c.add_inputs() = TensorToProto(MakeTensor<int64_t>({3}, {2, 3, 4}), "x");
+    *c.add_inputs() = TensorToProto(MakeTensor<float>({3}, {3, 2, 0.5f}), "e");
+    const auto run = oracles::GetBackend(engine).Run(c);
+    ASSERT_FALSE(run.error) << run.error->what();
+    EXPECT_EQ(Values<int64_t>(TensorFromProto(run.blobs.at("z"))), (std::vector<int64_t>{8, 9, 2}))
+        << engine;
+  }
+}
+
+TEST(OnnxImporterTest, ListsEveryUnsupportedNodeAndAttribute) {
+  ModelBuilder b(13);
+  b.Input("x", {2, 3}).Output("z");
+  b.Node("Acosh", {"x"}, {"a"}, "acosh1");
+  SetInt(b.Node("Relu", {"x"}, {"r"}, "relu1"), "fancy", 1);
+  b.Node("Add", {"a", "r"}, {"z"});  // reads an untranslated value: not listed itself
+  try {
+    ImportModel(b.model());
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadArgument);
+    const std::string message = e.what();
+    EXPECT_NE(message.find("2 thing(s)"), std::string::npos) << message;
+    EXPECT_NE(message.find("node #0 'acosh1' (Acosh): no translation"), std::string::npos) << message;
+    EXPECT_NE(message.find("node #1 'relu1' (Relu): attribute 'fancy' is not translated"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("(Add)"), std::string::npos) << message;
+  }
+}
+
+TEST(OnnxImporterTest, InitializersBecomeTheInitNet) {
+  ModelBuilder b(13);
+  b.Input("x", {2}).Output("y").Initializer("w", MakeTensor<float>({2}, {3, 4}));
+  b.Node("Mul", {"x", "w"}, {"y"});
+  const ImportResult r = ImportModel(b.model());
+  EXPECT_EQ(OpTypes(r.init_net), (std::vector<std::string>{"GivenTensorFill"}));
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"x"}));
+  ExpectBoth(r, {{"x", MakeTensor<float>({2}, {1, 2})}}, "y", {3, 8});
+}
+
+// Cast's `to` is an ONNX type number: 7 is INT64 (Caffe2's 10), 10 is FLOAT16 (refused).
+TEST(OnnxImporterTest, CastRenumbersTheType) {
+  ModelBuilder b(13);
+  b.Input("x", {2}).Output("y");
+  SetInt(b.Node("Cast", {"x"}, {"y"}), "to", ::onnx::TensorProto::INT64);
+  const ImportResult r = ImportModel(b.model());
+  ASSERT_EQ(r.net.op_size(), 1);
+  EXPECT_EQ(r.net.op(0).arg(0).i(), static_cast<int>(DataType::kInt64));
+
+  ModelBuilder half(13);
+  half.Input("x", {2}).Output("y");
+  SetInt(half.Node("Cast", {"x"}, {"y"}), "to", ::onnx::TensorProto::FLOAT16);
+  const ImportResult refused = TranslateModel(half.model());
+  ASSERT_EQ(refused.unsupported.size(), 1u);
+  EXPECT_NE(refused.unsupported[0].reason.find("FLOAT16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity::onnx
