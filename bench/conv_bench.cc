@@ -24,19 +24,20 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/torch_peer.h"
 #include "core/operator.h"
 #include "core/proto/caffe2.pb.h"
 #include "core/workspace.h"
 
 namespace parity {
 namespace {
+
+constexpr int kTorchIterations = 50;
 
 struct Shape {
   int64_t n, c, h, m, k, stride, group;
@@ -125,42 +126,14 @@ void BM_ConvCreateAndRun(benchmark::State& state, const std::string& engine) {
   }
 }
 
-// The peer: bench/torch_conv.py prints one timed iteration per line (seconds).
+// The peer: bench/torch_conv.py on the same shape and threads.
 void BM_Torch(benchmark::State& state, const std::string& mode) {
-  constexpr int kIterations = 50;
   const Shape s = ShapeOf(state);
-  const char* python = std::getenv("PARITY_BENCH_PYTHON");
-  std::string command = std::string(python ? python : "/usr/bin/python3") +
-                        " bench/torch_conv.py --mode " + mode + " --threads " +
-                        std::to_string(ThreadsOf(state)) + " --iterations " +
-                        std::to_string(kIterations);
-  for (int64_t v : {s.n, s.c, s.h, s.m, s.k, s.stride, s.group}) command += " " + std::to_string(v);
-  command += " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::vector<double> seconds;
-  std::string output;
-  char line[4096];
-  while (pipe != nullptr && std::fgets(line, sizeof(line), pipe) != nullptr) {
-    output += line;
-    char* end = nullptr;
-    const double value = std::strtod(line, &end);
-    if (end != line) seconds.push_back(value);
+  std::string arguments = "--mode " + mode + " --threads " + std::to_string(ThreadsOf(state));
+  for (int64_t v : {s.n, s.c, s.h, s.m, s.k, s.stride, s.group}) {
+    arguments += " " + std::to_string(v);
   }
-  const int status = pipe == nullptr ? -1 : pclose(pipe);
-  if (status != 0 || seconds.size() != static_cast<size_t>(kIterations)) {
-    // The last line of its output says why (ModuleNotFoundError: No module named 'torch').
-    while (!output.empty() && output.back() == '\n') output.pop_back();
-    state.SkipWithError(("the PyTorch peer did not run (apt install python3-torch; "
-                         "PARITY_BENCH_PYTHON picks the interpreter): " +
-                         output.substr(output.rfind('\n') + 1))
-                            .c_str());
-    return;
-  }
-  size_t i = 0;
-  for (auto _ : state) {
-    state.SetIterationTime(seconds[i]);
-    i = (i + 1) % seconds.size();
-  }
+  bench::TimeTorchPeer(state, "torch_conv.py", arguments, kTorchIterations);
 }
 
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
@@ -188,7 +161,7 @@ bool RegisterAll() {
             const std::string mode = op == "Conv" ? "forward" : "backward";
             b = benchmark::RegisterBenchmark(
                 name.c_str(), [mode](benchmark::State& state) { BM_Torch(state, mode); });
-            b->UseManualTime()->Iterations(50);
+            b->UseManualTime()->Iterations(kTorchIterations);
           } else if (op == "Conv") {
             b = benchmark::RegisterBenchmark(
                 name.c_str(), [side](benchmark::State& state) { BM_Conv(state, side); });

@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""The PyTorch peer of bench/pool_bench.cc and bench/elementwise_bench.cc: the same op on the same
+shape and threads, timed by its own loop (one line per timed iteration: the seconds it took).
+
+  pool FORWARD|BACKWARD max|avg N C H k stride pad   max_pool2d / avg_pool2d (count_include_pad
+        False, Caffe2's default); BACKWARD times aten's max_pool2d_with_indices_backward /
+        avg_pool2d_backward alone (max: with the forward's indices, which parity's MaxPoolGradient
+        finds again in X; so the peer does less work than parity there)
+  unary add|mul|sigmoid|tanh|relu|exp N          on N floats uniform in [-5, 5] (add, mul: two)
+  rowadd ROWS COLS                               [ROWS, COLS] + [COLS]
+
+  /usr/bin/python3 bench/torch_ops.py --threads 2 --iterations 50 pool forward max 1 64 112 3 2 1
+"""
+import argparse
+import time
+
+import torch
+
+
+def pool_step(args):
+    mode, kind, n, c, h, k, stride, pad = args.rest
+    n, c, h, k, stride, pad = (int(v) for v in (n, c, h, k, stride, pad))
+    x = torch.rand(n, c, h, h) * 2 - 1
+    if kind == "max":
+        y, indices = torch.ops.aten.max_pool2d_with_indices(x, [k, k], [stride, stride],
+                                                            [pad, pad], [1, 1], False)
+        dy = torch.rand(y.shape) * 2 - 1
+        if mode == "forward":
+            return lambda: torch.nn.functional.max_pool2d(x, k, stride, pad)
+        return lambda: torch.ops.aten.max_pool2d_with_indices_backward(
+            dy, x, [k, k], [stride, stride], [pad, pad], [1, 1], False, indices)
+    y = torch.nn.functional.avg_pool2d(x, k, stride, pad, count_include_pad=False)
+    dy = torch.rand(y.shape) * 2 - 1
+    if mode == "forward":
+        return lambda: torch.nn.functional.avg_pool2d(x, k, stride, pad, count_include_pad=False)
+    return lambda: torch.ops.aten.avg_pool2d_backward(dy, x, [k, k], [stride, stride],
+                                                      [pad, pad], False, False, None)
+
+
+def unary_step(args):
+    op, n = args.rest[0], int(args.rest[1])
+    x = torch.rand(n) * 10 - 5
+    y = torch.rand(n) * 10 - 5
+    out = torch.empty(n)  # as parity's op writes an output it already holds
+    table = {
+        "add": lambda: torch.add(x, y, out=out),
+        "mul": lambda: torch.mul(x, y, out=out),
+        "sigmoid": lambda: torch.sigmoid(x, out=out),
+        "tanh": lambda: torch.tanh(x, out=out),
+        "relu": lambda: torch.clamp_min(x, 0, out=out),
+        "exp": lambda: torch.exp(x, out=out),
+    }
+    return table[op]
+
+
+def rowadd_step(args):
+    rows, cols = int(args.rest[0]), int(args.rest[1])
+    x = torch.rand(rows, cols) * 10 - 5
+    b = torch.full((cols,), 0.5)
+    out = torch.empty(rows, cols)
+    return lambda: torch.add(x, b, out=out)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--iterations", type=int, required=True)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("what", choices=("pool", "unary", "rowadd"))
+    parser.add_argument("rest", nargs="*")
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    step = {"pool": pool_step, "unary": unary_step, "rowadd": rowadd_step}[args.what](args)
+    with torch.no_grad():
+        for _ in range(args.warmup):
+            step()
+        for _ in range(args.iterations):
+            start = time.perf_counter()
+            step()
+            print(time.perf_counter() - start, flush=True)
+
+
+if __name__ == "__main__":
+    main()
