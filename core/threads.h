@@ -1,5 +1,6 @@
-// How many threads one op may use. Today that is oneDNN's OpenMP team (the float GEMMs and the conv
-// family's primitives); the intra-op pool joins it when it lands. A fuzz worker sets 1: the
+// How many threads one op may use: oneDNN's OpenMP team (the float GEMMs and the conv family's
+// primitives), and ParallelFor's split of large elementwise, broadcast, reduction, softmax, norm
+// and gather work (core/parallel.h: the caller plus helper threads). A fuzz worker sets 1: the
 // campaign runs one worker per core, and a forked child must not enter a parallel region its
 // parent's OpenMP pool started.
 #ifndef PARITY_CORE_THREADS_H_

@@ -6,6 +6,7 @@
 #include "core/net.h"
 #include "core/schema.h"
 #include "core/tensor_proto.h"
+#include "core/threads.h"
 #include "core/workspace.h"
 #include "reference/interpreter.h"
 
@@ -16,6 +17,24 @@ std::map<std::string, std::unique_ptr<Backend>>& Backends() {
   static auto* backends = new std::map<std::string, std::unique_ptr<Backend>>();
   return *backends;
 }
+
+// Sets the calling thread's compute threads for a scope (0: leaves them); the DAG executor's
+// workers take the setting of the thread that creates the net.
+class ComputeThreadsScope {
+ public:
+  explicit ComputeThreadsScope(int threads) : previous_(ComputeThreads()), set_(threads > 0) {
+    if (set_) SetComputeThreads(threads);
+  }
+  ~ComputeThreadsScope() {
+    if (set_) SetComputeThreads(previous_);
+  }
+  ComputeThreadsScope(const ComputeThreadsScope&) = delete;
+  ComputeThreadsScope& operator=(const ComputeThreadsScope&) = delete;
+
+ private:
+  int previous_;
+  bool set_;
+};
 
 }  // namespace
 
@@ -86,6 +105,7 @@ class ProductionBackend final : public Backend {
   }
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
+    ComputeThreadsScope threads(options.compute_threads);
     BackendRun run;
     Workspace ws;
     try {
