@@ -377,5 +377,49 @@ TEST(ParallelOpsTest, SoftmaxLayerNormSpatialBNAndGatherAreBitIdenticalAndRight)
   }
 }
 
+// Pools split planes (N x C): each plane's windows, and each plane's gradient accumulation, run on
+// one thread in output order. 3 x 7 planes of 37 x 41 (a 3 x 3 window's plane is ~13.7K taps, so
+// chunks of 3 planes). MaxPool and AveragePool checked against a plain loop over the window.
+TEST(ParallelOpsTest, PoolsAndTheirGradientsAreBitIdenticalAndRight) {
+  const int64_t planes = 21, H = 37, W = 41;
+  const Tensor x = RandomTensor({3, 7, H, W}, 27);
+  const Tensor dy = RandomTensor({3, 7, H, W}, 28);
+  const std::vector<TestArg> geometry = {{"kernel", 3}, {"pad", 1}, {"stride", 1}};
+  for (const char* type : {"MaxPool", "AveragePool"}) {
+    for (int count_include_pad : {0, 1}) {
+      std::vector<TestArg> args = geometry;
+      if (std::string(type) == "AveragePool") args.emplace_back("count_include_pad", count_include_pad);
+      const std::vector<Tensor> y =
+          ExpectSameBitsAcrossThreads(MakeOp(type, {"x"}, {"y"}, args), {{"x", x}});
+      for (int64_t p = 0; p < planes; p += 4) {
+        for (int64_t h = 0; h < H; h += 5) {
+          for (int64_t w = 0; w < W; w += 3) {
+            double max = -1e30, sum = 0;
+            int64_t taps = 0;
+            for (int64_t i = std::max<int64_t>(h - 1, 0); i <= std::min(h + 1, H - 1); ++i) {
+              for (int64_t j = std::max<int64_t>(w - 1, 0); j <= std::min(w + 1, W - 1); ++j) {
+                const double v = x.data<float>()[(p * H + i) * W + j];
+                max = std::max(max, v);
+                sum += v;
+                ++taps;
+              }
+            }
+            const float got = y[0].data<float>()[(p * H + h) * W + w];
+            if (std::string(type) == "MaxPool") {
+              ASSERT_EQ(got, static_cast<float>(max)) << "plane " << p << " at " << h << ", " << w;
+            } else {
+              ASSERT_NEAR(got, sum / (count_include_pad ? 9 : taps), 1e-6);
+            }
+          }
+        }
+      }
+      ExpectSameBitsAcrossThreads(
+          MakeOp(std::string(type) + "Gradient", {"x", "y", "dy"}, {"dx"}, args),
+          {{"x", x}, {"y", y[0]}, {"dy", dy}});
+      if (std::string(type) == "MaxPool") break;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace parity
