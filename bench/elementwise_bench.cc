@@ -5,19 +5,24 @@
 // Inputs are uniform in [-5, 5].
 //
 // Every op row takes the compute threads (core/threads.h) as its last argument ("/threads:2" in
-// the name is the argument, not Google Benchmark's own threading): 1 and 2. BM_AddSize sweeps the
-// element count around the parallel threshold (kParallelMinWork, core/parallel.h).
+// the name is the argument, not Google Benchmark's own threading): 1 and 2, and has a PyTorch twin
+// (BM_<Op>/torch: bench/torch_ops.py in a child process, torch.set_num_threads the same, reported
+// as manual time; a benchmark peer only). Each row is repeated 5 times, the minimum shown beside
+// the median. BM_AddSize sweeps the element count around the parallel threshold
+// (kParallelMinWork, core/parallel.h).
 //
 //   bazel run -c opt //bench:elementwise_bench -- --benchmark_min_time=0.2 --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/torch_peer.h"
 #include "core/operator.h"
 #include "core/threads.h"
 #include "core/workspace.h"
@@ -26,6 +31,7 @@ namespace parity {
 namespace {
 
 constexpr int64_t kN = int64_t{1} << 20;
+constexpr int kTorchIterations = 100;
 
 void FillUniform(Tensor* t, const std::vector<int64_t>& dims, uint32_t seed) {
   t->Resize(dims);
@@ -79,12 +85,6 @@ void BM_Op(benchmark::State& state, const std::string& type, int inputs) {
   if (inputs == 2) in.push_back("y");
   RunTimed(state, MakeDef(type, in, {"z"}), &ws, kN, static_cast<int>(state.range(0)));
 }
-BENCHMARK_CAPTURE(BM_Op, Add, std::string("Add"), 2)->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Op, Relu, std::string("Relu"), 1)->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Op, Sigmoid, std::string("Sigmoid"), 1)->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Op, Tanh, std::string("Tanh"), 1)->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Op, Exp, std::string("Exp"), 1)->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Op, Mul, std::string("Mul"), 2)->ArgName("threads")->Arg(1)->Arg(2);
 
 // Add on n floats (first argument) on 1 or 2 threads: where splitting starts to pay.
 void BM_AddSize(benchmark::State& state) {
@@ -107,7 +107,6 @@ void BM_AddRowBroadcast(benchmark::State& state) {
   std::fill(b->mutable_data<float>(), b->mutable_data<float>() + 1024, 0.5f);
   RunTimed(state, MakeDef("Add", {"x", "b"}, {"z"}), &ws, kN, static_cast<int>(state.range(0)));
 }
-BENCHMARK(BM_AddRowBroadcast)->ArgName("threads")->Arg(1)->Arg(2);
 
 // A reduction over `axis` of [1024, 1024]: axis 1 sums each row (split by rows), axis 0 sums
 // down the columns (split by columns). Bytes processed: the input's.
@@ -120,10 +119,6 @@ void BM_Reduce(benchmark::State& state, const std::string& type, int64_t axis) {
   axes->add_ints(axis);
   RunTimed(state, def, &ws, kN, static_cast<int>(state.range(0)));
 }
-BENCHMARK_CAPTURE(BM_Reduce, ReduceSumRows, std::string("ReduceSum"), 1)
-    ->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Reduce, ReduceMeanColumns, std::string("ReduceMean"), 0)
-    ->ArgName("threads")->Arg(1)->Arg(2);
 
 // Softmax and LayerNorm over the rows of [1024, 1024] (axis 1).
 void BM_Rows(benchmark::State& state, const std::string& type) {
@@ -133,9 +128,6 @@ void BM_Rows(benchmark::State& state, const std::string& type) {
   if (type == "LayerNorm") outputs = {"z", "mean", "std"};
   RunTimed(state, MakeDef(type, {"x"}, outputs), &ws, kN, static_cast<int>(state.range(0)));
 }
-BENCHMARK_CAPTURE(BM_Rows, Softmax, std::string("Softmax"))->ArgName("threads")->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(BM_Rows, LayerNorm, std::string("LayerNorm"))
-    ->ArgName("threads")->Arg(1)->Arg(2);
 
 // Gather of 16384 random rows of 64 floats from a [16384, 64] table: 1M floats out.
 void BM_Gather(benchmark::State& state) {
@@ -149,7 +141,67 @@ void BM_Gather(benchmark::State& state) {
   RunTimed(state, MakeDef("Gather", {"data", "indices"}, {"z"}), &ws, kN,
            static_cast<int>(state.range(0)));
 }
-BENCHMARK(BM_Gather)->ArgName("threads")->Arg(1)->Arg(2);
+
+// The peer: bench/torch_ops.py on the same work and threads.
+void BM_Torch(benchmark::State& state, const std::string& work) {
+  bench::TimeTorchPeer(state, "torch_ops.py",
+                       "--threads " + std::to_string(state.range(0)) + " " + work,
+                       kTorchIterations);
+}
+
+double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+
+// Rows BM_<Op>/parity/threads:T and BM_<Op>/torch/threads:T, as bench/compare.py pairs them;
+// the two sides of one thread count run one after the other.
+bool RegisterAll() {
+  const std::string n = std::to_string(kN);
+  struct Row {
+    std::string name;
+    std::function<void(benchmark::State&)> parity;
+    std::string torch;  // bench/torch_ops.py's arguments
+  };
+  auto op = [](std::string type, int inputs) {
+    return [type, inputs](benchmark::State& state) { BM_Op(state, type, inputs); };
+  };
+  const std::vector<Row> rows = {
+      {"Add", op("Add", 2), "unary add " + n},
+      {"Mul", op("Mul", 2), "unary mul " + n},
+      {"Relu", op("Relu", 1), "unary relu " + n},
+      {"Sigmoid", op("Sigmoid", 1), "unary sigmoid " + n},
+      {"Tanh", op("Tanh", 1), "unary tanh " + n},
+      {"Exp", op("Exp", 1), "unary exp " + n},
+      {"AddRowBroadcast", BM_AddRowBroadcast, "rowadd 1024 1024"},
+      {"ReduceSumRows", [](benchmark::State& s) { BM_Reduce(s, "ReduceSum", 1); },
+       "reduce sum 1"},
+      {"ReduceMeanColumns", [](benchmark::State& s) { BM_Reduce(s, "ReduceMean", 0); },
+       "reduce mean 0"},
+      {"Softmax", [](benchmark::State& s) { BM_Rows(s, "Softmax"); }, "softmax"},
+      {"LayerNorm", [](benchmark::State& s) { BM_Rows(s, "LayerNorm"); }, "layernorm"},
+      {"Gather", BM_Gather, "gather"},
+  };
+  for (int64_t threads : {1, 2}) {
+    for (const Row& row : rows) {
+      for (const bool peer : {false, true}) {
+        const std::string name = "BM_" + row.name + (peer ? "/torch" : "/parity");
+        benchmark::internal::Benchmark* b;
+        if (peer) {
+          const std::string work = row.torch;
+          b = benchmark::RegisterBenchmark(
+              name.c_str(), [work](benchmark::State& state) { BM_Torch(state, work); });
+          b->UseManualTime()->Iterations(kTorchIterations);
+        } else {
+          b = benchmark::RegisterBenchmark(name.c_str(), row.parity);
+          b->UseRealTime();
+        }
+        b->ArgName("threads")->Arg(threads)->Unit(benchmark::kMicrosecond);
+        b->Repetitions(5)->ComputeStatistics("min", Min)->DisplayAggregatesOnly(true);
+      }
+    }
+  }
+  return true;
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterAll();
 
 }  // namespace
 }  // namespace parity

@@ -7,9 +7,10 @@
 //                        process and reported as manual time (a benchmark peer only)
 //
 // Arguments: N, C, H (= W), k (square kernel), stride, pad, threads; float NCHW, inputs uniform in
-// [-1, 1]. The gradient rows time the backward kernel alone (X, Y, dY -> dX): parity's
-// MaxPoolGradient finds each window's maximum in X again, torch's backward is handed the forward's
-// indices. Each row is repeated 5 times; the table shows the minimum beside the median (on a
+// [-1, 1]. The gradient rows time what takes each side from X and dY to dX: parity's gradient op
+// (X, Y, dY -> dX; MaxPoolGradient finds each window's maximum in X, as Caffe2's did), torch's
+// avg_pool2d_backward, and for max its max_pool2d_with_indices then the backward (torch's training
+// forward saves the indices instead; bench/torch_ops.py says more). Each row is repeated 5 times; the table shows the minimum beside the median (on a
 // shared machine the minimum is the least disturbed run).
 //
 //   bazel run -c opt //bench:pool_bench

@@ -14,8 +14,10 @@ namespace parity::bench {
 
 // Runs `python3 bench/<script> <arguments> --iterations N` (PARITY_BENCH_PYTHON picks the
 // interpreter, default /usr/bin/python3, where Debian puts torch) and reports its N timings as the
-// state's iterations. Register the benchmark with UseManualTime()->Iterations(N). When the peer
-// cannot run (no torch), the row is skipped with the last line the script printed.
+// state's iterations. Register the benchmark with UseManualTime()->Iterations(N). One child
+// process serves five repetitions of a row (it runs 5 N iterations; the later repetitions report
+// the next N each), since starting Python with torch takes seconds. When the peer cannot run (no
+// torch), the row is skipped with the last line the script printed.
 void TimeTorchPeer(benchmark::State& state, const std::string& script,
                    const std::string& arguments, int iterations);
 
