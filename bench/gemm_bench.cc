@@ -1,7 +1,8 @@
 // GEMM-shaped ops (FC, MatMul, BatchMatMul, Conv via im2col; FCGradient, ConvGradient) against a
 // bare cblas_sgemm of the same shape, in one binary. Each op benchmark has a twin named
 // <Op>_Sgemm with the same arguments; the ratio of interest is time(<Op>_Sgemm) / time(<Op>)
-// (target >= 0.95).
+// (target >= 0.95). Conv and ConvGradient run their IM2COL engine here (im2col + GEMM, what the
+// sgemm twin models); bench/conv_bench.cc compares that engine with the default, oneDNN's.
 //
 // The op side runs a created operator repeatedly (its output and scratch are allocated by the first
 // run, before timing), so it measures the op's per-run overhead on top of the GEMM: shape checks,
@@ -132,8 +133,9 @@ void BM_Conv(benchmark::State& state) {
   Feed(&ws, "x", {N, C, H, H}, 1);
   Feed(&ws, "w", {M, C, k, k}, 2);
   Feed(&ws, "b", {M}, 3);
-  RunOpLoop(state, &ws, Def("Conv", {"x", "w", "b"}, {{"kernel", k}, {"pad", (k - 1) / 2}}),
-            2.0 * N * M * H * H * C * k * k);
+  caffe2::OperatorDef def = Def("Conv", {"x", "w", "b"}, {{"kernel", k}, {"pad", (k - 1) / 2}});
+  def.set_engine("IM2COL");
+  RunOpLoop(state, &ws, def, 2.0 * N * M * H * H * C * k * k);
 }
 void BM_Conv_Sgemm(benchmark::State& state) {
   const int64_t N = state.range(0), C = state.range(1), H = state.range(2), M = state.range(3),
@@ -192,6 +194,7 @@ void BM_ConvGradient(benchmark::State& state) {
   Feed(&ws, "dy", {N, M, H, H}, 3);
   caffe2::OperatorDef def =
       Def("ConvGradient", {"x", "w", "dy"}, {{"kernel", k}, {"pad", (k - 1) / 2}});
+  def.set_engine("IM2COL");
   def.clear_output();
   for (const char* out : {"dw", "db", "dx"}) def.add_output(out);
   RunOpLoop(state, &ws, def, 4.0 * N * M * H * H * C * k * k);

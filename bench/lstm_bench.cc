@@ -1,16 +1,16 @@
 // The LSTM built by Lstm(...) (core/rnn/rnn_cell.h) at T=50, N=32, D=H=256 against PyTorch's
 // torch.nn.LSTM with the same sizes, in one Google Benchmark table:
 //
-//   BM_ParityLstm/forward           the forward-only net (no step workspaces kept for backward)
-//   BM_ParityLstm/forward_backward  the training net: forward, then the backward pass seeded with
+//   BM_LstmForward/parity           the forward-only net (no step workspaces kept for backward)
+//   BM_LstmForwardBackward/parity   the training net: forward, then the backward pass seeded with
 //                                   ones on hidden_t_all (RecurrentNetworkGradient, FCGradient...)
-//   BM_TorchLstm/...                torch.nn.LSTM under no_grad, and forward + out.backward(ones),
+//   BM_Lstm.../torch                torch.nn.LSTM under no_grad, and forward + out.backward(ones),
 //                                   timed by bench/torch_lstm.py's own loop in a child process
 //                                   (Debian's python3-torch) and reported as manual time
 //   BM_LstmGemmFloor/...            only the sgemm calls the LSTM's FCs make, same shapes, on
 //                                   oneDNN (what the engine's float GEMM calls) and on OpenBLAS:
-//                                   the time no LSTM on that GEMM can beat. time(ParityLstm) -
-//                                   time(GemmFloor onednn) is our step overhead (links, step nets,
+//                                   the time no LSTM on that GEMM can beat. time(Lstm.../parity)
+//                                   - time(GemmFloor onednn) is our step overhead (links, step nets,
 //                                   LSTMUnit, Sum, gradient accumulation).
 //
 // The `threads` argument is the OpenMP (oneDNN) and OpenBLAS thread count here, and
@@ -24,13 +24,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/torch_peer.h"
 #include "core/grad/backward.h"
 #include "core/net.h"
 #include "core/rnn/rnn_cell.h"
@@ -88,42 +87,35 @@ void BM_ParityLstm(benchmark::State& state, bool backward) {
   for (auto _ : state) net->Run();
 }
 
-BENCHMARK_CAPTURE(BM_ParityLstm, forward, false)->Apply(OneAndTwoThreads)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ParityLstm, forward_backward, true)->Apply(OneAndTwoThreads)->UseRealTime();
 
-// The peer: bench/torch_lstm.py prints one timed iteration per line.
+// The peer: bench/torch_lstm.py with the same sizes and threads.
 void BM_TorchLstm(benchmark::State& state, const char* mode) {
-  const char* python = std::getenv("PARITY_BENCH_PYTHON");
-  const std::string command =
-      std::string(python ? python : "/usr/bin/python3") + " bench/torch_lstm.py --T " +
-      std::to_string(kSteps) + " --N " + std::to_string(kBatch) + " --D " + std::to_string(kInput) +
-      " --H " + std::to_string(kHidden) + " --mode " + mode + " --threads " +
-      std::to_string(state.range(0)) + " --iterations " + std::to_string(kIterations) + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::vector<double> seconds;
-  std::string output;
-  char line[4096];
-  while (pipe != nullptr && std::fgets(line, sizeof(line), pipe) != nullptr) {
-    output += line;
-    char* end = nullptr;
-    const double value = std::strtod(line, &end);
-    if (end != line) seconds.push_back(value);
-  }
-  const int status = pipe == nullptr ? -1 : pclose(pipe);
-  if (status != 0 || seconds.size() != static_cast<size_t>(kIterations)) {
-    state.SkipWithError(("the PyTorch peer did not run (apt install python3-torch; "
-                         "PARITY_BENCH_PYTHON picks the interpreter): " +
-                         output.substr(0, 300))
-                            .c_str());
-    return;
-  }
-  size_t i = 0;
-  for (auto _ : state) state.SetIterationTime(seconds[i++]);
+  bench::TimeTorchPeer(state, "torch_lstm.py",
+                       "--T " + std::to_string(kSteps) + " --N " + std::to_string(kBatch) +
+                           " --D " + std::to_string(kInput) + " --H " + std::to_string(kHidden) +
+                           " --mode " + mode + " --threads " + std::to_string(state.range(0)),
+                       kIterations);
 }
-BENCHMARK_CAPTURE(BM_TorchLstm, forward, "forward")->Apply(OneAndTwoThreads)->UseManualTime();
-BENCHMARK_CAPTURE(BM_TorchLstm, forward_backward, "forward_backward")
-    ->Apply(OneAndTwoThreads)
-    ->UseManualTime();
+// Rows named BM_<Op>/<side>/threads:T, as bench/compare.py pairs them.
+[[maybe_unused]] const bool kLstmRowsRegistered = [] {
+  for (const auto& [op, mode] : {std::pair<const char*, const char*>{"LstmForward", "forward"},
+                                 {"LstmForwardBackward", "forward_backward"}}) {
+    const bool backward = std::string(mode) == "forward_backward";
+    benchmark::RegisterBenchmark((std::string("BM_") + op + "/parity").c_str(),
+                                 [backward](benchmark::State& state) {
+                                   BM_ParityLstm(state, backward);
+                                 })
+        ->Apply(OneAndTwoThreads)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("BM_") + op + "/torch").c_str(),
+                                 [mode = mode](benchmark::State& state) {
+                                   BM_TorchLstm(state, mode);
+                                 })
+        ->Apply(OneAndTwoThreads)
+        ->UseManualTime();
+  }
+  return true;
+}();
 
 // C[M, N] (+)= A[M, K] op(B): one sgemm of the LSTM's FCs.
 struct Gemm {

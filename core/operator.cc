@@ -16,6 +16,12 @@ std::map<Key, OperatorFactory>& Factories() {
   return *factories;
 }
 
+// (type, device) -> the engine name the default kernel is also registered under.
+std::map<std::pair<std::string, int>, std::string>& DefaultEngines() {
+  static auto* names = new std::map<std::pair<std::string, int>, std::string>();
+  return *names;
+}
+
 std::mutex& FactoriesMutex() {
   static auto* mutex = new std::mutex();
   return *mutex;
@@ -68,6 +74,21 @@ bool OperatorRegistry::Register(const std::string& type, int device_type, const 
   std::lock_guard<std::mutex> lock(FactoriesMutex());
   Factories()[Key{type, device_type, engine}] = std::move(factory);
   return true;
+}
+
+bool OperatorRegistry::RegisterDefault(const std::string& type, int device_type,
+                                       const std::string& engine, OperatorFactory factory) {
+  std::lock_guard<std::mutex> lock(FactoriesMutex());
+  Factories()[Key{type, device_type, engine}] = factory;
+  Factories()[Key{type, device_type, ""}] = std::move(factory);
+  DefaultEngines()[{type, device_type}] = engine;
+  return true;
+}
+
+std::string OperatorRegistry::DefaultEngine(const std::string& type, int device_type) {
+  std::lock_guard<std::mutex> lock(FactoriesMutex());
+  auto it = DefaultEngines().find({type, device_type});
+  return it == DefaultEngines().end() ? std::string() : it->second;
 }
 
 const OperatorFactory* OperatorRegistry::Find(const std::string& type, int device_type,

@@ -12,7 +12,9 @@
 //   PARITY_REGISTER_CPU_OPERATOR(Relu, ReluOp);
 //
 // `engine` selects alternative kernels (as in Caffe2); an unknown engine falls back to the default
-// one. Tests register deliberately wrong kernels under test-only engines (mutants).
+// one. A default kernel may carry a name too (PARITY_REGISTER_CPU_OPERATOR_DEFAULT_ENGINE: Conv's
+// default is "DNNL", its im2col kernel "IM2COL"). Tests register deliberately wrong kernels under
+// test-only engines (mutants).
 #ifndef PARITY_CORE_OPERATOR_H_
 #define PARITY_CORE_OPERATOR_H_
 
@@ -96,6 +98,14 @@ class OperatorRegistry {
  public:
   static bool Register(const std::string& type, int device_type, const std::string& engine,
                        OperatorFactory factory);
+  // Registers `factory` under `engine` and as the default engine "" of (type, device), so that a
+  // default kernel with a name (Conv's "DNNL") is both what runs by default and selectable, and
+  // `parity ops` can say which named engine the default is.
+  static bool RegisterDefault(const std::string& type, int device_type, const std::string& engine,
+                              OperatorFactory factory);
+  // The engine the default kernel of (type, device) was registered under with RegisterDefault;
+  // "" when it has no other name.
+  static std::string DefaultEngine(const std::string& type, int device_type);
   // Exact (type, device, engine) or the default engine "" of that device; null if neither.
   static const OperatorFactory* Find(const std::string& type, int device_type,
                                      const std::string& engine);
@@ -120,6 +130,15 @@ std::string OpContext(int index, const caffe2::OperatorDef& def);
   static const bool PARITY_OPERATOR_CONCAT(parity_registered_op_, __COUNTER__) = \
       ::parity::OperatorRegistry::Register(                                      \
           #type, device_type, engine,                                            \
+          [](const ::caffe2::OperatorDef& def,                                   \
+             ::parity::Workspace* ws) -> std::unique_ptr<::parity::Operator> {   \
+            return std::make_unique<__VA_ARGS__>(def, ws);                       \
+          })
+// The default CPU kernel of `type`, also registered under engine `engine` (RegisterDefault).
+#define PARITY_REGISTER_CPU_OPERATOR_DEFAULT_ENGINE(type, engine, ...)          \
+  static const bool PARITY_OPERATOR_CONCAT(parity_registered_op_, __COUNTER__) = \
+      ::parity::OperatorRegistry::RegisterDefault(                               \
+          #type, ::parity::kCpuDeviceType, engine,                               \
           [](const ::caffe2::OperatorDef& def,                                   \
              ::parity::Workspace* ws) -> std::unique_ptr<::parity::Operator> {   \
             return std::make_unique<__VA_ARGS__>(def, ws);                       \

@@ -1,11 +1,21 @@
 #include "core/thread_pool.h"
 
+#include "core/threads.h"
+
 namespace parity {
 
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads < 1) num_threads = 1;
   workers_.reserve(num_threads);
-  for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { Work(); });
+  // The workers run ops with the creating thread's compute threads (core/threads.h): a fuzz
+  // worker's one thread, not the process default, so the DAG executor matches SimpleNet.
+  const int compute_threads = ComputeThreads();
+  for (int i = 0; i < num_threads; ++i) {
+    workers_.emplace_back([this, compute_threads] {
+      SetComputeThreads(compute_threads);
+      Work();
+    });
+  }
 }
 
 ThreadPool::~ThreadPool() {

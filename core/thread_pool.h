@@ -1,5 +1,6 @@
 // A fixed set of worker threads fed from one queue. Used by the DAG executor; created once per net
-// so a run does not start threads.
+// so a run does not start threads. The workers take the compute threads (core/threads.h) of the
+// thread that creates the pool.
 #ifndef PARITY_CORE_THREAD_POOL_H_
 #define PARITY_CORE_THREAD_POOL_H_
 

@@ -1,13 +1,22 @@
-// How many threads one op may use. Today that is oneDNN's OpenMP team (the float GEMMs); the
-// intra-op pool joins it when it lands. A fuzz worker sets 1: the campaign runs one worker per
-// core, and a forked child must not enter a parallel region its parent's OpenMP pool started.
+// How many threads one op may use: oneDNN's OpenMP team (the float GEMMs and the conv family's
+// primitives), and ParallelFor's split of large elementwise, broadcast, reduction, softmax, norm
+// and gather work (core/parallel.h: the caller plus helper threads). A fuzz worker sets 1: the
+// campaign runs one worker per core, and a forked child must not enter a parallel region its
+// parent's OpenMP pool started.
 #ifndef PARITY_CORE_THREADS_H_
 #define PARITY_CORE_THREADS_H_
 
 namespace parity {
 
-// Applies to the calling thread and the threads it starts from now on.
+// Applies to the calling thread only (OpenMP keeps the setting per thread: a std::thread started
+// later reads the process default, OMP_NUM_THREADS or the core count). ThreadPool hands it on: its
+// workers take the setting of the thread that created the pool, so the DAG executor runs ops with
+// the same team size as SimpleNet, and kernels whose sums are split by team size (oneDNN's
+// convolutions) give the same bits on both.
 void SetComputeThreads(int threads);
+
+// The calling thread's setting: what SetComputeThreads last set on it, else the process default.
+int ComputeThreads();
 
 }  // namespace parity
 

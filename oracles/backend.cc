@@ -6,6 +6,7 @@
 #include "core/net.h"
 #include "core/schema.h"
 #include "core/tensor_proto.h"
+#include "core/threads.h"
 #include "core/workspace.h"
 #include "reference/interpreter.h"
 
@@ -16,6 +17,24 @@ std::map<std::string, std::unique_ptr<Backend>>& Backends() {
   static auto* backends = new std::map<std::string, std::unique_ptr<Backend>>();
   return *backends;
 }
+
+// Sets the calling thread's compute threads for a scope (0: leaves them); the DAG executor's
+// workers take the setting of the thread that creates the net.
+class ComputeThreadsScope {
+ public:
+  explicit ComputeThreadsScope(int threads) : previous_(ComputeThreads()), set_(threads > 0) {
+    if (set_) SetComputeThreads(threads);
+  }
+  ~ComputeThreadsScope() {
+    if (set_) SetComputeThreads(previous_);
+  }
+  ComputeThreadsScope(const ComputeThreadsScope&) = delete;
+  ComputeThreadsScope& operator=(const ComputeThreadsScope&) = delete;
+
+ private:
+  int previous_;
+  bool set_;
+};
 
 }  // namespace
 
@@ -86,6 +105,7 @@ class ProductionBackend final : public Backend {
   }
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
+    ComputeThreadsScope threads(options.compute_threads);
     BackendRun run;
     Workspace ws;
     try {
@@ -204,6 +224,10 @@ std::unique_ptr<Backend> MakeProductionBackend(std::string name, std::string eng
 
 PARITY_REGISTER_BACKEND(MakeProductionBackend(kProduction, "",
                                               "the production engine on the CPU (core/)"));
+// The conv family's default kernels are oneDNN's (engine DNNL); this keeps their im2col kernels
+// (engine IM2COL) reachable by every oracle: parity fuzz --engine production-im2col.
+PARITY_REGISTER_BACKEND(MakeProductionBackend(
+    "production-im2col", "IM2COL", "the production engine with the conv family's im2col kernels"));
 PARITY_REGISTER_BACKEND(std::make_unique<ReferenceBackend>(
     BackendInfo{kReference, "cpu", Precision::kF64,
                 "the reference interpreter in f64: the truth (reference/)"},

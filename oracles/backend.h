@@ -48,6 +48,9 @@ struct RunOptions {
   bool trace = false;  // keep every op's outputs (localization)
   // Replaces NetDef.type ("simple", "dag") where the backend has several executors; "" keeps it.
   std::string net_type;
+  // The compute threads (core/threads.h) the run's ops may use, where the backend runs on the
+  // CPU with parity's kernels; 0 keeps the calling thread's setting.
+  int compute_threads = 0;
 };
 
 struct BackendInfo {

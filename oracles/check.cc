@@ -85,6 +85,7 @@ CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
   options.tolerance = GetToleranceClass(tolerance);
   options.full_jacobian = request.full_jacobian;
   options.localize = request.localize;
+  options.compare_threads = request.compare_threads;
 
   CaseReport report;
   if (input_case.has_init_net()) *report.mutable_checked_case() = c;

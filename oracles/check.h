@@ -29,6 +29,11 @@ struct CheckRequest {
   std::string tolerance;               // a tolerance class; "": the loosest class of the case's ops
   bool full_jacobian = false;          // gradient: every input element on its own, too
   bool localize = true;                // blame the first diverging op
+  // Determinism: when > 1, also compare the case run with ops on 1 compute thread and on this
+  // many (core/threads.h; elementwise ops, reductions, softmax, norms and gather split large
+  // tensors across threads and must not change a bit). Not for nets whose kernels split sums by
+  // team size (oneDNN's convolutions and GEMMs: Conv, FC, MatMul, ...), which round differently.
+  int compare_threads = 0;
   // Set (by a signal handler) to stop between oracles: the rest are NOT_APPLICABLE, "interrupted".
   const std::atomic<bool>* stop = nullptr;
 };

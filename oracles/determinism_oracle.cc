@@ -1,5 +1,7 @@
 // Determinism: the same case run twice on production is bit-identical, and the parallel DAG
-// executor gives SimpleNet's results bit for bit.
+// executor gives SimpleNet's results bit for bit. With compare_threads = N > 1 (CheckRequest),
+// ops also run on 1 compute thread and on N, SimpleNet and DAG, and must agree bit for bit: the
+// intra-op split (core/parallel.h) may not change results.
 #include "oracles/finding.h"
 #include "oracles/oracle.h"
 
@@ -38,6 +40,26 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
   BackendRun parallel = backend.Run(c, dag);
   if (auto finding = CompareRuns(c, first, parallel, "SimpleNet vs the DAG executor")) {
     return {finding, ""};
+  }
+  if (options.compare_threads > 1) {
+    const int n = options.compare_threads;
+    RunOptions one = simple;
+    one.compute_threads = 1;
+    RunOptions many = simple;
+    many.compute_threads = n;
+    RunOptions many_dag = dag;
+    many_dag.compute_threads = n;
+    BackendRun single = backend.Run(c, one);
+    const std::string threads = std::to_string(n) + " compute threads";
+    if (auto finding = CompareRuns(c, single, backend.Run(c, many),
+                                   "SimpleNet on 1 compute thread vs on " + threads)) {
+      return {finding, ""};
+    }
+    if (auto finding = CompareRuns(c, single, backend.Run(c, many_dag),
+                                   "SimpleNet on 1 compute thread vs the DAG executor on " +
+                                       threads)) {
+      return {finding, ""};
+    }
   }
   // Every run failed alike: the case is bad input.
   return {std::nullopt, "", first.error};

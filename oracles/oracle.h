@@ -26,6 +26,9 @@ struct OracleOptions {
   // Gradient oracle: also check every input element separately (slow; on failure it runs anyway
   // to show which elements are wrong).
   bool full_jacobian = false;
+  // Determinism oracle: when > 1, the case also runs with ops on 1 thread and on this many
+  // (core/threads.h), SimpleNet and DAG, and every result must be bit-identical.
+  int compare_threads = 0;
 };
 
 // What an oracle concluded: agreement, a finding, or that it does not apply to this case (with

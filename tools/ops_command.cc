@@ -37,6 +37,10 @@ nlohmann::json SchemaJson(const OpSchema& schema, const oracles::OpCoverage& cov
   op["shape_inference"] = schema.has_shape_inference();
   op["kernels"] = {{"cpu", OperatorRegistry::Engines(schema.type(), kCpuDeviceType)},
                    {"cuda", OperatorRegistry::Engines(schema.type(), kCudaDeviceType)}};
+  // The named engine that runs by default ("DNNL" for Conv), "" when the default has no name.
+  op["default_engine"] = {
+      {"cpu", OperatorRegistry::DefaultEngine(schema.type(), kCpuDeviceType)},
+      {"cuda", OperatorRegistry::DefaultEngine(schema.type(), kCudaDeviceType)}};
   op["reference"] = coverage.reference;
   op["spec"] = coverage.spec;
   op["gradient"] = coverage.gradient;
@@ -57,19 +61,31 @@ int ListOps(bool json) {
   std::printf("%-38s %-6s %-6s %-4s %-4s %-9s %-15s %-17s %s\n", "op", "in", "out", "cpu", "cuda",
               "reference", "spec", "gradient", "arguments");
   int problems = 0;
+  std::string engines;  // ops whose default kernel is a named engine, with their other engines
   for (const auto& row : rows) {
     const OpSchema& schema = OpSchemaRegistry::Get(row.type);
     std::string args;
     for (const ArgSpec& arg : schema.args()) args += (args.empty() ? "" : " ") + arg.name;
     std::string reference = row.reference.rfind("finite", 0) == 0 ? "fd-only" : row.reference;
+    // cpu: "yes", or the name of the engine that runs by default (Conv's "DNNL").
+    const std::string default_engine = OperatorRegistry::DefaultEngine(row.type, kCpuDeviceType);
+    std::string cpu = OperatorRegistry::HasKernel(row.type, kCpuDeviceType) ? "yes" : "-";
+    if (!default_engine.empty()) {
+      cpu = default_engine;
+      engines += "  " + row.type + ": " + default_engine + " (default)";
+      for (const std::string& e : OperatorRegistry::Engines(row.type, kCpuDeviceType)) {
+        if (!e.empty() && e != default_engine) engines += ", " + e;
+      }
+      engines += "\n";
+    }
     std::printf("%-38s %-6s %-6s %-4s %-4s %-9s %-15s %-17s %s\n", row.type.c_str(),
                 Arity(schema.min_inputs(), schema.max_inputs()).c_str(),
-                Arity(schema.min_outputs(), schema.max_outputs()).c_str(),
-                OperatorRegistry::HasKernel(row.type, kCpuDeviceType) ? "yes" : "-",
+                Arity(schema.min_outputs(), schema.max_outputs()).c_str(), cpu.c_str(),
                 row.cuda.c_str(), reference.c_str(), row.spec.c_str(), row.gradient.c_str(),
                 args.c_str());
     problems += !row.problems.empty();
   }
+  if (!engines.empty()) std::printf("CPU engines:\n%s", engines.c_str());
   std::printf("%zu op types, %d with coverage problems\n", rows.size(), problems);
   return kExitClean;
 }

@@ -234,5 +234,25 @@ TEST(Cli, OpsShowsCoverage) {
   EXPECT_NE(r.output.find(" 0 with coverage problems"), std::string::npos) << r.output;
 }
 
+// The conv family runs oneDNN by default (engine DNNL) and keeps its im2col kernels (IM2COL): the
+// table's cpu column names the default engine, a footer lists the others, --json has both.
+TEST(Cli, OpsShowsTheConvEngines) {
+  Result r = Parity("ops");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* line :
+       {"\n  Conv: DNNL (default), IM2COL\n", "\n  ConvRelu: DNNL (default), IM2COL\n",
+        "\n  ConvGradient: DNNL (default), IM2COL\n"}) {
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << r.output;
+  }
+  Result j = Parity("ops --json");
+  ASSERT_EQ(j.exit_code, 0);
+  for (const auto& op : nlohmann::json::parse(j.output)) {
+    if (op["type"] != "Conv" && op["type"] != "Relu") continue;
+    const bool conv = op["type"] == "Conv";
+    EXPECT_EQ(op["default_engine"]["cpu"], conv ? "DNNL" : "") << op["type"];
+    if (conv) EXPECT_EQ(op["kernels"]["cpu"], nlohmann::json({"", "DNNL", "IM2COL"}));
+  }
+}
+
 }  // namespace
 }  // namespace parity

@@ -13,6 +13,7 @@
 #ifndef PARITY_CORE_OPS_COMMON_BROADCAST_H_
 #define PARITY_CORE_OPS_COMMON_BROADCAST_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +60,13 @@ class BroadcastPlan {
   template <typename Fn>
   void ForEachBlock(Fn&& fn) const;
 
+  // Calls fn(out_offset, a_offset, b_offset, length) over the output elements [begin, end), in
+  // order, one call per piece of a block (a block cut by begin or end is a shorter piece; a
+  // kScalar operand's offset is its repeated element). Const and without shared scratch, so
+  // threads may walk disjoint ranges of one plan at once (ParallelFor).
+  template <typename Fn>
+  void ForEachSpan(int64_t begin, int64_t end, Fn&& fn) const;
+
  private:
   int64_t numel_ = 0;
   int64_t inner_ = 1;
@@ -96,6 +104,46 @@ void BroadcastPlan::ForEachBlock(Fn&& fn) const {
       a_offset -= a_strides_[g] * outer_sizes_[g];
       b_offset -= b_strides_[g] * outer_sizes_[g];
       counter_[g] = 0;
+    }
+  }
+}
+
+template <typename Fn>
+void BroadcastPlan::ForEachSpan(int64_t begin, int64_t end, Fn&& fn) const {
+  if (begin >= end) return;
+  const int groups = static_cast<int>(outer_sizes_.size());
+  // The odometer of the block holding `begin`, on the stack for the usual ranks.
+  constexpr int kLocal = 16;
+  int64_t local[kLocal];
+  std::vector<int64_t> heap;
+  int64_t* counter = local;
+  if (groups > kLocal) {
+    heap.resize(groups);
+    counter = heap.data();
+  }
+  int64_t rest = begin / inner_;
+  int64_t a_offset = 0;
+  int64_t b_offset = 0;
+  for (int g = groups - 1; g >= 0; --g) {
+    counter[g] = rest % outer_sizes_[g];
+    rest /= outer_sizes_[g];
+    a_offset += counter[g] * a_strides_[g];
+    b_offset += counter[g] * b_strides_[g];
+  }
+  int64_t within = begin % inner_;
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t length = std::min(inner_ - within, end - pos);
+    fn(pos, a_offset + (a_mode_ == Mode::kVector ? within : 0),
+       b_offset + (b_mode_ == Mode::kVector ? within : 0), length);
+    pos += length;
+    within = 0;
+    for (int g = groups - 1; g >= 0; --g) {
+      a_offset += a_strides_[g];
+      b_offset += b_strides_[g];
+      if (++counter[g] < outer_sizes_[g]) break;
+      a_offset -= a_strides_[g] * outer_sizes_[g];
+      b_offset -= b_strides_[g] * outer_sizes_[g];
+      counter[g] = 0;
     }
   }
 }

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/ops/common/broadcast.h"
+#include "core/parallel.h"
 #include "core/proto/error.h"
 #include "core/schema.h"
 #include "core/tensor.h"
@@ -115,30 +117,62 @@ inline bool UnsafeOverlap(const void* out, size_t out_bytes, const void* in, siz
   return overlap && !(o == i && same_layout);
 }
 
+// Runs fn(begin, end) over the elements [0, n) of an output `out`, split across ComputeThreads()
+// when n is large (core/parallel.h; `work` elements of work per element, 1 for a cheap kernel).
+// Chunk boundaries fall on 64-byte addresses of `out`: Eigen peels an unaligned head and a tail
+// into scalar code, which can round differently from its packets (exp, log, tanh on some targets),
+// and at such boundaries every chunk peels exactly the elements the whole range would, so results
+// are bit-identical across thread counts. Small n runs fn(0, n) inline.
+template <typename TOut, typename Fn>
+void ParallelElementwise(const TOut* out, int64_t n, int64_t work, Fn&& fn) {
+  constexpr int64_t kLine = 64;
+  const int64_t per_line = sizeof(TOut) >= kLine ? 1 : kLine / static_cast<int64_t>(sizeof(TOut));
+  if (n <= 0) return;
+  if (n < 2 * GrainFor(work)) {  // the common small case: no division, no lambda
+    fn(int64_t{0}, n);
+    return;
+  }
+  // Elements of `out` before its first 64-byte boundary (0 when it is aligned, as Tensor buffers
+  // are; views at an offset may not be).
+  const auto address = reinterpret_cast<uintptr_t>(out);
+  const int64_t head =
+      static_cast<int64_t>((kLine - address % kLine) % kLine) / static_cast<int64_t>(sizeof(TOut));
+  const int64_t shift = head == 0 ? 0 : per_line - head;  // element 0 sits `shift` into a line
+  const int64_t lines = (n + shift + per_line - 1) / per_line;
+  ParallelFor(0, lines, GrainFor(work * per_line), [&](int64_t first, int64_t last) {
+    const int64_t begin = std::max<int64_t>(0, first * per_line - shift);
+    const int64_t end = std::min<int64_t>(n, last * per_line - shift);
+    if (begin < end) fn(begin, end);
+  });
+}
+
 // out = op(a, b) over `plan`; op maps two Eigen array expressions of T to one of TOut. A repeated
 // operand is passed as a constant expression, so op sees the same kinds of arguments either way.
+// Large outputs are split across threads by output range (ParallelElementwise), block pieces
+// computed as whole blocks would be.
 template <typename T, typename TOut, typename Op>
 void RunPlan(const BroadcastPlan& plan, const T* a, const T* b, TOut* out, const Op& op) {
-  const Eigen::Index n = plan.inner();
   const bool a_vec = plan.a_mode() == BroadcastPlan::Mode::kVector;
   const bool b_vec = plan.b_mode() == BroadcastPlan::Mode::kVector;
-  if (a_vec && b_vec) {
-    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
-      Map<TOut>(out + o, n) = op(ConstMap<T>(a + ia, n), ConstMap<T>(b + ib, n));
-    });
-  } else if (a_vec) {
-    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
-      Map<TOut>(out + o, n) = op(ConstMap<T>(a + ia, n), Array<T>::Constant(n, b[ib]));
-    });
-  } else if (b_vec) {
-    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
-      Map<TOut>(out + o, n) = op(Array<T>::Constant(n, a[ia]), ConstMap<T>(b + ib, n));
-    });
-  } else {
-    plan.ForEachBlock([&](int64_t o, int64_t ia, int64_t ib) {
-      Map<TOut>(out + o, n) = op(Array<T>::Constant(n, a[ia]), Array<T>::Constant(n, b[ib]));
-    });
-  }
+  ParallelElementwise(out, plan.numel(), 1, [&](int64_t begin, int64_t end) {
+    if (a_vec && b_vec) {
+      plan.ForEachSpan(begin, end, [&](int64_t o, int64_t ia, int64_t ib, int64_t n) {
+        Map<TOut>(out + o, n) = op(ConstMap<T>(a + ia, n), ConstMap<T>(b + ib, n));
+      });
+    } else if (a_vec) {
+      plan.ForEachSpan(begin, end, [&](int64_t o, int64_t ia, int64_t ib, int64_t n) {
+        Map<TOut>(out + o, n) = op(ConstMap<T>(a + ia, n), Array<T>::Constant(n, b[ib]));
+      });
+    } else if (b_vec) {
+      plan.ForEachSpan(begin, end, [&](int64_t o, int64_t ia, int64_t ib, int64_t n) {
+        Map<TOut>(out + o, n) = op(Array<T>::Constant(n, a[ia]), ConstMap<T>(b + ib, n));
+      });
+    } else {
+      plan.ForEachSpan(begin, end, [&](int64_t o, int64_t ia, int64_t ib, int64_t n) {
+        Map<TOut>(out + o, n) = op(Array<T>::Constant(n, a[ia]), Array<T>::Constant(n, b[ib]));
+      });
+    }
+  });
 }
 
 // Vectorized max / min that return NaN when either operand is NaN (numpy's maximum / minimum), so

@@ -1,20 +1,26 @@
 // Conv: 2-D convolution, NCHW, float and double, after Caffe2's conv_op.h / conv_op_impl.h.
 //
 // X [N, C, H, W], filter W [M, C / group, kernel_h, kernel_w], optional bias b [M] →
-// Y [N, M, out_h, out_w] (geometry arguments and output size: conv_geometry.h). Per image, the
-// input is unfolded (im2col, conv.h) a block of output rows at a time into a
-// [C * kh * kw, rows * out_w] buffer sized to stay in cache (kConvColBlockBytes), and each group
-// is one cblas_?gemm on it: Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel with
-// stride 1 and no padding skips the unfolding (the input already is that matrix). The unfold buffer
-// is a member tensor, so repeated runs at one shape do not allocate.
+// Y [N, M, out_h, out_w] (geometry arguments and output size: conv_geometry.h). Two engines:
+//
+// - "DNNL", the default: oneDNN's direct convolution (conv_dnnl.h) for float, its primitives
+//   cached per op for the shapes it last ran; double, and any instance oneDNN declines, run the
+//   im2col kernel below.
+// - "IM2COL": per image, the input is unfolded (im2col, conv.h) a block of output rows at a time
+//   into a [C * kh * kw, rows * out_w] buffer sized to stay in cache (kConvColBlockBytes), and each
+//   group is one GEMM on it: Y_g [M/G, block] = W_g [M/G, C/G * kh * kw] * col_g. A 1x1 kernel
+//   with stride 1 and no padding skips the unfolding (the input already is that matrix). The
+//   unfold buffer is a member tensor, so repeated runs at one shape do not allocate.
 //
 // ConvRelu (Caffe2 has one; the Conv + Relu fusion transform makes it) is Conv followed by Relu:
-// Conv's inputs, arguments, checks and kernel, then Relu in place on the output.
+// Conv's inputs, arguments, checks and kernel, then Relu in place on the output (not oneDNN's
+// relu post-op, so that NaN stays NaN as in Relu).
 #include "core/ops/conv/conv.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/operator.h"
@@ -22,6 +28,7 @@
 #include "core/ops/common/elementwise.h"
 #include "core/ops/common/gemm.h"
 #include "core/ops/common/size_paths.h"
+#include "core/ops/conv/conv_dnnl.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -61,14 +68,15 @@ OpSchema& ConvArgs(OpSchema& schema) {
 
 namespace {
 
-// kRelu: ConvRelu, Y = max(Conv(X, W, b), 0), Relu applied in place after the GEMMs.
-template <bool kRelu>
+// kRelu: ConvRelu, Y = max(Conv(X, W, b), 0), Relu applied in place after the convolution.
+template <bool kRelu, ConvEngine kEngine>
 class ConvOp final : public Operator {
  public:
   ConvOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws),
         geometry_(ParseConvGeometry(args(), ConvKind::kConv)),
-        group_(Arg<int64_t>("group")) {
+        group_(Arg<int64_t>("group")),
+        dnnl_(geometry_, group_) {
     PARITY_ENFORCE(group_ > 0, ErrorKind::kBadArgument, label(), ": argument 'group' = ", group_,
                    " must be positive");
   }
@@ -84,7 +92,12 @@ class ConvOp final : public Operator {
     Y->Resize(y_dims_);
     DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
       using T = decltype(zero);
-      Compute<T>(X, W.data<T>(), b ? b->data<T>() : nullptr, Y);
+      bool done = false;
+      if constexpr (kEngine == ConvEngine::kDnnl && std::is_same_v<T, float>) {
+        done = dnnl_.Run(X.dims(), W.dims(), y_dims_, X.data<float>(), W.data<float>(),
+                         b ? b->data<float>() : nullptr, Y->mutable_data<float>());
+      }
+      if (!done) Compute<T>(X, W.data<T>(), b ? b->data<T>() : nullptr, Y);
       if constexpr (kRelu) elementwise::ReluInPlace(Y->mutable_data<T>(), Y->numel());
     });
   }
@@ -143,6 +156,7 @@ class ConvOp final : public Operator {
   std::vector<int64_t> y_dims_;
   std::vector<int64_t> col_dims_;
   Tensor col_;  // im2col scratch, reused across runs
+  DnnlConvForward dnnl_;  // oneDNN's primitives for the last shape (engine DNNL)
 };
 
 // Conv's schema but for its docs, shared with ConvRelu.
@@ -179,8 +193,11 @@ PARITY_OP_SCHEMA(Conv)
     .Doc(
         "2-D convolution (NCHW) of X with filter W, optionally plus a per-channel bias; groups "
         "split the channels. Output size per dim: floor((in + pad_head + pad_tail - "
-        "(dilation * (kernel - 1) + 1)) / stride) + 1.");
-PARITY_REGISTER_CPU_OPERATOR(Conv, ConvOp<false>);
+        "(dilation * (kernel - 1) + 1)) / stride) + 1. Engines: DNNL (the default: oneDNN's direct "
+        "convolution for float) and IM2COL (im2col and a GEMM per group), which also serves "
+        "double.");
+PARITY_REGISTER_CPU_OPERATOR_DEFAULT_ENGINE(Conv, "DNNL", ConvOp<false, ConvEngine::kDnnl>);
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(Conv, "IM2COL", ConvOp<false, ConvEngine::kIm2Col>);
 
 PARITY_OP_SCHEMA(ConvRelu)
     .Apply(ConvSchema)
@@ -189,7 +206,8 @@ PARITY_OP_SCHEMA(ConvRelu)
         "Conv followed by Relu (Caffe2's ConvRelu; the Conv + Relu fusion): Y = max(Conv(X, W, "
         "b), 0), with Conv's inputs, arguments and output size; NaN stays NaN. Gradient: "
         "ReluGradient on Y, then ConvGradient.");
-PARITY_REGISTER_CPU_OPERATOR(ConvRelu, ConvOp<true>);
+PARITY_REGISTER_CPU_OPERATOR_DEFAULT_ENGINE(ConvRelu, "DNNL", ConvOp<true, ConvEngine::kDnnl>);
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(ConvRelu, "IM2COL", ConvOp<true, ConvEngine::kIm2Col>);
 
 PARITY_SIZE_PATH(Conv, "the unfolded input split into several row blocks (kConvColBlockBytes)",
                  /*threshold=*/2, /*block=*/0, ConvRowBlocks);

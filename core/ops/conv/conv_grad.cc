@@ -14,9 +14,13 @@
 // As in the forward kernel, each image is processed a block of output rows at a time so col and
 // dcol stay in cache, and a pointwise convolution (1x1, stride 1, no padding) skips both the
 // unfold and the fold: dW_g += dY_g * X_g^T and dX_g = W_g^T * dY_g straight on the tensors. The
-// GEMMs are cblas_?gemm calls; col and dcol are member tensors, so repeated runs do not allocate.
+// GEMMs are gemm.h's; col and dcol are member tensors, so repeated runs do not allocate. That is
+// engine "IM2COL"; the default engine "DNNL" runs oneDNN's backward-weights and backward-data
+// primitives for float (conv_dnnl.h, cached per op for the last shape) and this kernel for double
+// and for what oneDNN declines.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/operator.h"
@@ -24,6 +28,7 @@
 #include "core/ops/common/gemm.h"
 #include "core/ops/common/size_paths.h"
 #include "core/ops/conv/conv.h"
+#include "core/ops/conv/conv_dnnl.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -70,13 +75,15 @@ void EnforceGroup(const std::string& label, int64_t group) {
                  " must be positive");
 }
 
+template <ConvEngine kEngine>
 class ConvGradientOp final : public Operator {
  public:
   ConvGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws),
         geometry_(ParseConvGeometry(args(), ConvKind::kConv)),
         group_(Arg<int64_t>("group")),
-        outputs_(ConvGradientOutputs(label(), Arg<bool>("no_bias"), OutputSize())) {
+        outputs_(ConvGradientOutputs(label(), Arg<bool>("no_bias"), OutputSize())),
+        dnnl_(geometry_, group_) {
     EnforceGroup(label(), group_);
   }
 
@@ -89,11 +96,35 @@ class ConvGradientOp final : public Operator {
     EnforceSameDtype(label(), "X", X.dtype(), "dY", dY.dtype(), dY.dims());
     DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
       using T = decltype(zero);
+      if constexpr (kEngine == ConvEngine::kDnnl && std::is_same_v<T, float>) {
+        if (RunDnnl(X, W, dY)) return;
+      }
       Compute<T>(X, W, dY);
     });
   }
 
  private:
+  // oneDNN's primitives on float tensors; false (nothing computed) when oneDNN declines.
+  bool RunDnnl(const Tensor& X, const Tensor& Wt, const Tensor& dY) {
+    Tensor* dW = Output(0);
+    dW->Resize(Wt.dims());
+    float* db = nullptr;
+    if (outputs_.db) {
+      db_dims_.assign({Wt.dim(0)});
+      Tensor* db_tensor = Output(1);
+      db_tensor->Resize(db_dims_);
+      db = db_tensor->mutable_data<float>();
+    }
+    float* dx = nullptr;
+    if (outputs_.dx) {
+      Tensor* dX = Output(outputs_.dx_index);
+      dX->Resize(X.dims());
+      dx = dX->mutable_data<float>();
+    }
+    return dnnl_.Run(X.dims(), Wt.dims(), y_dims_, X.data<float>(), Wt.data<float>(),
+                     dY.data<float>(), dW->mutable_data<float>(), db, dx);
+  }
+
   template <typename T>
   void Compute(const Tensor& X, const Tensor& Wt, const Tensor& dY) {
     const ConvGeometry& g = geometry_;
@@ -189,6 +220,7 @@ class ConvGradientOp final : public Operator {
   std::vector<int64_t> col_dims_;
   Tensor col_;   // im2col of the input block, reused across runs
   Tensor dcol_;  // gradient of col, folded onto dX, reused across runs
+  DnnlConvBackward dnnl_;  // oneDNN's primitives for the last shape (engine DNNL)
 };
 
 PARITY_OP_SCHEMA(ConvGradient)
@@ -223,9 +255,14 @@ PARITY_OP_SCHEMA(ConvGradient)
       return out;
     })
     .Doc(
-        "Gradient of Conv: (X, W, dY) -> (dW, db[, dX]), or (dW[, dX]) with no_bias=1, by im2col "
-        "and GEMMs per group (dW = dY col^T, dX = col2im(W^T dY), db = sums of dY).");
-PARITY_REGISTER_CPU_OPERATOR(ConvGradient, ConvGradientOp);
+        "Gradient of Conv: (X, W, dY) -> (dW, db[, dX]), or (dW[, dX]) with no_bias=1. Engines: "
+        "DNNL (the default: oneDNN's backward-weights and backward-data primitives for float) and "
+        "IM2COL (im2col and GEMMs per group: dW = dY col^T, dX = col2im(W^T dY), db = sums of "
+        "dY), which also serves double.");
+PARITY_REGISTER_CPU_OPERATOR_DEFAULT_ENGINE(ConvGradient, "DNNL",
+                                            ConvGradientOp<ConvEngine::kDnnl>);
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(ConvGradient, "IM2COL",
+                                         ConvGradientOp<ConvEngine::kIm2Col>);
 
 // Its blocks are Conv's; col2im accumulates dX across them.
 PARITY_SIZE_PATH(ConvGradient, "row blocks, dX accumulated across them by col2im", 2, 0,

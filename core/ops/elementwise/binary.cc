@@ -328,13 +328,17 @@ class PowOp final : public Operator {
       using T = decltype(zero);
       T* out = y->mutable_data<T>();
       const T e = static_cast<T>(exponent_);
-      auto in = elementwise::ConstMap<T>(x.data<T>(), n);
-      // x^2 as a product (exact, and what pow returns anyway); everything else through std::pow.
-      if (e == T(2)) {
-        elementwise::Map<T>(out, n) = in * in;
-      } else {
-        elementwise::Map<T>(out, n) = in.unaryExpr([e](T v) { return std::pow(v, e); });
-      }
+      const T* px = x.data<T>();
+      elementwise::ParallelElementwise(out, n, 1, [&](int64_t begin, int64_t end) {
+        auto in = elementwise::ConstMap<T>(px + begin, end - begin);
+        elementwise::Map<T> y(out + begin, end - begin);
+        // x^2 as a product (exact, and what pow returns anyway); everything else through std::pow.
+        if (e == T(2)) {
+          y = in * in;
+        } else {
+          y = in.unaryExpr([e](T v) { return std::pow(v, e); });
+        }
+      });
     };
     if (x.dtype() == DataType::kFloat) {
       compute(float{});

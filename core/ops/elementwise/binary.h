@@ -123,8 +123,12 @@ class BinaryKernel {
           dst = scratch_.template mutable_data<TOut>();
         }
         if (same) {
-          elementwise::Map<TOut>(dst, n) =
-              Fn::template Apply<T>(elementwise::ConstMap<T>(pa, n), elementwise::ConstMap<T>(pb, n));
+          // Large tensors split across threads by element range (bit-identical for any count).
+          elementwise::ParallelElementwise(dst, n, 1, [&](int64_t begin, int64_t end) {
+            const int64_t len = end - begin;
+            elementwise::Map<TOut>(dst + begin, len) = Fn::template Apply<T>(
+                elementwise::ConstMap<T>(pa + begin, len), elementwise::ConstMap<T>(pb + begin, len));
+          });
         } else {
           elementwise::RunPlan<T, TOut>(plan_, pa, pb, dst, [](const auto& x, const auto& y) {
             return Fn::template Apply<T>(x, y);

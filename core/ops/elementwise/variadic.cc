@@ -246,18 +246,23 @@ class SumOp final : public Operator {
       scratch_.Resize(out->dims());
       dst = scratch_.mutable_data<T>();
     }
-    Map<T> y(dst, n);
-    if (count == 1) {
-      y = ConstMap<T>(Input(0).template data<T>(), n);
-    } else {
-      y = FromWrapping<T>(AsWrapping<T>(ConstMap<T>(Input(0).template data<T>(), n)) +
-                          AsWrapping<T>(ConstMap<T>(Input(1).template data<T>(), n)));
-      for (int i = 2; i < count; ++i) {
-        y = FromWrapping<T>(AsWrapping<T>(y) + AsWrapping<T>(ConstMap<T>(Input(i).template data<T>(), n)));
+    // Each element is summed by one thread, in input order: split by element range, the result is
+    // bit-identical for any thread count.
+    elementwise::ParallelElementwise(dst, n, count, [&](int64_t begin, int64_t end) {
+      const int64_t len = end - begin;
+      auto input = [&](int i) { return ConstMap<T>(Input(i).template data<T>() + begin, len); };
+      Map<T> y(dst + begin, len);
+      if (count == 1) {
+        y = input(0);
+      } else {
+        y = FromWrapping<T>(AsWrapping<T>(input(0)) + AsWrapping<T>(input(1)));
+        for (int i = 2; i < count; ++i) {
+          y = FromWrapping<T>(AsWrapping<T>(y) + AsWrapping<T>(input(i)));
+        }
       }
-    }
-    // Caffe2's MeanOp scales the sum by 1/n rather than dividing by n.
-    if constexpr (kMean) y *= static_cast<T>(1.0 / count);
+      // Caffe2's MeanOp scales the sum by 1/n rather than dividing by n.
+      if constexpr (kMean) y *= static_cast<T>(1.0 / count);
+    });
     if (aside && n > 0) std::memcpy(o, dst, out->nbytes());
   }
 

@@ -25,6 +25,7 @@
 #include "core/operator.h"
 #include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/shape_util.h"
+#include "core/parallel.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -158,17 +159,22 @@ class SpatialBNOp final : public Operator {
     const Eigen::Array<T, Eigen::Dynamic, 1> a = alpha_.template cast<T>();
     const Eigen::Array<T, Eigen::Dynamic, 1> s = shift_.template cast<T>();
     const Eigen::Array<T, Eigen::Dynamic, 1> b = beta_.template cast<T>();
+    // Planes (NCHW) or pixels (NHWC) are split across threads; every element is computed alone,
+    // by the same code on any thread (bit-identical).
     if (nchw_) {
-      for (int64_t n = 0; n < l.n; ++n) {
-        for (int64_t c = 0; c < l.c; ++c) {
-          const int64_t off = (n * l.c + c) * l.hxw;
+      ParallelFor(0, l.n * l.c, GrainFor(l.hxw), [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const int64_t c = p % l.c;
+          const int64_t off = p * l.hxw;
           ArrayMap<T>(y + off, l.hxw) = (ConstArrayMap<T>(x + off, l.hxw) - s[c]) * a[c] + b[c];
         }
-      }
+      });
     } else {
-      for (int64_t r = 0; r < l.n * l.hxw; ++r) {
-        ArrayMap<T>(y + r * l.c, l.c) = (ConstArrayMap<T>(x + r * l.c, l.c) - s) * a + b;
-      }
+      ParallelFor(0, l.n * l.hxw, GrainFor(l.c), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          ArrayMap<T>(y + r * l.c, l.c) = (ConstArrayMap<T>(x + r * l.c, l.c) - s) * a + b;
+        }
+      });
     }
   }
 
@@ -365,17 +371,20 @@ class LayerNormOp final : public Operator {
     T* y = Y->template mutable_data<T>();
     T* mean = mean_t->template mutable_data<T>();
     T* sd = std_t->template mutable_data<T>();
-    for (int64_t i = 0; i < m; ++i) {
-      ConstArrayMap<T> row(x + i * n, n);
-      const T mu = row.sum() / static_cast<T>(n);
-      const T var = (row - mu).square().sum() / static_cast<T>(n);
-      const T s = std::sqrt(var + static_cast<T>(epsilon_));
-      mean[i] = mu;
-      sd[i] = s;
-      ArrayMap<T> out(y + i * n, n);
-      out = (row - mu) / s;
-      if (affine_) out = out * ConstArrayMap<T>(gamma, n) + ConstArrayMap<T>(beta, n);
-    }
+    // Rows are split across threads, each row by one thread as on one thread (bit-identical).
+    ParallelFor(0, m, GrainFor(n), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        ConstArrayMap<T> row(x + i * n, n);
+        const T mu = row.sum() / static_cast<T>(n);
+        const T var = (row - mu).square().sum() / static_cast<T>(n);
+        const T s = std::sqrt(var + static_cast<T>(epsilon_));
+        mean[i] = mu;
+        sd[i] = s;
+        ArrayMap<T> out(y + i * n, n);
+        out = (row - mu) / s;
+        if (affine_) out = out * ConstArrayMap<T>(gamma, n) + ConstArrayMap<T>(beta, n);
+      }
+    });
   }
 
   const int64_t axis_;

@@ -24,22 +24,32 @@
 #include "core/ops/common/gemm.h"
 #include "core/ops/pool/pool.h"
 #include "core/operator.h"
+#include "core/parallel.h"
 #include "core/schema.h"
 
 namespace parity {
 namespace {
 
-// Visits every window of every [H, W] plane of x: fn(plane, window) returns the output.
+// Visits every window of every [H, W] plane of x: fn(plane, window) returns the output. Planes are
+// independent, so they are split among the compute threads (ParallelFor, core/parallel.h); each
+// output is computed by the same code whatever the split, so results are bit-identical across
+// thread counts.
 template <typename T, typename Fn>
 void ForEachWindow(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
-                   int64_t out_h, int64_t out_w, T* y, Fn&& fn) {
-  for (int64_t p = 0; p < planes; ++p, x += H * W, y += out_h * out_w) {
-    for (int64_t oh = 0; oh < out_h; ++oh) {
-      for (int64_t ow = 0; ow < out_w; ++ow) {
-        y[oh * out_w + ow] = fn(x, WindowAt(g, H, W, oh, ow));
-      }
-    }
-  }
+                   int64_t out_h, int64_t out_w, T* y, const Fn& fn) {
+  const PoolPlan plan(g, H, W, out_h, out_w);
+  ParallelFor(0, planes, GrainFor(PoolPlaneWork(g, H, W, out_h, out_w)),
+              [&](int64_t first, int64_t last) {
+                for (int64_t p = first; p < last; ++p) {
+                  const T* plane = x + p * H * W;
+                  T* out = y + p * out_h * out_w;
+                  for (int64_t oh = 0; oh < out_h; ++oh) {
+                    for (int64_t ow = 0; ow < out_w; ++ow) {
+                      out[oh * out_w + ow] = fn(plane, plan.Window(oh, ow));
+                    }
+                  }
+                }
+              });
 }
 
 template <typename T>

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/ops/common/conv_geometry.h"
 #include "core/schema.h"
@@ -42,13 +43,40 @@ inline void ClipTaps(int64_t start, int64_t kernel, int64_t step, int64_t size, 
   *end = start + (past - 1) * step + 1;
 }
 
-inline PoolWindow WindowAt(const ConvGeometry& g, int64_t H, int64_t W, int64_t oh, int64_t ow) {
-  PoolWindow win;
-  ClipTaps(oh * g.stride_h - g.pad_t, g.kernel_h, g.dilation_h, H, &win.h_begin, &win.h_end);
-  ClipTaps(ow * g.stride_w - g.pad_l, g.kernel_w, g.dilation_w, W, &win.w_begin, &win.w_end);
-  win.h_step = g.dilation_h;
-  win.w_step = g.dilation_w;
-  return win;
+// The clipped taps of every output row and column of one pooling (ClipTaps of each), computed once
+// per run: a window is then a row's taps times a column's, with no division per output. Every
+// plane of the input shares them.
+class PoolPlan {
+ public:
+  PoolPlan(const ConvGeometry& g, int64_t H, int64_t W, int64_t out_h, int64_t out_w)
+      : rows_(out_h), cols_(out_w), h_step_(g.dilation_h), w_step_(g.dilation_w) {
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      ClipTaps(oh * g.stride_h - g.pad_t, g.kernel_h, g.dilation_h, H, &rows_[oh].begin,
+               &rows_[oh].end);
+    }
+    for (int64_t ow = 0; ow < out_w; ++ow) {
+      ClipTaps(ow * g.stride_w - g.pad_l, g.kernel_w, g.dilation_w, W, &cols_[ow].begin,
+               &cols_[ow].end);
+    }
+  }
+
+  PoolWindow Window(int64_t oh, int64_t ow) const {
+    return {rows_[oh].begin, rows_[oh].end, cols_[ow].begin, cols_[ow].end, h_step_, w_step_};
+  }
+
+ private:
+  struct Taps {
+    int64_t begin = 0, end = 0;
+  };
+  std::vector<Taps> rows_, cols_;
+  int64_t h_step_, w_step_;
+};
+
+// Work items of one plane for ParallelFor's grain: every tap of every window (out_h * out_w *
+// kernel_h * kernel_w), at least the plane's own size.
+inline int64_t PoolPlaneWork(const ConvGeometry& g, int64_t H, int64_t W, int64_t out_h,
+                             int64_t out_w) {
+  return std::max(H * W, out_h * out_w * g.kernel_h * g.kernel_w);
 }
 
 // kBadArgument when a window of the out_h x out_w output holds no input element (possible only

@@ -14,12 +14,14 @@
 //   - AveragePoolGradient: dY / count to every element of the clipped window, count being the
 //     forward's divisor (the clipped window's size, or kernel_h * kernel_w with
 //     count_include_pad); as the forward does, dY is multiplied by the reciprocal.
-// Windows that overlap (stride < kernel) add up. Nothing is allocated per run.
+// Windows that overlap (stride < kernel) add up. Only the plan (a pair of taps per output row and
+// column) is allocated per run.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/operator.h"
+#include "core/parallel.h"
 #include "core/ops/common/conv_geometry.h"
 #include "core/ops/common/gemm.h"
 #include "core/ops/pool/pool.h"
@@ -49,34 +51,52 @@ void EnforcePoolGradientDtypes(const std::string& label, const std::vector<Tenso
   EnforceSameDtype(label, "X", in[0].dtype, "dY", in[2].dtype, in[2].dims);
 }
 
+// Both backward kernels zero dX and accumulate plane by plane; planes are independent, so they
+// are split among the compute threads (ParallelFor), and within a plane the windows add up in
+// output order whatever the split: bit-identical across thread counts.
+template <typename T, typename Fn>
+void ForEachPlane(int64_t planes, int64_t H, int64_t W, const ConvGeometry& g, int64_t out_h,
+                  int64_t out_w, T* dx, const Fn& plane_backward) {
+  ParallelFor(0, planes, GrainFor(PoolPlaneWork(g, H, W, out_h, out_w)),
+              [&](int64_t first, int64_t last) {
+                std::fill(dx + first * H * W, dx + last * H * W, T(0));
+                for (int64_t p = first; p < last; ++p) plane_backward(p, dx + p * H * W);
+              });
+}
+
 template <typename T>
 void MaxPoolBackward(const T* x, const T* dy, int64_t planes, int64_t H, int64_t W,
                      const ConvGeometry& g, int64_t out_h, int64_t out_w, T* dx) {
-  for (int64_t p = 0; p < planes; ++p, x += H * W, dx += H * W, dy += out_h * out_w) {
+  const PoolPlan plan(g, H, W, out_h, out_w);
+  ForEachPlane(planes, H, W, g, out_h, out_w, dx, [&](int64_t p, T* dx_plane) {
+    const T* x_plane = x + p * H * W;
+    const T* dy_plane = dy + p * out_h * out_w;
     for (int64_t oh = 0; oh < out_h; ++oh) {
       for (int64_t ow = 0; ow < out_w; ++ow) {
-        dx[WindowArgMax(x, W, WindowAt(g, H, W, oh, ow))] += dy[oh * out_w + ow];
+        dx_plane[WindowArgMax(x_plane, W, plan.Window(oh, ow))] += dy_plane[oh * out_w + ow];
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void AveragePoolBackward(const T* dy, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
                          int64_t out_h, int64_t out_w, bool count_include_pad, T* dx) {
-  for (int64_t p = 0; p < planes; ++p, dx += H * W, dy += out_h * out_w) {
+  const PoolPlan plan(g, H, W, out_h, out_w);
+  ForEachPlane(planes, H, W, g, out_h, out_w, dx, [&](int64_t p, T* dx_plane) {
+    const T* dy_plane = dy + p * out_h * out_w;
     for (int64_t oh = 0; oh < out_h; ++oh) {
       for (int64_t ow = 0; ow < out_w; ++ow) {
-        const PoolWindow win = WindowAt(g, H, W, oh, ow);
-        const T share =
-            dy[oh * out_w + ow] * (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
+        const PoolWindow win = plan.Window(oh, ow);
+        const T share = dy_plane[oh * out_w + ow] *
+                        (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
         for (int64_t h = win.h_begin; h < win.h_end; h += win.h_step) {
-          T* row = dx + h * W;
+          T* row = dx_plane + h * W;
           for (int64_t w = win.w_begin; w < win.w_end; w += win.w_step) row[w] += share;
         }
       }
     }
-  }
+  });
 }
 
 template <bool kAverage>
@@ -99,8 +119,7 @@ class PoolGradientOp final : public Operator {
       using T = decltype(zero);
       Tensor* dX = Output(0);
       dX->Resize(X.dims());
-      T* dx = dX->mutable_data<T>();
-      std::fill(dx, dx + dX->numel(), T(0));
+      T* dx = dX->mutable_data<T>();  // zeroed plane by plane by the kernels
       const int64_t planes = X.dim(0) * X.dim(1);
       const int64_t H = X.dim(2), W = X.dim(3), out_h = y_dims_[2], out_w = y_dims_[3];
       if constexpr (kAverage) {

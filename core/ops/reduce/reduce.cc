@@ -20,7 +20,9 @@
 
 #include "core/operator.h"
 #include "core/ops/common/eigen_maps.h"
+#include "core/ops/common/elementwise.h"
 #include "core/ops/common/shape_util.h"
+#include "core/parallel.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -69,10 +71,12 @@ using shape_util::SizeToDim;
 
 enum class Reduction { kSum, kMean, kMax, kMin, kProd };
 
-// One pass: x is [outer, r, inner], y is [outer, inner].
+// Rows [o_begin, o_end) of one pass, and of those only the columns [c_begin, c_end) when
+// inner > 1: x is [outer, r, inner], y is [outer, inner].
 template <typename T>
-void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int64_t inner) {
-  for (int64_t o = 0; o < outer; ++o) {
+void ReduceRows(Reduction kind, const T* x, T* y, int64_t o_begin, int64_t o_end, int64_t r,
+                int64_t inner, int64_t c_begin, int64_t c_end) {
+  for (int64_t o = o_begin; o < o_end; ++o) {
     const T* xo = x + o * r * inner;
     if (inner == 1) {
       ConstArrayMap<T> row(xo, r);
@@ -85,14 +89,15 @@ void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int6
       }
       continue;
     }
-    ArrayMap<T> acc(y + o * inner, inner);
+    const int64_t width = c_end - c_begin;
+    ArrayMap<T> acc(y + o * inner + c_begin, width);
     if (r == 0) {
       acc.setConstant(kind == Reduction::kProd ? T(1) : T(0));
       continue;
     }
-    acc = ConstArrayMap<T>(xo, inner);
+    acc = ConstArrayMap<T>(xo + c_begin, width);
     for (int64_t j = 1; j < r; ++j) {
-      ConstArrayMap<T> row(xo + j * inner, inner);
+      ConstArrayMap<T> row(xo + j * inner + c_begin, width);
       switch (kind) {
         case Reduction::kSum:
         case Reduction::kMean: acc += row; break;
@@ -101,6 +106,30 @@ void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int6
         case Reduction::kProd: acc *= row; break;
       }
     }
+  }
+}
+
+// One pass: x is [outer, r, inner], y is [outer, inner]. Large passes are split across threads
+// over the kept dims only (rows of the output, or columns of a row when there are few rows), so
+// every output element is still reduced by one thread in the same order as on one thread: the
+// result is bit-identical for any thread count.
+template <typename T>
+void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int64_t inner) {
+  const int64_t work_per_row = std::max<int64_t>(1, r) * inner;
+  if (inner == 1 || outer >= 2 * ComputeThreads() ||
+      outer * work_per_row < 2 * kParallelMinWork) {
+    ParallelFor(0, outer, GrainFor(work_per_row), [&](int64_t begin, int64_t end) {
+      ReduceRows(kind, x, y, begin, end, r, inner, 0, inner);
+    });
+    return;
+  }
+  // Few long rows (a reduction over a leading axis): split each row's columns, at 64-byte
+  // boundaries of y so Eigen handles every column as the whole row would.
+  for (int64_t o = 0; o < outer; ++o) {
+    elementwise::ParallelElementwise(y + o * inner, inner, std::max<int64_t>(1, r),
+                                     [&](int64_t begin, int64_t end) {
+                                       ReduceRows(kind, x, y, o, o + 1, r, inner, begin, end);
+                                     });
   }
 }
 
@@ -127,7 +156,9 @@ class ReduceOp final : public Operator {
       if (out_numel == 0) return;
       Compute<T>(in.data<T>(), y, in.dims(), plan);
       if (kKind == Reduction::kMean) {
-        ArrayMap<T>(y, out_numel) /= static_cast<T>(plan.count);
+        elementwise::ParallelElementwise(y, out_numel, 1, [&](int64_t begin, int64_t end) {
+          ArrayMap<T>(y + begin, end - begin) /= static_cast<T>(plan.count);
+        });
       }
     };
     if (kKind == Reduction::kMean || kKind == Reduction::kProd) {
@@ -286,16 +317,19 @@ PARITY_REGISTER_CPU_OPERATOR(SumElements, SumElementsOp);
 // Softmax: the input is seen as [N, D] with N = prod(dims[:axis]); each row gets
 // exp(x - max(x)) / sum(exp(x - max(x))), the max subtracted for stability.
 
+// Rows are split across threads (each row by one thread, as on one thread: bit-identical).
 template <typename T>
 void SoftmaxRows(const T* x, T* y, int64_t n, int64_t d) {
   if (d == 0) return;
-  for (int64_t i = 0; i < n; ++i) {
-    ConstArrayMap<T> xr(x + i * d, d);
-    ArrayMap<T> yr(y + i * d, d);
-    const T m = xr.maxCoeff();
-    yr = (xr - m).exp();
-    yr /= yr.sum();
-  }
+  ParallelFor(0, n, GrainFor(d), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      ConstArrayMap<T> xr(x + i * d, d);
+      ArrayMap<T> yr(y + i * d, d);
+      const T m = xr.maxCoeff();
+      yr = (xr - m).exp();
+      yr /= yr.sum();
+    }
+  });
 }
 
 class SoftmaxOp final : public Operator {

@@ -7,12 +7,14 @@
 //     accepts gives the same result.
 //   - Gather checks every index even when the output is empty (Caffe2 skipped the check then),
 //     except for Caffe2's "indexed axis of size 0" rule, where the output takes DATA's dims.
+#include <algorithm>
 #include <cstring>
 
 #include "core/ops/shape/shape_index.h"
 
 #include "core/operator.h"
 #include "core/ops/common/shape_util.h"
+#include "core/parallel.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -290,15 +292,17 @@ class GatherOp final : public Operator {
     const int64_t outer = SizeToDim(data.dims(), axis);
     const int64_t block = SizeFromDim(data.dims(), axis + 1) * esize;
     const char* src = static_cast<const char*>(data.raw_data());
-    for (int64_t o = 0; o < outer; ++o) {
-      const char* src_row = src + o * bound * block;
-      char* dst_row = dst + o * n * block;
-      for (int64_t i = 0; i < n; ++i) {
+    // The (outer, index) pairs are split across threads: each copies its own slice.
+    const int64_t block_elements = std::max<int64_t>(1, SizeFromDim(data.dims(), axis + 1));
+    ParallelFor(0, outer * n, GrainFor(block_elements), [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t o = k / n;
+        const int64_t i = k % n;
         int64_t v = idx[i];
         if (v < 0) v += bound;
-        std::memcpy(dst_row + i * block, src_row + v * block, block);
+        std::memcpy(dst + k * block, src + (o * bound + v) * block, block);
       }
-    }
+    });
   }
 
   int64_t axis_;

@@ -84,12 +84,16 @@ class UnaryOp final : public Operator {
         T* out = y->template mutable_data<T>();
         const T* in = x.template data<T>();
         // A partial overlap (views of one buffer) is computed aside; exact in place is fine.
+        // Large tensors are split across threads by element range (bit-identical for any count).
         auto compute = [&](T* dst) {
-          // A functor may bring its own float kernel (Sigmoid's AVX2 path); else Eigen.
-          if constexpr (std::is_same_v<T, float>) {
-            if (TryDirect<Fn>(in, dst, n)) return;
-          }
-          Map<T>(dst, n) = fn_.template Apply<T>(ConstMap<T>(in, n));
+          elementwise::ParallelElementwise(dst, n, 1, [&](int64_t begin, int64_t end) {
+            // A functor may bring its own float kernel (Sigmoid's AVX2 path); else Eigen.
+            if constexpr (std::is_same_v<T, float>) {
+              if (TryDirect<Fn>(in + begin, dst + begin, end - begin)) return;
+            }
+            Map<T>(dst + begin, end - begin) =
+                fn_.template Apply<T>(ConstMap<T>(in + begin, end - begin));
+          });
         };
         if (elementwise::UnsafeOverlap(out, n * sizeof(T), in, n * sizeof(T), true)) {
           scratch_.Resize(x.dims());
