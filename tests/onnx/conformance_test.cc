@@ -66,9 +66,10 @@ const std::vector<Expectation>& Expectations() {
       // fail the same cases.
       // Where and GatherElements since (514 -> 537, with the NegativeLogLikelihoodLoss
       // expansions), then NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (-> 623), Mod,
-      // ReduceProd and Hardmax (-> 648), CumSum and Range (-> 663).
-      {"node", "production", 663, kBothEnginesRefuse},
-      {"node", "reference", 663, kBothEnginesRefuse},
+      // ReduceProd and Hardmax (-> 648), CumSum and Range (-> 663), Reshape's allowzero and
+      // Slice's steps (-> 665).
+      {"node", "production", 665, kBothEnginesRefuse},
+      {"node", "reference", 665, kBothEnginesRefuse},
       {"pytorch-operator", "production", 34, {}},
       {"pytorch-operator", "reference", 34, {}},
       {"pytorch-converted", "production", 67, {}},

@@ -251,17 +251,48 @@ TEST(OnnxImporterTest, SlicePerAxis) {
   const Tensor x = MakeTensor<float>({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   ExpectBoth(r, {{"x", x}}, "y", {5, 6, 7});
 
-  // Steps other than 1 are listed, not ignored.
-  ModelBuilder steps(13);
-  steps.Input("x", {4}).Output("y");
-  steps.Initializer("s", MakeTensor<int64_t>({1}, {0}))
-      .Initializer("e", MakeTensor<int64_t>({1}, {4}))
-      .Initializer("a", MakeTensor<int64_t>({1}, {0}))
-      .Initializer("st", MakeTensor<int64_t>({1}, {2}));
-  steps.Node("Slice", {"x", "s", "e", "a", "st"}, {"y"});
-  const ImportResult listed = TranslateModel(steps.model());
-  ASSERT_EQ(listed.unsupported.size(), 1u);
-  EXPECT_NE(listed.unsupported[0].reason.find("step 2"), std::string::npos);
+  // A step other than 1 picks its indices by a Gather: x[3:0:-2] is [3, 1] and x[0:4:3] is
+  // [0, 3]; a backward end past the front (INT64_MIN) runs through index 0.
+  struct StepCase {
+    int64_t start, end, step;
+    std::vector<float> expected;
+  };
+  for (const StepCase& c : {StepCase{3, 0, -2, {3, 1}}, StepCase{0, 4, 3, {0, 3}},
+                            StepCase{-1, std::numeric_limits<int64_t>::min(), -1, {3, 2, 1, 0}},
+                            StepCase{10, -10, -3, {3, 0}}, StepCase{0, 4, -1, {}}}) {
+    ModelBuilder steps(13);
+    steps.Input("x", {4}).Output("y");
+    steps.Initializer("s", MakeTensor<int64_t>({1}, {c.start}))
+        .Initializer("e", MakeTensor<int64_t>({1}, {c.end}))
+        .Initializer("a", MakeTensor<int64_t>({1}, {0}))
+        .Initializer("st", MakeTensor<int64_t>({1}, {c.step}));
+    steps.Node("Slice", {"x", "s", "e", "a", "st"}, {"y"});
+    const ImportResult stepped = ImportModel(steps.model());
+    ExpectBoth(stepped, {{"x", MakeTensor<float>({4}, {0, 1, 2, 3})}}, "y", c.expected);
+  }
+}
+
+// allowzero=1 (opset 14) takes a 0 in the shape literally: an empty [0, 3] becomes [3, 0], where
+// Caffe2's 0 would copy the input's dim 1 and ask for [3, 3], an error; or [0, 0, 3] with several
+// 0s.
+TEST(OnnxImporterTest, ReshapeAllowzero) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{3, 0}, std::vector<int64_t>{0, 0, 3}}) {
+    ModelBuilder b(14);
+    b.Input("x", {0, 3}).Output("y");
+    b.Initializer("shape", MakeTensor<int64_t>({static_cast<int64_t>(shape.size())}, shape));
+    SetInt(b.Node("Reshape", {"x", "shape"}, {"y"}), "allowzero", 1);
+    const ImportResult r = ImportModel(b.model());
+    for (const char* engine : {oracles::kProduction, oracles::kReference}) {
+      Case c;
+      *c.mutable_net() = r.net;
+      *c.mutable_init_net() = r.init_net;
+      *c.add_inputs() = TensorToProto(Tensor(DataType::kFloat, {0, 3}), "x");
+      const auto run = oracles::GetBackend(engine).Run(c);
+      ASSERT_FALSE(run.error) << engine << ": " << run.error->what();
+      EXPECT_EQ(TensorFromProto(run.blobs.at("y")).dims(), shape) << engine;
+    }
+  }
 }
 
 // SAME_UPPER pads the odd total at the end, SAME_LOWER at the beginning: 4x4 input, 3x3 kernel,
