@@ -104,10 +104,7 @@ std::optional<OpInstance> MakeConvTranspose(const Primary* primary) {
   if (group != 1 || *rc::gen::inRange(0, 4) == 0) op.Arg("group", group);
   const int64_t adj_h = *rc::gen::inRange<int64_t>(0, g.sh);
   const int64_t adj_w = *rc::gen::inRange<int64_t>(0, g.sw);
-  if (adj_h != 0 || adj_w != 0 || *rc::gen::inRange(0, 4) == 0) {
-    op.Arg("adj_h", adj_h);
-    op.Arg("adj_w", adj_w);
-  }
+  conv_args::PairArg(op, "adj", "adjs", "adj_h", "adj_w", adj_h, adj_w, 0, false);
   return op;
 }
 

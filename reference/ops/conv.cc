@@ -118,7 +118,8 @@ void ConvTranspose(OpContext<T>& c) {
   const ConvGeometry g = ParseGeometry(c, x, &f);
   const int64_t n = x.dims[0], ch = x.dims[1], h = x.dims[2], w = x.dims[3];
   const int64_t group = c.args.Int("group");
-  const int64_t adj_h = c.args.Int("adj_h"), adj_w = c.args.Int("adj_w");
+  int64_t adj_h = 0, adj_w = 0;
+  GetPair(c, "adj", "adj_h", "adj_w", "adjs", &adj_h, &adj_w);
   PARITY_ENFORCE(adj_h >= 0 && adj_w >= 0 && adj_h < g.sh && adj_w < g.sw,
                  ErrorKind::kBadArgument, "adj_h ", adj_h, " and adj_w ", adj_w,
                  " must be in [0, stride)");
@@ -165,7 +166,7 @@ void RegisterConvOps(Registry* r) {
   r->Add({"Conv", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(Conv)});
   r->Add({"ConvRelu", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(ConvRelu)});
   r->Add({"ConvGradient", 3, 3, 1, 3, conv_grad, PARITY_REF_KERNEL(ConvGradient)});
-  r->Add({"ConvTranspose", 2, 3, 1, 1, WithArgs(conv, {{"adj_h", "0"}, {"adj_w", "0"}}),
+  r->Add({"ConvTranspose", 2, 3, 1, 1, WithArgs(conv, {{"adj", "0"}, {"adj_h", "0"}, {"adj_w", "0"}, {"adjs", "[]"}}),
           PARITY_REF_KERNEL(ConvTranspose)});
 }
 

@@ -46,6 +46,27 @@ TEST(ConvTranspose, Groups) {
   ExpectTensorNear(ws->GetTensor("y"), {1, 1, 1, 1}, {13});
 }
 
+// Caffe2's three spellings of adj agree; two at once are refused.
+TEST(ConvTranspose, AdjSpellings) {
+  const std::map<std::string, Tensor> in = {{"x", MakeTensor<float>({1, 1, 1, 2}, {1, 2})},
+                                            {"w", MakeTensor<float>({1, 1, 1, 1}, {3})}};
+  const std::vector<std::vector<TestArg>> forms = {
+      {{"kernel", 1}, {"stride", 2}, {"adj", 1}},
+      {{"kernel", 1}, {"stride", 2}, {"adjs", Ints{1, 1}}},
+      {{"kernel", 1}, {"stride", 2}, {"adj_h", 1}, {"adj_w", 1}}};
+  for (const auto& args : forms) {
+    auto ws = RunOp(MakeOp("ConvTranspose", {"x", "w"}, {"y"}, args), in);
+    ExpectTensorNear(ws->GetTensor("y"), {1, 1, 2, 4}, {3, 0, 6, 0, 0, 0, 0, 0});
+  }
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("ConvTranspose", {"x", "w"}, {"y"},
+                     {{"kernel", 1}, {"stride", 2}, {"adj", 1}, {"adjs", Ints{1, 1}}}),
+              in);
+      },
+      ErrorKind::kBadArgument, {"ConvTranspose", "only one of"});
+}
+
 TEST(ConvTranspose, RejectsAdjOfAStrideOrMore) {
   ExpectError(
       [] {

@@ -169,10 +169,13 @@ TEST(ConvTranspose, ScatterStrideAdjGroup) {
   EXPECT_VALUES_NEAR(y, (std::vector<double>{1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40,
                                              300, 3000, 400, 4000}),
                      0);
-  // adj_h 1: a last row only the bias reaches.
-  auto a = RunOp(
-      Op("ConvTranspose", {"x", "w", "b"}, {"y"}).I("kernel", 2).I("stride", 2).I("adj_h", 1),
-      in, "y");
+  // adj_h 1: a last row only the bias reaches (adj_h goes with adj_w, as kernel_h with kernel_w).
+  auto a = RunOp(Op("ConvTranspose", {"x", "w", "b"}, {"y"})
+                     .I("kernel", 2)
+                     .I("stride", 2)
+                     .I("adj_h", 1)
+                     .I("adj_w", 0),
+                 in, "y");
   EXPECT_EQ(Dims(a), (std::vector<int64_t>{1, 1, 5, 4}));
   EXPECT_VALUES_NEAR(a, (std::vector<double>{1.5, 10.5, 2.5, 20.5, 100.5, 1000.5, 200.5, 2000.5,
                                              3.5, 30.5, 4.5, 40.5, 300.5, 3000.5, 400.5, 4000.5,
@@ -180,7 +183,7 @@ TEST(ConvTranspose, ScatterStrideAdjGroup) {
                      0);
   ExpectError(
       [&] {
-        RunOps({Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 2).I("stride", 2).I("adj_w", 2)},
+        RunOps({Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 2).I("stride", 2).I("adj", 2)},
                in);
       },
       ErrorKind::kBadArgument);

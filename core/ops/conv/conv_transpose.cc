@@ -7,9 +7,9 @@
 // filter-weighted copy onto the output. Per image and group, one GEMM spreads the input over the
 // kernel taps, col_g [M/G * kh * kw, H * W] = W_g^T [M/G * kh * kw, C/G] * X_g [C/G, H * W], and
 // col2im (Col2ImAdd, conv.h: Conv's fold, with Y as the "image" and X's grid as the "output") adds
-// the taps onto Y. Caffe2's form: `adj` is given here as adj_h / adj_w only (Caffe2 also spells it
-// `adj` and `adjs`); `dilation` is taken too (ONNX's dilations; Caffe2's op has none), and `group`
-// as later Caffe2 versions have it.
+// the taps onto Y. Caffe2's arguments: the geometry's spellings, and adj as `adj` (both dims),
+// `adjs` ([h, w]) or `adj_h` + `adj_w`, one form at a time like the geometry's; `dilation` is taken
+// too (ONNX's dilations; Caffe2's op has none), and `group` as later Caffe2 versions have it.
 //
 // Gradient (makers.cc): ConvTranspose is linear in X and in W, the adjoint of Conv, so dX =
 // Conv(dY, W) and dW = ConvGradient(dY, W, X)'s filter gradient (Conv of dY with W seen from the
@@ -32,7 +32,24 @@ struct Adj {
 };
 
 Adj ParseAdj(const ArgumentHelper& args, const ConvGeometry& g) {
-  const Adj adj{args.Get<int64_t>("adj_h"), args.Get<int64_t>("adj_w")};
+  const bool has_single = args.Has("adj"), has_list = args.Has("adjs");
+  const bool has_h = args.Has("adj_h"), has_w = args.Has("adj_w");
+  PARITY_ENFORCE(int{has_single} + int{has_list} + int{has_h || has_w} <= 1,
+                 ErrorKind::kBadArgument, args.op_label(),
+                 ": give only one of 'adj', 'adjs' or 'adj_h' + 'adj_w'");
+  PARITY_ENFORCE(has_h == has_w, ErrorKind::kBadArgument, args.op_label(), ": argument '",
+                 has_h ? "adj_h" : "adj_w", "' needs '", has_h ? "adj_w" : "adj_h", "' as well");
+  Adj adj;
+  if (has_single) {
+    adj.h = adj.w = args.Get<int>("adj");
+  } else if (has_list) {
+    const std::vector<int> values = args.GetVector<int>("adjs");
+    PARITY_ENFORCE(values.size() == 2, ErrorKind::kBadArgument, args.op_label(),
+                   ": argument 'adjs' has ", values.size(), " values; 2-D ops take 2 (h, w)");
+    adj = {values[0], values[1]};
+  } else if (has_h) {
+    adj = {args.Get<int>("adj_h"), args.Get<int>("adj_w")};
+  }
   // Caffe2 enforces adj < stride: a larger adj would add output rows no input pixel reaches
   // beyond what another stride would, and Conv's output size (the gradient's) could not recover
   // the input's.
@@ -141,10 +158,12 @@ PARITY_OP_SCHEMA(ConvTranspose)
     .NumInputs(2, 3)
     .NumOutputs(1)
     .Apply(ConvArgs)
-    .Arg("adj_h", ArgType::kInt, int64_t{0},
-         "Extra output rows at the bottom (ONNX's output_padding), in [0, stride_h).")
-    .Arg("adj_w", ArgType::kInt, int64_t{0},
-         "Extra output columns at the right (ONNX's output_padding), in [0, stride_w).")
+    .Arg("adj", ArgType::kInt, std::monostate{},
+         "Extra output rows and columns at the bottom and right (ONNX's output_padding), in [0, "
+         "stride); default 0.")
+    .Arg("adjs", ArgType::kInts, std::monostate{}, "adj as [h, w].")
+    .Arg("adj_h", ArgType::kInt, std::monostate{}, "adj in H (with adj_w).")
+    .Arg("adj_w", ArgType::kInt, std::monostate{}, "adj in W (with adj_h).")
     .DifferentiableInputs({0, 1, 2})
     .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
     .InputDoc(1, "filter", "Filter [C, M / group, kernel_h, kernel_w].")

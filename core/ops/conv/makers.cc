@@ -42,11 +42,14 @@ PARITY_REGISTER_GRADIENT_OWN_ARGS(ConvRelu, [](GradientContext& g) {
 // (Conv's filter [out, in / group] is ConvTranspose's [C, M / group]), dW is the filter gradient of
 // that Conv with X as its output gradient (ConvGradient(dY, W, X), no_bias), and db sums dY over
 // N, H and W. adj only extends Y, which Conv's rounded-down output size undoes (adj < stride), so
-// the Conv ops get every argument but adj_h / adj_w.
+// the Conv ops get every argument but adj's (adj, adjs, adj_h, adj_w).
 PARITY_REGISTER_GRADIENT_OWN_ARGS(ConvTranspose, [](GradientContext& g) {
   std::vector<caffe2::Argument> conv_args;
   for (const auto& arg : g.def().arg()) {
-    if (arg.name() != "adj_h" && arg.name() != "adj_w") conv_args.push_back(arg);
+    const std::string& name = arg.name();
+    if (name != "adj" && name != "adjs" && name != "adj_h" && name != "adj_w") {
+      conv_args.push_back(arg);
+    }
   }
   std::vector<caffe2::Argument> grad_args = conv_args;
   grad_args.push_back(IntArg("no_bias", 1));
