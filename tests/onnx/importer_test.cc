@@ -356,6 +356,33 @@ TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
              "y", {10, 32, 54});
 }
 
+// ConvTranspose's output_shape and auto_pad fix the total padding; 1-D runs as 2-D. X = [1, 2, 3]
+// stamps W at stride 2. Kernel 2: the stamps tile 6 outputs, so output_shape 7 is a negative end
+// pad, Caffe2's adj (a last 0). Kernel 3 (7 outputs, overlapping): SAME_* asks for 3 * 2 = 6, one
+// pad, cropped at the end (SAME_UPPER) or at the start (SAME_LOWER).
+TEST(OnnxImporterTest, ConvTransposeOutputShapeAndAutoPad) {
+  const Tensor x = MakeTensor<float>({1, 1, 3}, {1, 2, 3});
+  ModelBuilder shaped(11);
+  shaped.Input("x", {1, 1, 3}).Input("w", {1, 1, 2}).Output("y");
+  auto* node = shaped.Node("ConvTranspose", {"x", "w"}, {"y"});
+  SetInts(node, "strides", {2});
+  SetInts(node, "output_shape", {7});
+  ExpectBoth(ImportModel(shaped.model()), {{"x", x}, {"w", MakeTensor<float>({1, 1, 2}, {1, 10})}},
+             "y", {1, 10, 2, 20, 3, 30, 0});
+  for (const std::string mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    ModelBuilder same(11);
+    same.Input("x", {1, 1, 3}).Input("w", {1, 1, 3}).Output("y");
+    auto* t = same.Node("ConvTranspose", {"x", "w"}, {"y"});
+    SetInts(t, "strides", {2});
+    SetString(t, "auto_pad", mode);
+    const std::vector<float> expected = mode == "SAME_UPPER"
+                                            ? std::vector<float>{1, 10, 102, 20, 203, 30}
+                                            : std::vector<float>{10, 102, 20, 203, 30, 300};
+    ExpectBoth(ImportModel(same.model()),
+               {{"x", x}, {"w", MakeTensor<float>({1, 1, 3}, {1, 10, 100})}}, "y", expected);
+  }
+}
+
 // Pad has no parity op: per axis, a Slice for a negative pad, a Concat for a positive one.
 TEST(OnnxImporterTest, PadModes) {
   const Tensor x = MakeTensor<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
