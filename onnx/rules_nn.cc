@@ -1,5 +1,5 @@
-// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv and pools, BatchNormalization,
-// LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
+// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv, ConvTranspose and pools,
+// BatchNormalization, LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
 // LogSoftmax, Dropout (inference), NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 #include <algorithm>
 #include <numeric>
@@ -116,6 +116,59 @@ void Conv(ImportContext& ctx, const Node& node) {
   OpBuilder(def)
       .Ints("dilations", n == 1 ? Widen(w).dilations : w.dilations)
       .Int("group", node.Int("group", 1));
+}
+
+// ConvTranspose (1-D as 2-D; W [C, M / group, k...] widened like Conv's). ONNX's output_padding
+// is Caffe2's adj. output_shape (or auto_pad SAME_*, whose output is input * stride) fixes the
+// total padding, total = stride * (in - 1) + output_padding + dilated kernel - output, split as
+// ONNX's reference does (floor halves: SAME_UPPER puts the odd one at the end, otherwise at the
+// start); a negative end pad (an output longer than the kernels reach) becomes adj instead.
+void ConvTranspose(ImportContext& ctx, const Node& node) {
+  const int n = SpatialRank(ctx, node);
+  const auto x_dims = ctx.Dims(node.In(0));
+  Window w;
+  w.kernel = node.Ints("kernel_shape");
+  if (w.kernel.empty()) {
+    const auto dims = ctx.Dims(node.In(1));
+    w.kernel.assign(dims.begin() + 2, dims.end());
+  }
+  w.strides = IntsOr(node, "strides", 1, n);
+  w.dilations = IntsOr(node, "dilations", 1, n);
+  std::vector<int64_t> adj = IntsOr(node, "output_padding", 0, n);
+  w.pads = IntsOr(node, "pads", 0, 2 * n);
+  const std::string auto_pad = node.String("auto_pad", "NOTSET");
+  PARITY_ENFORCE(auto_pad == "NOTSET" || auto_pad == "VALID" || auto_pad == "SAME_UPPER" ||
+                     auto_pad == "SAME_LOWER",
+                 ErrorKind::kBadArgument, "auto_pad '", auto_pad, "'");
+  std::vector<int64_t> out = node.Ints("output_shape");
+  if (out.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
+    for (int i = 0; i < n; ++i) out.push_back(x_dims[2 + i] * w.strides[i]);
+  }
+  if (auto_pad == "VALID") w.pads.assign(2 * n, 0);
+  if (!out.empty()) {
+    PARITY_ENFORCE(static_cast<int>(out.size()) == n, ErrorKind::kBadArgument, "output_shape of ",
+                   out.size(), " dims for ", n, " spatial dims");
+    for (int i = 0; i < n; ++i) {
+      const int64_t total = w.strides[i] * (x_dims[2 + i] - 1) + adj[i] +
+                            (w.kernel[i] - 1) * w.dilations[i] + 1 - out[i];
+      // Python's floor division, as ONNX's reference computes the halves.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      w.pads[i] = auto_pad == "SAME_UPPER" ? half : total - half;
+      w.pads[n + i] = auto_pad == "SAME_UPPER" ? total - half : half;
+      if (w.pads[n + i] < 0) {
+        adj[i] -= w.pads[n + i];
+        w.pads[n + i] = 0;
+      }
+      PARITY_ENFORCE(w.pads[i] >= 0, ErrorKind::kBadArgument, "output_shape ", out[i],
+                     " needs a negative start pad on spatial dim ", i);
+    }
+  }
+  caffe2::OperatorDef* def = EmitSpatial(ctx, node, "ConvTranspose", node.Inputs(), w, n, 2);
+  OpBuilder(def)
+      .Ints("dilations", n == 1 ? Widen(w).dilations : w.dilations)
+      .Int("group", node.Int("group", 1))
+      .Int("adj_h", adj[0])
+      .Int("adj_w", n == 1 ? 0 : adj[1]);
 }
 
 // ceil_mode=1 rounds the output size up; parity's pools round down, so the end padding grows
@@ -411,6 +464,9 @@ void AddNnRules(RuleTable* table) {
   (*table)["Gemm"] = {Gemm, {"alpha", "beta", "transA", "transB", "broadcast"}};
   (*table)["MatMul"] = {MatMul, {}};
   (*table)["Conv"] = {Conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}};
+  (*table)["ConvTranspose"] = {ConvTranspose,
+                               {"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                                "output_shape", "pads", "strides"}};
   (*table)["AveragePool"] = {
       Pool, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}};
   (*table)["MaxPool"] = {

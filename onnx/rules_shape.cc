@@ -17,8 +17,11 @@ void EmitReshape(ImportContext& ctx, const std::string& x, const std::vector<int
   ctx.Emit("Reshape", {x}, {out, ctx.Temp("old_shape")}).Ints("shape", shape);
 }
 
-// Caffe2's 0 copies the input's dim, as ONNX's default allowzero=0; allowzero=1 with a 0 in the
-// shape (an empty dim) has no Caffe2 form.
+// Caffe2's 0 copies the input's dim, as ONNX's default allowzero=0. allowzero=1 (opset 14) takes a
+// 0 literally, and ONNX then forbids a -1, so the shape is explicit and holds no elements: one 0
+// becomes Caffe2's -1 (inferred as 0 from the empty input, or refused by the engine when the
+// input is not empty, as ONNX refuses it); several need no inference: the input must be empty
+// and the output is an empty fill of the shape.
 void Reshape(ImportContext& ctx, const Node& node) {
   const bool allowzero = node.Int("allowzero", 0) == 1;
   if (node.opset() < 5) {
@@ -31,11 +34,29 @@ void Reshape(ImportContext& ctx, const Node& node) {
     ctx.Emit("Reshape", {node.In(0), node.In(1)}, {node.Out(0), ctx.Temp("old_shape")});
     return;
   }
-  const auto shape = ctx.ConstantInts(node.In(1), "Reshape's shape (input 1)");
-  PARITY_ENFORCE(!allowzero || std::count(shape.begin(), shape.end(), 0) == 0,
-                 ErrorKind::kBadArgument,
-                 "allowzero=1 with a 0 in the shape (Caffe2's Reshape copies the input's dim)");
-  EmitReshape(ctx, node.In(0), shape, node.Out(0));
+  auto shape = ctx.ConstantInts(node.In(1), "Reshape's shape (input 1)");
+  const auto zeros = std::count(shape.begin(), shape.end(), 0);
+  if (!allowzero || zeros == 0) {
+    EmitReshape(ctx, node.In(0), shape, node.Out(0));
+    return;
+  }
+  PARITY_ENFORCE(std::count(shape.begin(), shape.end(), -1) == 0, ErrorKind::kBadArgument,
+                 "allowzero=1 with both a 0 and a -1 in the shape (ONNX forbids it)");
+  if (zeros == 1) {
+    *std::find(shape.begin(), shape.end(), 0) = -1;
+    EmitReshape(ctx, node.In(0), shape, node.Out(0));
+    ctx.Note("Reshape: allowzero=1's one 0 as -1");
+    return;
+  }
+  int64_t count = 1;
+  for (int64_t d : ctx.Dims(node.In(0))) count *= d;
+  PARITY_ENFORCE(count == 0, ErrorKind::kBadArgument, "Reshape of ", count,
+                 " elements to a shape holding none (allowzero=1)");
+  ctx.Emit("ConstantFill", {}, {node.Out(0)})
+      .Ints("shape", shape)
+      .Float("value", 0.0)
+      .Int("dtype", static_cast<int>(ctx.Dtype(node.In(0))));
+  ctx.Note("Reshape: allowzero=1 with several 0s as an empty fill");
 }
 
 // ONNX accepts axis in [-r, r]; Caffe2's Flatten only [0, r].
@@ -149,7 +170,8 @@ std::string SliceAxis(ImportContext& ctx, const std::string& x, int64_t axis, in
 
 // Caffe2's Slice cuts leading dims with starts/ends where a negative end v means dim + 1 + v, and
 // no steps; the reference (like Caffe2) cuts one dim per op. So ONNX's starts/ends are clamped
-// with the static shape and each cut axis gets its own Slice.
+// with the static shape and each cut axis gets its own Slice. An axis with a step other than 1
+// (opset 10) takes the indices it picks, known at import time, through a Gather instead.
 void Slice(ImportContext& ctx, const Node& node) {
   const std::string x = node.In(0);
   const auto dims = ctx.Dims(x);
@@ -170,17 +192,30 @@ void Slice(ImportContext& ctx, const Node& node) {
   if (axes.empty()) {
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(i);
   }
-  for (int64_t step : steps) {
-    PARITY_ENFORCE(step == 1, ErrorKind::kBadArgument, "step ", step,
-                   " (Caffe2's Slice has no steps)");
-  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  PARITY_ENFORCE(axes.size() == starts.size() && steps.size() == starts.size(),
+                 ErrorKind::kBadArgument, starts.size(), " starts but ", axes.size(), " axes and ",
+                 steps.size(), " steps");
   std::vector<std::pair<int64_t, int64_t>> box(rank);
   std::vector<bool> cut(rank, false);
+  // Per stepped axis, the indices ONNX's loop visits: start, start + step, ... before end.
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> picks;
   for (size_t i = 0; i < axes.size(); ++i) {
     const int64_t axis = NormalizeAxis(axes[i], rank, "Slice axis");
-    const int64_t d = dims[axis];
+    const int64_t d = dims[axis], step = steps[i];
+    PARITY_ENFORCE(step != 0, ErrorKind::kBadArgument, "Slice step 0 on axis ", axis);
     int64_t start = starts[i] < 0 ? starts[i] + d : starts[i];
     int64_t end = ends[i] < 0 ? ends[i] + d : ends[i];
+    if (step != 1) {
+      // ONNX clamps a backward slice to [0, d - 1] for start and [-1, d - 1] for end, so that
+      // end -1 means "through index 0".
+      start = step > 0 ? std::clamp<int64_t>(start, 0, d) : std::clamp<int64_t>(start, 0, d - 1);
+      end = step > 0 ? std::clamp<int64_t>(end, 0, d) : std::clamp<int64_t>(end, -1, d - 1);
+      std::vector<int64_t> indices;
+      for (int64_t j = start; step > 0 ? j < end : j > end; j += step) indices.push_back(j);
+      picks.emplace_back(axis, std::move(indices));
+      continue;
+    }
     start = std::clamp<int64_t>(start, 0, d);
     end = std::clamp<int64_t>(end, 0, d);
     box[axis] = {start, std::max(start, end)};
@@ -190,16 +225,30 @@ void Slice(ImportContext& ctx, const Node& node) {
   for (int64_t axis = 0; axis < rank; ++axis) {
     if (cut[axis]) cut_axes.push_back(axis);
   }
-  if (cut_axes.empty()) {
+  if (cut_axes.empty() && picks.empty()) {
     ctx.Emit("Copy", {x}, {node.Out(0)});
     return;
   }
+  const size_t ops = cut_axes.size() + picks.size();
+  size_t emitted = 0;
+  auto next_out = [&]() {
+    return ++emitted == ops ? node.Out(0) : ctx.Temp(node.Out(0));
+  };
   std::string current = x;
-  for (size_t i = 0; i < cut_axes.size(); ++i) {
-    const int64_t axis = cut_axes[i];
-    const std::string out = i + 1 == cut_axes.size() ? node.Out(0) : ctx.Temp(node.Out(0));
-    current = SliceAxis(ctx, current, axis, box[axis].first, box[axis].second, out);
+  for (int64_t axis : cut_axes) {
+    current = SliceAxis(ctx, current, axis, box[axis].first, box[axis].second, next_out());
   }
+  for (const auto& [axis, indices] : picks) {
+    Tensor index_tensor(DataType::kInt64, {static_cast<int64_t>(indices.size())});
+    std::copy(indices.begin(), indices.end(), index_tensor.mutable_data<int64_t>());
+    const std::string index_name = ctx.Temp("slice_indices");
+    ctx.EmitFill(index_name, index_tensor);
+    ctx.SetConstant(index_name, index_tensor);
+    const std::string out = next_out();
+    ctx.Emit("Gather", {current, index_name}, {out}).Int("axis", axis);
+    current = out;
+  }
+  if (!picks.empty()) ctx.Note("Slice: a Gather of the picked indices per stepped axis");
   if (cut_axes.size() > 1) ctx.Note("Slice: one Slice per cut axis");
 }
 

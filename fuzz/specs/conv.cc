@@ -1,5 +1,5 @@
-// Test specs of the convolution family: Conv and ConvRelu (2-D, NCHW, groups, dilation, every
-// argument spelling). Conv is bilinear in (X, W) plus b: no kinks, every input gradient-checked;
+// Test specs of the convolution family: Conv, ConvRelu and ConvTranspose (2-D, NCHW, groups,
+// dilation, every argument spelling; ConvTranspose's adj). Conv is bilinear in (X, W) plus b: no kinks, every input gradient-checked;
 // GEMM-sized sums, so the "accumulation" tolerance class. ConvRelu draws Conv's cases; its Relu's
 // kink sits on the convolution's outputs, which no input domain keeps away from 0: where a
 // finite-differences step straddles it, the gradient oracle finds the objective not smooth and
@@ -69,6 +69,49 @@ PARITY_OP_SPEC(ConvRelu)
     .Tolerance("accumulation")
     .ConsumesIntermediates(true)
     .Make([](const Primary* p) { return MakeConv(p, "ConvRelu"); });
+
+// ConvTranspose: X [N, C, H, W] (small), filter [C, M / group, kh, kw], optional bias [M]. Each
+// pad at most half the dilated kernel's reach, so the output (in - 1) * stride + dilation *
+// (kernel - 1) + 1 - pads + adj is never empty; adj in [0, stride). Bilinear like Conv.
+std::optional<OpInstance> MakeConvTranspose(const Primary* primary) {
+  std::vector<int64_t> x =
+      primary ? *primary : std::vector<int64_t>{Dim(1, 2), Dim(1, 4), Dim(1, 5), Dim(1, 5)};
+  if (x.size() != 4 || x[1] > 8 || x[2] > 8 || x[3] > 8) return std::nullopt;
+  const int64_t c = x[1];
+  std::vector<int64_t> groups;
+  for (int64_t g = 1; g <= c; ++g) {
+    if (c % g == 0) groups.push_back(g);
+  }
+  const int64_t group = *rc::gen::inRange(0, 3) == 0 ? *rc::gen::elementOf(groups) : 1;
+  const int64_t mg = *rc::gen::inRange<int64_t>(1, 4);
+  conv_args::Geometry g;
+  g.kh = *rc::gen::inRange<int64_t>(1, 4);
+  g.kw = *rc::gen::inRange<int64_t>(1, 4);
+  g.sh = *rc::gen::inRange<int64_t>(1, 4);
+  g.sw = *rc::gen::inRange<int64_t>(1, 4);
+  g.dh = *rc::gen::inRange<int64_t>(1, 3);
+  g.dw = *rc::gen::inRange<int64_t>(1, 3);
+  const int64_t reach_h = g.dh * (g.kh - 1) / 2, reach_w = g.dw * (g.kw - 1) / 2;
+  g.pt = *rc::gen::inRange<int64_t>(0, reach_h + 1);
+  g.pb = *rc::gen::inRange<int64_t>(0, reach_h + 1);
+  g.pl = *rc::gen::inRange<int64_t>(0, reach_w + 1);
+  g.pr = *rc::gen::inRange<int64_t>(0, reach_w + 1);
+  OpInstance op("ConvTranspose");
+  op.Input(x);
+  op.Input({c, mg, g.kh, g.kw});
+  if (*rc::gen::arbitrary<bool>()) op.Input({mg * group});
+  conv_args::GeometryArgs(op, g, *rc::gen::arbitrary<bool>() || g.dh != 1 || g.dw != 1);
+  if (group != 1 || *rc::gen::inRange(0, 4) == 0) op.Arg("group", group);
+  const int64_t adj_h = *rc::gen::inRange<int64_t>(0, g.sh);
+  const int64_t adj_w = *rc::gen::inRange<int64_t>(0, g.sw);
+  conv_args::PairArg(op, "adj", "adjs", "adj_h", "adj_w", adj_h, adj_w, 0, false);
+  return op;
+}
+
+PARITY_OP_SPEC(ConvTranspose)
+    .Tolerance("accumulation")
+    .ConsumesIntermediates(true)
+    .Make(MakeConvTranspose);
 
 }  // namespace
 }  // namespace parity::fuzz

@@ -1,6 +1,8 @@
 // 2-D NCHW convolution and its gradient, written as direct sums over the filter's taps (geometry
 // in conv_geometry.h). Groups split input and output channels alike; a bias adds per output
 // channel. ConvRelu is Conv's kernel, then max(y, 0) on each output (NaN stays NaN).
+// ConvTranspose is written from its definition as a scatter: input pixel (iy, ix) adds
+// x * w[tap] onto output (iy * stride - pad_head + tap * dilation), never as a Conv.
 #include <cmath>
 #include <limits>
 
@@ -107,6 +109,55 @@ void ConvGradient(OpContext<T>& c) {
   if (c.OutputSize() > next) c.SetOutput(next, std::move(dx));
 }
 
+// ConvTranspose(X [N, C, H, W], W [C, M / group, kh, kw], [b [M]]) -> Y [N, M, oh, ow],
+// oh = (H - 1) * sh - pt - pb + dh * (kh - 1) + 1 + adj_h (likewise ow); adj in [0, stride).
+template <typename T>
+void ConvTranspose(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& f = c.RealInput(1);
+  const ConvGeometry g = ParseGeometry(c, x, &f);
+  const int64_t n = x.dims[0], ch = x.dims[1], h = x.dims[2], w = x.dims[3];
+  const int64_t group = c.args.Int("group");
+  int64_t adj_h = 0, adj_w = 0;
+  GetPair(c, "adj", "adj_h", "adj_w", "adjs", &adj_h, &adj_w);
+  PARITY_ENFORCE(adj_h >= 0 && adj_w >= 0 && adj_h < g.sh && adj_w < g.sw,
+                 ErrorKind::kBadArgument, "adj_h ", adj_h, " and adj_w ", adj_w,
+                 " must be in [0, stride)");
+  PARITY_ENFORCE(group > 0 && ch % group == 0 && f.dims[0] == ch, ErrorKind::kShapeMismatch,
+                 "filter ", ShapeString(f.dims), " needs X's ", ch,
+                 " channels in dim 0, divisible by group ", group);
+  const int64_t cg = ch / group, mg = f.dims[1], m = mg * group;
+  const int64_t oh = (h - 1) * g.sh - g.pt - g.pb + g.dh * (g.kh - 1) + 1 + adj_h;
+  const int64_t ow = (w - 1) * g.sw - g.pl - g.pr + g.dw * (g.kw - 1) + 1 + adj_w;
+  PARITY_ENFORCE(h > 0 && w > 0 && oh > 0 && ow > 0, ErrorKind::kShapeMismatch,
+                 "empty output ", oh, "x", ow, " for X ", ShapeString(x.dims));
+  Value<T> y = c.NewReal({n, m, oh, ow});
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < ch; ++ci) {
+      const int64_t grp = ci / cg;
+      for (int64_t iy = 0; iy < h; ++iy)
+        for (int64_t ix = 0; ix < w; ++ix) {
+          const T xv = x.r()[((b * ch + ci) * h + iy) * w + ix];
+          for (int64_t mo = 0; mo < mg; ++mo)
+            for (int64_t ky = 0; ky < g.kh; ++ky)
+              for (int64_t kx = 0; kx < g.kw; ++kx) {
+                const int64_t oy = iy * g.sh - g.pt + ky * g.dh;
+                const int64_t ox = ix * g.sw - g.pl + kx * g.dw;
+                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                const int64_t mi = grp * mg + mo;
+                y.r()[((b * m + mi) * oh + oy) * ow + ox] +=
+                    xv * f.r()[((ci * mg + mo) * g.kh + ky) * g.kw + kx];
+              }
+        }
+    }
+  if (c.InputSize() == 3) {
+    const Value<T>& bias = c.RealInput(2);
+    RequireShape(c, bias, 2, {m});
+    for (int64_t k = 0; k < y.size(); ++k) y.r()[k] += bias.r()[(k / (oh * ow)) % m];
+  }
+  c.SetOutput(0, std::move(y));
+}
+
 }  // namespace
 
 void RegisterConvOps(Registry* r) {
@@ -115,6 +166,8 @@ void RegisterConvOps(Registry* r) {
   r->Add({"Conv", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(Conv)});
   r->Add({"ConvRelu", 2, 3, 1, 1, conv, PARITY_REF_KERNEL(ConvRelu)});
   r->Add({"ConvGradient", 3, 3, 1, 3, conv_grad, PARITY_REF_KERNEL(ConvGradient)});
+  r->Add({"ConvTranspose", 2, 3, 1, 1, WithArgs(conv, {{"adj", "0"}, {"adj_h", "0"}, {"adj_w", "0"}, {"adjs", "[]"}}),
+          PARITY_REF_KERNEL(ConvTranspose)});
 }
 
 PARITY_REFERENCE_FAMILY(RegisterConvOps);

@@ -214,6 +214,33 @@ TEST(Backward, FCReluGradientValues) {
   ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("b")), {2}, {1, 0});
 }
 
+// ConvTranspose differentiates through Conv, its adjoint: ConvGradient (dY, W, X) for dW, Conv
+// (dY, W) for dX, ReduceSum for db, with adj dropped from the Conv ops. X [1, 2] = [1, 2] (as
+// [1, 1, 1, 2]), W = [3], stride 2, adj 1: Y = [[3, 0, 6, 0], [0, 0, 0, 0]]; dY = 1..8: dX = 3 *
+// dY at the stamps = [3, 9], dW = 1 * 1 + 2 * 3 = 7, db = 36.
+TEST(Backward, ConvTransposeThroughConv) {
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("ConvTranspose", {"x", "w", "b"}, {"y"},
+                         {{"kernel", 1}, {"stride", 2}, {"adj", 1}});
+  BackwardPass pass = GetBackwardPass({net.op(0)}, {{"y", "dy"}});
+  EXPECT_EQ(Show(pass.ops), (Strings{"ConvGradient(dy,w,x)->(w_grad)", "Conv(dy,w)->(x_grad)",
+                                     "ReduceSum(dy)->(b_grad)"}));
+  for (int i = 0; i < 2; ++i) {
+    for (const auto& arg : pass.ops[i].arg()) EXPECT_NE(arg.name(), "adj");
+  }
+  for (const auto& op : pass.ops) *net.add_op() = op;
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(MakeTensor<float>({1, 1, 1, 2}, {1, 2}));
+  ws.CreateTensor("w")->CopyFrom(MakeTensor<float>({1, 1, 1, 1}, {3}));
+  ws.CreateTensor("b")->CopyFrom(MakeTensor<float>({1}, {0}));
+  ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  ws.RunNetOnce(net);
+  ExpectTensorNear(ws.GetTensor("y"), {1, 1, 2, 4}, {3, 0, 6, 0, 0, 0, 0, 0});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("x")), {1, 1, 1, 2}, {3, 9});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("w")), {1, 1, 1, 1}, {7});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("b")), {1}, {36});
+}
+
 TEST(Backward, ConcatSplitAndMissingOutputGradients) {
   Ops forward = {MakeOp("Split", {"x"}, {"p", "q"}, {{"axis", 0}}), MakeOp("Relu", {"q"}, {"y"})};
   BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});

@@ -251,17 +251,48 @@ TEST(OnnxImporterTest, SlicePerAxis) {
   const Tensor x = MakeTensor<float>({3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   ExpectBoth(r, {{"x", x}}, "y", {5, 6, 7});
 
-  // Steps other than 1 are listed, not ignored.
-  ModelBuilder steps(13);
-  steps.Input("x", {4}).Output("y");
-  steps.Initializer("s", MakeTensor<int64_t>({1}, {0}))
-      .Initializer("e", MakeTensor<int64_t>({1}, {4}))
-      .Initializer("a", MakeTensor<int64_t>({1}, {0}))
-      .Initializer("st", MakeTensor<int64_t>({1}, {2}));
-  steps.Node("Slice", {"x", "s", "e", "a", "st"}, {"y"});
-  const ImportResult listed = TranslateModel(steps.model());
-  ASSERT_EQ(listed.unsupported.size(), 1u);
-  EXPECT_NE(listed.unsupported[0].reason.find("step 2"), std::string::npos);
+  // A step other than 1 picks its indices by a Gather: x[3:0:-2] is [3, 1] and x[0:4:3] is
+  // [0, 3]; a backward end past the front (INT64_MIN) runs through index 0.
+  struct StepCase {
+    int64_t start, end, step;
+    std::vector<float> expected;
+  };
+  for (const StepCase& c : {StepCase{3, 0, -2, {3, 1}}, StepCase{0, 4, 3, {0, 3}},
+                            StepCase{-1, std::numeric_limits<int64_t>::min(), -1, {3, 2, 1, 0}},
+                            StepCase{10, -10, -3, {3, 0}}, StepCase{0, 4, -1, {}}}) {
+    ModelBuilder steps(13);
+    steps.Input("x", {4}).Output("y");
+    steps.Initializer("s", MakeTensor<int64_t>({1}, {c.start}))
+        .Initializer("e", MakeTensor<int64_t>({1}, {c.end}))
+        .Initializer("a", MakeTensor<int64_t>({1}, {0}))
+        .Initializer("st", MakeTensor<int64_t>({1}, {c.step}));
+    steps.Node("Slice", {"x", "s", "e", "a", "st"}, {"y"});
+    const ImportResult stepped = ImportModel(steps.model());
+    ExpectBoth(stepped, {{"x", MakeTensor<float>({4}, {0, 1, 2, 3})}}, "y", c.expected);
+  }
+}
+
+// allowzero=1 (opset 14) takes a 0 in the shape literally: an empty [0, 3] becomes [3, 0], where
+// Caffe2's 0 would copy the input's dim 1 and ask for [3, 3], an error; or [0, 0, 3] with several
+// 0s.
+TEST(OnnxImporterTest, ReshapeAllowzero) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{3, 0}, std::vector<int64_t>{0, 0, 3}}) {
+    ModelBuilder b(14);
+    b.Input("x", {0, 3}).Output("y");
+    b.Initializer("shape", MakeTensor<int64_t>({static_cast<int64_t>(shape.size())}, shape));
+    SetInt(b.Node("Reshape", {"x", "shape"}, {"y"}), "allowzero", 1);
+    const ImportResult r = ImportModel(b.model());
+    for (const char* engine : {oracles::kProduction, oracles::kReference}) {
+      Case c;
+      *c.mutable_net() = r.net;
+      *c.mutable_init_net() = r.init_net;
+      *c.add_inputs() = TensorToProto(Tensor(DataType::kFloat, {0, 3}), "x");
+      const auto run = oracles::GetBackend(engine).Run(c);
+      ASSERT_FALSE(run.error) << engine << ": " << run.error->what();
+      EXPECT_EQ(TensorFromProto(run.blobs.at("y")).dims(), shape) << engine;
+    }
+  }
 }
 
 // SAME_UPPER pads the odd total at the end, SAME_LOWER at the beginning: 4x4 input, 3x3 kernel,
@@ -323,6 +354,33 @@ TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
              {{"x", MakeTensor<float>({1, 1, 5}, {1, 2, 3, 4, 5})},
               {"w", MakeTensor<float>({1, 1, 2}, {1, 10})}},
              "y", {10, 32, 54});
+}
+
+// ConvTranspose's output_shape and auto_pad fix the total padding; 1-D runs as 2-D. X = [1, 2, 3]
+// stamps W at stride 2. Kernel 2: the stamps tile 6 outputs, so output_shape 7 is a negative end
+// pad, Caffe2's adj (a last 0). Kernel 3 (7 outputs, overlapping): SAME_* asks for 3 * 2 = 6, one
+// pad, cropped at the end (SAME_UPPER) or at the start (SAME_LOWER).
+TEST(OnnxImporterTest, ConvTransposeOutputShapeAndAutoPad) {
+  const Tensor x = MakeTensor<float>({1, 1, 3}, {1, 2, 3});
+  ModelBuilder shaped(11);
+  shaped.Input("x", {1, 1, 3}).Input("w", {1, 1, 2}).Output("y");
+  auto* node = shaped.Node("ConvTranspose", {"x", "w"}, {"y"});
+  SetInts(node, "strides", {2});
+  SetInts(node, "output_shape", {7});
+  ExpectBoth(ImportModel(shaped.model()), {{"x", x}, {"w", MakeTensor<float>({1, 1, 2}, {1, 10})}},
+             "y", {1, 10, 2, 20, 3, 30, 0});
+  for (const std::string mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    ModelBuilder same(11);
+    same.Input("x", {1, 1, 3}).Input("w", {1, 1, 3}).Output("y");
+    auto* t = same.Node("ConvTranspose", {"x", "w"}, {"y"});
+    SetInts(t, "strides", {2});
+    SetString(t, "auto_pad", mode);
+    const std::vector<float> expected = mode == "SAME_UPPER"
+                                            ? std::vector<float>{1, 10, 102, 20, 203, 30}
+                                            : std::vector<float>{10, 102, 20, 203, 30, 300};
+    ExpectBoth(ImportModel(same.model()),
+               {{"x", x}, {"w", MakeTensor<float>({1, 1, 3}, {1, 10, 100})}}, "y", expected);
+  }
 }
 
 // Pad has no parity op: per axis, a Slice for a negative pad, a Concat for a positive one.

@@ -158,5 +158,50 @@ TEST(Pool, AveragePoolCountIncludePad) {
   EXPECT_VALUES_NEAR(g, (std::vector<double>{4}), 0);
 }
 
+// ConvTranspose scatters: each input pixel adds x * W at (input * stride - pad), W [C, M / g, ..].
+TEST(ConvTranspose, ScatterStrideAdjGroup) {
+  const Tensors in = {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})},
+                      {"w", F({1, 1, 2, 2}, {1, 10, 100, 1000})},
+                      {"b", F({1}, {0.5})}};
+  // Stride 2: the four stamps side by side.
+  auto y = RunOp(Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 2).I("stride", 2), in, "y");
+  EXPECT_EQ(Dims(y), (std::vector<int64_t>{1, 1, 4, 4}));
+  EXPECT_VALUES_NEAR(y, (std::vector<double>{1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40,
+                                             300, 3000, 400, 4000}),
+                     0);
+  // adj_h 1: a last row only the bias reaches (adj_h goes with adj_w, as kernel_h with kernel_w).
+  auto a = RunOp(Op("ConvTranspose", {"x", "w", "b"}, {"y"})
+                     .I("kernel", 2)
+                     .I("stride", 2)
+                     .I("adj_h", 1)
+                     .I("adj_w", 0),
+                 in, "y");
+  EXPECT_EQ(Dims(a), (std::vector<int64_t>{1, 1, 5, 4}));
+  EXPECT_VALUES_NEAR(a, (std::vector<double>{1.5, 10.5, 2.5, 20.5, 100.5, 1000.5, 200.5, 2000.5,
+                                             3.5, 30.5, 4.5, 40.5, 300.5, 3000.5, 400.5, 4000.5,
+                                             0.5, 0.5, 0.5, 0.5}),
+                     0);
+  ExpectError(
+      [&] {
+        RunOps({Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 2).I("stride", 2).I("adj", 2)},
+               in);
+      },
+      ErrorKind::kBadArgument);
+  // Stride 1, ones: overlapping stamps add; pad 1 keeps the centre only.
+  const Tensors ones = {{"x", F({1, 1, 2, 2}, {1, 2, 3, 4})}, {"w", F({1, 1, 2, 2}, {1, 1, 1, 1})}};
+  EXPECT_VALUES_NEAR(RunOp(Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 2), ones, "y"),
+                     (std::vector<double>{1, 3, 2, 4, 10, 6, 3, 7, 4}), 0);
+  EXPECT_VALUES_NEAR(
+      RunOp(Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 2).I("pad", 1), ones, "y"),
+      (std::vector<double>{10}), 0);
+  // Group 2: each channel scales itself; one group: both add into one output channel.
+  const Tensors g = {{"x", F({1, 2, 1, 1}, {1, 2})}, {"w", F({2, 1, 1, 1}, {3, 5})}};
+  EXPECT_VALUES_NEAR(
+      RunOp(Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 1).I("group", 2), g, "y"),
+      (std::vector<double>{3, 10}), 0);
+  EXPECT_VALUES_NEAR(RunOp(Op("ConvTranspose", {"x", "w"}, {"y"}).I("kernel", 1), g, "y"),
+                     (std::vector<double>{13}), 0);
+}
+
 }  // namespace
 }  // namespace parity::reference::testing
