@@ -12,12 +12,8 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define PARITY_SIGMOID_AVX2 1
-#endif
-
 #include "core/operator.h"
+#include "core/ops/common/avx2_exp.h"  // defines PARITY_AVX2_EXP where it builds
 #include "core/ops/common/elementwise.h"
 #include "core/ops/common/sigmoid.h"
 #include "core/ops/common/size_paths.h"
@@ -154,7 +150,7 @@ struct EluFn : FloatTypes {
   double alpha;
 };
 
-#ifdef PARITY_SIGMOID_AVX2
+#ifdef PARITY_AVX2_EXP
 // SigmoidScalarOp's algorithm on 8 floats with AVX2 + FMA. The build targets baseline x86-64
 // (SSE2), where Sigmoid is compute-bound at several times memcpy; CPUs with AVX2 (checked at run
 // time) take this path. Results may differ from the SSE2 path by an ulp (fused multiply-adds).
@@ -198,13 +194,7 @@ __attribute__((target("avx2,fma"))) void SigmoidAvx2(const float* in, float* out
   }
 }
 
-// PARITY_NO_AVX2=1 forces the portable path (its tests set it; also for A/B comparisons).
-bool UseAvx2Fma() {
-  static const bool use = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          std::getenv("PARITY_NO_AVX2") == nullptr;
-  return use;
-}
-#endif  // PARITY_SIGMOID_AVX2
+#endif  // PARITY_AVX2_EXP
 
 struct SigmoidFn : FloatTypes, NoArgs {
   using NoArgs::NoArgs;
@@ -213,7 +203,7 @@ struct SigmoidFn : FloatTypes, NoArgs {
     return x.unaryExpr(SigmoidScalarOp<T>());
   }
   static bool Direct(const float* in, float* out, int64_t n) {
-#ifdef PARITY_SIGMOID_AVX2
+#ifdef PARITY_AVX2_EXP
     if (UseAvx2Fma()) {
       SigmoidAvx2(in, out, n);
       return true;
@@ -233,7 +223,23 @@ struct SigmoidFn : FloatTypes, NoArgs {
   };
 PARITY_SIMPLE_FN(Tanh, x.tanh())
 PARITY_SIMPLE_FN(Softsign, x / (T(1) + x.abs()))
-PARITY_SIMPLE_FN(Exp, x.exp())
+// Exp: Eigen's, or on CPUs with AVX2 + FMA the 8-wide Exp8 (avx2_exp.h), about 4x faster here.
+struct ExpFn : FloatTypes, NoArgs {
+  using NoArgs::NoArgs;
+  template <typename T, typename X>
+  auto Apply(const X& x) const {
+    return x.exp();
+  }
+  static bool Direct(const float* in, float* out, int64_t n) {
+#ifdef PARITY_AVX2_EXP
+    if (UseAvx2Fma()) {
+      ExpAvx2(in, out, n);
+      return true;
+    }
+#endif
+    return false;
+  }
+};
 PARITY_SIMPLE_FN(Log, x.log())
 PARITY_SIMPLE_FN(Sqrt, x.sqrt())
 PARITY_SIMPLE_FN(Sqr, x* x)
@@ -357,18 +363,22 @@ OpSchema& UnaryOpSchema(OpSchema& schema) {
 
 PARITY_UNARY_OP(Relu, "Y = max(X, 0) elementwise.");
 PARITY_UNARY_OP(Sigmoid, "Y = 1 / (1 + exp(-X)) elementwise.");
-#ifdef PARITY_SIGMOID_AVX2
-PARITY_SIZE_PATH(Sigmoid, "AVX2 + FMA loop over 8 floats, tail padded to 8", 8, 8,
-                 [](const caffe2::OperatorDef&, const InputDims& in) -> int64_t {
-                   if (in.empty()) return -1;
-                   int64_t n = 1;
-                   for (int64_t d : in[0]) n *= d;
-                   return n;
-                 });
+#ifdef PARITY_AVX2_EXP
+// The elements of X: the measure of the 8-wide paths (Sigmoid, Exp).
+int64_t NumelOfX(const caffe2::OperatorDef&, const InputDims& in) {
+  if (in.empty()) return -1;
+  int64_t n = 1;
+  for (int64_t d : in[0]) n *= d;
+  return n;
+}
+PARITY_SIZE_PATH(Sigmoid, "AVX2 + FMA loop over 8 floats, tail padded to 8", 8, 8, NumelOfX);
 #endif
 PARITY_UNARY_OP(Tanh, "Y = tanh(X) elementwise.");
 PARITY_UNARY_OP(Softsign, "Y = X / (1 + |X|) elementwise.");
 PARITY_UNARY_OP(Exp, "Y = exp(X) elementwise.");
+#ifdef PARITY_AVX2_EXP
+PARITY_SIZE_PATH(Exp, "AVX2 + FMA Exp8 over 8 floats, tail padded to 8", 8, 8, NumelOfX);
+#endif
 PARITY_UNARY_OP(Log, "Y = ln(X) elementwise (NaN below 0, -inf at 0).");
 PARITY_UNARY_OP(Sqrt, "Y = sqrt(X) elementwise (NaN below 0).");
 PARITY_UNARY_OP(Sqr, "Y = X * X elementwise.");
