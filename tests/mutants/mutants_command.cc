@@ -22,6 +22,7 @@
 #include "fuzz/reduce.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
+#include "oracles/seeds.h"
 #include "tests/mutants/mutants.h"
 #include "tools/command.h"
 #include "tools/interrupt.h"
@@ -44,11 +45,27 @@ struct Hunt {
   double reduce_seconds = 0;
 };
 
-// True when `finding`'s case gives no finding of its oracle without the mutant.
-bool CleanWithoutMutant(const Finding& finding) {
+// The finding's case as the campaign draws it with no mutant installed (found by its seed among
+// the campaign's first `cases` indices). A maker mutant can be part of the case itself:
+// RecurrentNetwork carries its backward step net, which the gradient makers build when the case
+// is drawn, so the finding's own case would still hold the mutant's gradient ops.
+Case DrawnWithoutMutant(const Finding& finding, const fuzz::CampaignOptions& options,
+                        int64_t cases) {
+  for (int64_t index = 0; index <= cases; ++index) {
+    if (oracles::SeedAt(options.seed, static_cast<uint64_t>(index)) == finding.case_().seed()) {
+      return fuzz::CampaignCase(options, index);
+    }
+  }
+  return finding.case_();
+}
+
+// True when `finding`'s case, drawn again without the mutant, gives no finding of its oracle.
+bool CleanWithoutMutant(const Finding& finding, const fuzz::CampaignOptions& options,
+                        int64_t cases) {
   oracles::CheckRequest request;
   request.oracles = {finding.oracle()};
-  const CaseReport result = oracles::CheckCase(finding.case_(), request);
+  const CaseReport result =
+      oracles::CheckCase(DrawnWithoutMutant(finding, options, cases), request);
   return result.verdicts_size() == 0 || result.verdicts(0).status() != OracleVerdict::FINDING;
 }
 
@@ -79,7 +96,7 @@ Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed, double reduce_secon
     hunt.seconds = summary.seconds;
     return hunt;
   }
-  if (!CleanWithoutMutant(*first)) {
+  if (!CleanWithoutMutant(*first, options, hunt.cases)) {
     hunt.rejected = oracles::DescribeFindingBrief(*first);
     hunt.seconds = summary.seconds;
     return hunt;
