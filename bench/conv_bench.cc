@@ -25,10 +25,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/torch_peer.h"
 #include "core/operator.h"
 #include "core/proto/caffe2.pb.h"
@@ -50,15 +50,6 @@ Shape ShapeOf(const benchmark::State& state) {
           state.range(4), state.range(5), state.range(6)};
 }
 int ThreadsOf(const benchmark::State& state) { return static_cast<int>(state.range(7)); }
-
-void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed) {
-  Tensor* t = ws->CreateTensor(name);
-  t->Resize(dims);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  float* p = t->mutable_data<float>();
-  for (int64_t i = 0; i < t->numel(); ++i) p[i] = dist(gen);
-}
 
 caffe2::OperatorDef ConvDef(const std::string& type, const Shape& s, const std::string& engine,
                             const std::vector<std::string>& inputs,
@@ -94,18 +85,18 @@ void RunOpLoop(benchmark::State& state, Workspace* ws, const caffe2::OperatorDef
 void BM_Conv(benchmark::State& state, const std::string& engine) {
   const Shape s = ShapeOf(state);
   Workspace ws;
-  Feed(&ws, "x", {s.n, s.c, s.h, s.h}, 1);
-  Feed(&ws, "w", {s.m, s.c / s.group, s.k, s.k}, 2);
-  Feed(&ws, "b", {s.m}, 3);
+  bench::FeedUniform(&ws, "x", {s.n, s.c, s.h, s.h}, 1, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "w", {s.m, s.c / s.group, s.k, s.k}, 2, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "b", {s.m}, 3, -1.0f, 1.0f);
   RunOpLoop(state, &ws, ConvDef("Conv", s, engine, {"x", "w", "b"}, {"y"}), s.flops());
 }
 
 void BM_ConvGradient(benchmark::State& state, const std::string& engine) {
   const Shape s = ShapeOf(state);
   Workspace ws;
-  Feed(&ws, "x", {s.n, s.c, s.h, s.h}, 1);
-  Feed(&ws, "w", {s.m, s.c / s.group, s.k, s.k}, 2);
-  Feed(&ws, "dy", {s.n, s.m, s.out(), s.out()}, 3);
+  bench::FeedUniform(&ws, "x", {s.n, s.c, s.h, s.h}, 1, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "w", {s.m, s.c / s.group, s.k, s.k}, 2, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "dy", {s.n, s.m, s.out(), s.out()}, 3, -1.0f, 1.0f);
   RunOpLoop(state, &ws, ConvDef("ConvGradient", s, engine, {"x", "w", "dy"}, {"dw", "db", "dx"}),
             2.0 * s.flops());
 }
@@ -115,9 +106,9 @@ void BM_ConvGradient(benchmark::State& state, const std::string& engine) {
 void BM_ConvCreateAndRun(benchmark::State& state, const std::string& engine) {
   const Shape s = ShapeOf(state);
   Workspace ws;
-  Feed(&ws, "x", {s.n, s.c, s.h, s.h}, 1);
-  Feed(&ws, "w", {s.m, s.c / s.group, s.k, s.k}, 2);
-  Feed(&ws, "b", {s.m}, 3);
+  bench::FeedUniform(&ws, "x", {s.n, s.c, s.h, s.h}, 1, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "w", {s.m, s.c / s.group, s.k, s.k}, 2, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "b", {s.m}, 3, -1.0f, 1.0f);
   omp_set_num_threads(1);  // as a fuzz worker
   const caffe2::OperatorDef def = ConvDef("Conv", s, engine, {"x", "w", "b"}, {"y"});
   for (auto _ : state) {

@@ -25,10 +25,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/torch_peer.h"
 #include "core/grad/backward.h"
 #include "core/net.h"
@@ -52,15 +52,6 @@ void OneAndTwoThreads(benchmark::internal::Benchmark* b) {
   b->ArgName("threads")->Arg(1)->Arg(2)->Iterations(kIterations)->Unit(benchmark::kMillisecond);
 }
 
-void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed,
-          float bound) {
-  Tensor* t = ws->CreateTensor(name);
-  t->Resize(dims);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-bound, bound);
-  for (int64_t i = 0; i < t->numel(); ++i) t->mutable_data<float>()[i] = dist(gen);
-}
-
 void BM_ParityLstm(benchmark::State& state, bool backward) {
   SetThreads(state);
   LstmSpec spec;
@@ -73,15 +64,17 @@ void BM_ParityLstm(benchmark::State& state, bool backward) {
   if (backward) AddGradientOperators(&def, {{out.hidden_all, ""}});
 
   Workspace ws;
-  Feed(&ws, "input", {kSteps, kBatch, kInput}, 1, 1.0f);
+  bench::FeedUniform(&ws, "input", {kSteps, kBatch, kInput}, 1, -1.0f, 1.0f);
   Tensor* lengths = ws.CreateTensor("seq_lengths");
   lengths->Resize({kBatch});
   for (int64_t n = 0; n < kBatch; ++n) lengths->mutable_data<int32_t>()[n] = kSteps;
-  Feed(&ws, "hidden_init", {1, kBatch, kHidden}, 2, 0.0f);
-  Feed(&ws, "cell_init", {1, kBatch, kHidden}, 3, 0.0f);
+  bench::FeedUniform(&ws, "hidden_init", {1, kBatch, kHidden}, 2, 0.0f, 0.0f);
+  bench::FeedUniform(&ws, "cell_init", {1, kBatch, kHidden}, 3, 0.0f, 0.0f);
   const float bound = 1.0f / std::sqrt(static_cast<float>(kHidden));  // torch's init
   uint32_t seed = 4;
-  for (const RnnParameter& p : out.parameters) Feed(&ws, p.name, p.dims, seed++, bound);
+  for (const RnnParameter& p : out.parameters) {
+    bench::FeedUniform(&ws, p.name, p.dims, seed++, -bound, bound);
+  }
   NetBase* net = ws.CreateNet(def);
   net->Run();  // allocations and step workspaces made before timing
   for (auto _ : state) net->Run();

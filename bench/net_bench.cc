@@ -22,10 +22,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/torch_peer.h"
 #include "core/grad/backward.h"
 #include "core/net.h"
@@ -37,16 +37,6 @@ namespace parity {
 namespace {
 
 constexpr int kIterations = 20;
-
-void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed,
-          float low, float high) {
-  Tensor* t = ws->CreateTensor(name);
-  t->Resize(dims);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(low, high);
-  float* p = t->mutable_data<float>();
-  for (int64_t i = 0; i < t->numel(); ++i) p[i] = dist(gen);
-}
 
 caffe2::OperatorDef* AddOp(caffe2::NetDef* net, const std::string& type,
                            const std::vector<std::string>& inputs,
@@ -86,15 +76,15 @@ void BM_Mlp(benchmark::State& state, bool backward) {
   caffe2::NetDef def;
   def.set_name("mlp");
   Workspace ws;
-  Feed(&ws, "x", {n, 784}, 1, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "x", {n, 784}, 1, -1.0f, 1.0f);
   const std::vector<std::pair<int64_t, int64_t>> layers = {{784, 1024}, {1024, 1024}, {1024, 10}};
   std::string blob = "x";
   for (size_t i = 0; i < layers.size(); ++i) {
     const auto [fan_in, fan_out] = layers[i];
     const std::string w = "w" + std::to_string(i), b = "b" + std::to_string(i);
     const float bound = 1.0f / std::sqrt(static_cast<float>(fan_in));
-    Feed(&ws, w, {fan_out, fan_in}, 10 + i, -bound, bound);
-    Feed(&ws, b, {fan_out}, 20 + i, -bound, bound);
+    bench::FeedUniform(&ws, w, {fan_out, fan_in}, 10 + i, -bound, bound);
+    bench::FeedUniform(&ws, b, {fan_out}, 20 + i, -bound, bound);
     const std::string fc = "fc" + std::to_string(i);
     AddOp(&def, "FC", {blob, w, b}, {fc});
     blob = fc;
@@ -115,16 +105,16 @@ void BM_ResNetBlock(benchmark::State& state) {
   caffe2::NetDef def;
   def.set_name("resnet_block");
   Workspace ws;
-  Feed(&ws, "x", {n, c, h, h}, 1, -1.0f, 1.0f);
+  bench::FeedUniform(&ws, "x", {n, c, h, h}, 1, -1.0f, 1.0f);
   const float bound = 1.0f / std::sqrt(static_cast<float>(c * 9));  // torch's conv init scale
   std::string blob = "x";
   for (int i = 1; i <= 2; ++i) {
     const std::string k = std::to_string(i);
-    Feed(&ws, "w" + k, {c, c, 3, 3}, 10 + i, -bound, bound);
-    Feed(&ws, "scale" + k, {c}, 20 + i, 0.5f, 1.5f);
-    Feed(&ws, "bias" + k, {c}, 30 + i, -0.1f, 0.1f);
-    Feed(&ws, "mean" + k, {c}, 40 + i, -0.1f, 0.1f);
-    Feed(&ws, "var" + k, {c}, 50 + i, 0.5f, 1.5f);
+    bench::FeedUniform(&ws, "w" + k, {c, c, 3, 3}, 10 + i, -bound, bound);
+    bench::FeedUniform(&ws, "scale" + k, {c}, 20 + i, 0.5f, 1.5f);
+    bench::FeedUniform(&ws, "bias" + k, {c}, 30 + i, -0.1f, 0.1f);
+    bench::FeedUniform(&ws, "mean" + k, {c}, 40 + i, -0.1f, 0.1f);
+    bench::FeedUniform(&ws, "var" + k, {c}, 50 + i, 0.5f, 1.5f);
     AddOp(&def, "Conv", {blob, "w" + k}, {"conv" + k}, {{"kernel", 3}, {"pad", 1}});
     AddOp(&def, "SpatialBN", {"conv" + k, "scale" + k, "bias" + k, "mean" + k, "var" + k},
           {"bn" + k}, {{"is_test", 1}});

@@ -20,10 +20,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/torch_peer.h"
 #include "core/operator.h"
 #include "core/proto/caffe2.pb.h"
@@ -46,15 +46,6 @@ Shape ShapeOf(const benchmark::State& state) {
 }
 int ThreadsOf(const benchmark::State& state) { return static_cast<int>(state.range(6)); }
 
-void Feed(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed) {
-  Tensor* t = ws->CreateTensor(name);
-  t->Resize(dims);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  float* p = t->mutable_data<float>();
-  for (int64_t i = 0; i < t->numel(); ++i) p[i] = dist(gen);
-}
-
 caffe2::OperatorDef PoolDef(const std::string& type, const Shape& s,
                             const std::vector<std::string>& inputs, const std::string& output) {
   caffe2::OperatorDef def;
@@ -75,10 +66,10 @@ void BM_Parity(benchmark::State& state, const std::string& type) {
   const Shape s = ShapeOf(state);
   SetComputeThreads(ThreadsOf(state));
   Workspace ws;
-  Feed(&ws, "x", {s.n, s.c, s.h, s.h}, 1);
+  bench::FeedUniform(&ws, "x", {s.n, s.c, s.h, s.h}, 1, -1.0f, 1.0f);
   const std::string forward = type.substr(0, type.find("Gradient"));
   CreateOperator(PoolDef(forward, s, {"x"}, "y"), &ws)->Run();
-  Feed(&ws, "dy", {s.n, s.c, s.out(), s.out()}, 2);
+  bench::FeedUniform(&ws, "dy", {s.n, s.c, s.out(), s.out()}, 2, -1.0f, 1.0f);
   std::unique_ptr<Operator> op =
       forward == type ? CreateOperator(PoolDef(type, s, {"x"}, "z"), &ws)
                       : CreateOperator(PoolDef(type, s, {"x", "y", "dy"}, "dx"), &ws);

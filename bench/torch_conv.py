@@ -9,9 +9,9 @@ aten::convolution_backward alone (dX, dW and db from X, W and dY), so no forward
   /usr/bin/python3 bench/torch_conv.py --mode forward --threads 2 --iterations 50 1 64 56 64 3 1 1
 """
 import argparse
-import time
-
 import torch
+
+from torch_timing import print_timings
 
 
 def main():
@@ -43,12 +43,7 @@ def main():
                                                     [1, 1], False, [0, 0], group,
                                                     [True, True, True])
 
-    for _ in range(args.warmup):
-        step()
-    for _ in range(args.iterations):
-        start = time.perf_counter()
-        step()
-        print(time.perf_counter() - start, flush=True)
+    print_timings(step, args.warmup, args.iterations)
 
 
 if __name__ == "__main__":

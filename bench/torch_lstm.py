@@ -10,9 +10,9 @@ of its sum), as lstm_bench seeds hidden_t_all's gradient with ones.
       --threads 1 --iterations 20
 """
 import argparse
-import time
-
 import torch
+
+from torch_timing import print_timings
 
 
 def main():
@@ -41,12 +41,7 @@ def main():
             out, _ = lstm(x, (h0, c0))
             out.backward(ones)
 
-    for _ in range(args.warmup):
-        step()
-    for _ in range(args.iterations):
-        start = time.perf_counter()
-        step()
-        print(time.perf_counter() - start, flush=True)
+    print_timings(step, args.warmup, args.iterations)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,9 @@ loop (one line per timed iteration: the seconds it took).
   /usr/bin/python3 bench/torch_nets.py --threads 2 --iterations 20 mlp forward 64
 """
 import argparse
-import time
-
 import torch
+
+from torch_timing import print_timings
 
 
 def mlp_step(mode, n):
@@ -71,12 +71,7 @@ def main():
     torch.manual_seed(0)
     make = {"mlp": mlp_step, "resnet_block": resnet_block_step}[args.model]
     step = make(args.mode, *args.sizes)
-    for _ in range(args.warmup):
-        step()
-    for _ in range(args.iterations):
-        start = time.perf_counter()
-        step()
-        print(time.perf_counter() - start, flush=True)
+    print_timings(step, args.warmup, args.iterations)
 
 
 if __name__ == "__main__":

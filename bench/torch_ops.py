@@ -18,9 +18,9 @@ shape and threads, timed by its own loop (one line per timed iteration: the seco
   /usr/bin/python3 bench/torch_ops.py --threads 2 --iterations 50 pool forward max 1 64 112 3 2 1
 """
 import argparse
-import time
-
 import torch
+
+from torch_timing import print_timings
 
 
 def pool_step(args):
@@ -112,12 +112,7 @@ def main():
             "layernorm": lambda _: rows_step("layernorm"),
             "gather": lambda _: gather_step()}[args.what](args)
     with torch.no_grad():
-        for _ in range(args.warmup):
-            step()
-        for _ in range(args.iterations):
-            start = time.perf_counter()
-            step()
-            print(time.perf_counter() - start, flush=True)
+        print_timings(step, args.warmup, args.iterations)
 
 
 if __name__ == "__main__":
