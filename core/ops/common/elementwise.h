@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/ops/common/broadcast.h"
+#include "core/ops/common/simd_kernels.h"
 #include "core/parallel.h"
 #include "core/proto/error.h"
 #include "core/schema.h"
@@ -183,7 +184,8 @@ template <typename T>
 using MinNaN = Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>;
 
 // Relu as an expression: max(x, 0), NaN kept. Relu's kernel (unary/unary.cc) and the fused
-// FCRelu / ConvRelu (ReluInPlace) share it, so the three agree bit for bit.
+// FCRelu / ConvRelu (ReluInPlace) share it for doubles, and simd::Relu for floats, so the three
+// agree bit for bit.
 template <typename T, typename X>
 auto ReluExpr(const X& x) {
   return x.binaryExpr(Array<T>::Constant(x.size(), T(0)), MaxNaN<T>());
@@ -193,8 +195,12 @@ auto ReluExpr(const X& x) {
 // FC / Conv kernel they run first.
 template <typename T>
 void ReluInPlace(T* data, int64_t n) {
-  Map<T> y(data, n);
-  y = ReluExpr<T>(y);  // coefficient-wise: in place is safe
+  if constexpr (std::is_same_v<T, float>) {
+    simd::Relu(data, data, n);  // Relu's float kernel (ReluFn::Direct)
+  } else {
+    Map<T> y(data, n);
+    y = ReluExpr<T>(y);  // coefficient-wise: in place is safe
+  }
 }
 
 // Integer arithmetic in the unsigned type, so overflow wraps (two's complement) instead of being

@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "core/operator.h"
+#include "core/ops/common/size_paths.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -88,6 +89,7 @@ struct Types {
 using ArithmeticTypes = Types<float, double, int32_t, int64_t>;
 
 struct AddFn : ArithmeticTypes, NoDataCheck {
+  static constexpr simd::BinaryKind kSimd = simd::BinaryKind::kAdd;
   template <typename T>
   using Out = T;
   template <typename T, typename X, typename Y>
@@ -97,6 +99,7 @@ struct AddFn : ArithmeticTypes, NoDataCheck {
 };
 
 struct SubFn : ArithmeticTypes, NoDataCheck {
+  static constexpr simd::BinaryKind kSimd = simd::BinaryKind::kSub;
   template <typename T>
   using Out = T;
   template <typename T, typename X, typename Y>
@@ -106,6 +109,7 @@ struct SubFn : ArithmeticTypes, NoDataCheck {
 };
 
 struct MulFn : ArithmeticTypes, NoDataCheck {
+  static constexpr simd::BinaryKind kSimd = simd::BinaryKind::kMul;
   template <typename T>
   using Out = T;
   template <typename T, typename X, typename Y>
@@ -124,6 +128,7 @@ struct IntDivide {
 };
 
 struct DivFn : ArithmeticTypes {
+  static constexpr simd::BinaryKind kSimd = simd::BinaryKind::kDiv;
   template <typename T>
   using Out = T;
   template <typename T, typename X, typename Y>
@@ -261,6 +266,22 @@ PARITY_ARITHMETIC_OP(Div, (std::vector<std::pair<int, int>>{{0, 0}}),
                      "C = A / B elementwise with broadcasting; integer division truncates toward "
                      "zero and division by zero is an error.");
 #undef PARITY_ARITHMETIC_OP
+
+#ifdef PARITY_AVX2_EXP
+// Same shapes: the float kernel (simd::Binary) takes 16 floats per step, then a scalar tail.
+// (Broadcasts take it per contiguous piece of at least 32; tests/ops/simd_kernels_test.cc covers
+// every length and operand pattern of the kernel itself.)
+int64_t SameShapeNumel(const caffe2::OperatorDef&, const InputDims& in) {
+  if (in.size() != 2 || in[0] != in[1]) return -1;
+  int64_t n = 1;
+  for (int64_t d : in[0]) n *= d;
+  return n;
+}
+PARITY_SIZE_PATH(Add, "AVX2 loop over 16 floats, scalar tail", 16, 16, SameShapeNumel);
+PARITY_SIZE_PATH(Sub, "AVX2 loop over 16 floats, scalar tail", 16, 16, SameShapeNumel);
+PARITY_SIZE_PATH(Mul, "AVX2 loop over 16 floats, scalar tail", 16, 16, SameShapeNumel);
+PARITY_SIZE_PATH(Div, "AVX2 loop over 16 floats, scalar tail", 16, 16, SameShapeNumel);
+#endif
 
 #define PARITY_COMPARISON_OP(Name, symbol)                                                  \
   PARITY_OP_SCHEMA(Name)                                                                    \

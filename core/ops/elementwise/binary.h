@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/argument.h"
 #include "core/ops/common/broadcast.h"
 #include "core/ops/common/elementwise.h"
+#include "core/ops/common/simd_kernels.h"
 #include "core/proto/caffe2.pb.h"
 #include "core/schema.h"
 #include "core/tensor.h"
@@ -72,6 +74,12 @@ struct NoDataCheck {
 // Fn provides: kSupports<T> (bool), Out<T> (output element type), Apply<T>(x, y) (an Eigen array
 // expression of two Eigen array expressions of T), Check<T>(b_data, b_numel, label) (validation
 // of B's values, e.g. integer division by zero).
+// Whether Fn names its simd::BinaryKind (`static constexpr simd::BinaryKind kSimd`).
+template <class Fn, class = void>
+struct HasSimdKind : std::false_type {};
+template <class Fn>
+struct HasSimdKind<Fn, std::void_t<decltype(Fn::kSimd)>> : std::true_type {};
+
 template <class Fn>
 class BinaryKernel {
  public:
@@ -122,7 +130,9 @@ class BinaryKernel {
           scratch_.Resize(out->dims());
           dst = scratch_.template mutable_data<TOut>();
         }
-        if (same) {
+        if (RunSimd(same, pa, pb, dst, n)) {
+          // done: the float arithmetic ops' AVX2 path
+        } else if (same) {
           // Large tensors split across threads by element range (bit-identical for any count).
           elementwise::ParallelElementwise(dst, n, 1, [&](int64_t begin, int64_t end) {
             const int64_t len = end - begin;
@@ -140,6 +150,35 @@ class BinaryKernel {
   }
 
  private:
+  // Add / Sub / Mul / Div on floats where the CPU has AVX2: simd::Binary over the same ranges and
+  // spans the Eigen kernels below would take (the same bits; see simd_kernels.h). Broadcasts
+  // whose contiguous pieces are shorter than a few vectors stay with Eigen, which inlines them.
+  template <typename T, typename TOut>
+  bool RunSimd(bool same, const T* pa, const T* pb, TOut* dst, int64_t n) {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<TOut, float> &&
+                  HasSimdKind<Fn>::value) {
+      constexpr int64_t kMinSpan = 32;
+      if (!simd::Available() || (!same && plan_.inner() < kMinSpan)) return false;
+      if (same) {
+        elementwise::ParallelElementwise(dst, n, 1, [&](int64_t begin, int64_t end) {
+          simd::Binary(Fn::kSimd, pa + begin, true, pb + begin, true, dst + begin, end - begin);
+        });
+        return true;
+      }
+      const bool a_vector = plan_.a_mode() == BroadcastPlan::Mode::kVector;
+      const bool b_vector = plan_.b_mode() == BroadcastPlan::Mode::kVector;
+      elementwise::ParallelElementwise(dst, n, 1, [&](int64_t begin, int64_t end) {
+        plan_.ForEachSpan(begin, end, [&](int64_t o, int64_t ia, int64_t ib, int64_t len) {
+          simd::Binary(Fn::kSimd, pa + ia, a_vector, pb + ib, b_vector, dst + o, len);
+        });
+      });
+      return true;
+    } else {
+      (void)same, (void)pa, (void)pb, (void)dst, (void)n;
+      return false;
+    }
+  }
+
   bool cached_ = false;
   std::vector<int64_t> a_dims_;
   std::vector<int64_t> b_dims_;

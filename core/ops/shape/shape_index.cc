@@ -295,12 +295,18 @@ class GatherOp final : public Operator {
     // The (outer, index) pairs are split across threads: each copies its own slice.
     const int64_t block_elements = std::max<int64_t>(1, SizeFromDim(data.dims(), axis + 1));
     ParallelFor(0, outer * n, GrainFor(block_elements), [&](int64_t begin, int64_t end) {
+      // (o, i) of pair k, advanced in step rather than divided out per pair (two 64-bit
+      // divisions cost as much as copying a row of 64 floats).
+      int64_t o = begin / n;
+      int64_t i = begin % n;
       for (int64_t k = begin; k < end; ++k) {
-        const int64_t o = k / n;
-        const int64_t i = k % n;
         int64_t v = idx[i];
         if (v < 0) v += bound;
         std::memcpy(dst + k * block, src + (o * bound + v) * block, block);
+        if (++i == n) {
+          i = 0;
+          ++o;
+        }
       }
     });
   }
