@@ -323,17 +323,7 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
       sample(*peer64, *peer32);
       std::mt19937_64 ulp_rng(c.seed() ^ 0xA0761D6478BD642Full);
       for (int k = 1; k < kRoundingSamples; ++k) {
-        Case moved = backward;
-        for (auto& input : *moved.mutable_inputs()) {
-          if (input.data_type() != caffe2::TensorProto::FLOAT) continue;
-          for (int i = 0; i < input.float_data_size(); ++i) {
-            const float v = input.float_data(i);
-            const int step = static_cast<int>(ulp_rng() % 3) - 1;
-            if (step != 0) {
-              input.set_float_data(i, std::nextafter(v, step > 0 ? INFINITY : -INFINITY));
-            }
-          }
-        }
+        const Case moved = MovedByOneUlp(backward, &ulp_rng);
         const BackendRun run64 = GetBackend(kReference).Run(moved);
         const BackendRun run32 = GetBackend(kReferenceF32).Run(moved);
         if (!run64.error && !run32.error) sample(run64, run32);

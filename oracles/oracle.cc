@@ -1,5 +1,6 @@
 #include "oracles/oracle.h"
 
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -55,6 +56,19 @@ std::vector<TruthDisagreement> DisagreementsWithTruth(
     out.push_back(std::move(d));
   }
   return out;
+}
+
+Case MovedByOneUlp(const Case& c, std::mt19937_64* rng) {
+  Case moved = c;
+  for (auto& input : *moved.mutable_inputs()) {
+    if (input.data_type() != caffe2::TensorProto::FLOAT) continue;
+    for (int i = 0; i < input.float_data_size(); ++i) {
+      const float v = input.float_data(i);
+      const int step = static_cast<int>((*rng)() % 3) - 1;
+      if (step != 0) input.set_float_data(i, std::nextafter(v, step > 0 ? INFINITY : -INFINITY));
+    }
+  }
+  return moved;
 }
 
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,12 @@ std::vector<TruthDisagreement> DisagreementsWithTruth(
     const std::vector<std::string>& blobs, const BackendRun& truth, const BackendRun& f32,
     const BackendRun& run, const ToleranceClass& tolerance,
     const std::function<std::string(const std::string&)>& name_in_run = nullptr);
+
+// `c` with each of its f32 input elements moved one f32 ulp up, down or not at all, at random: the
+// same computation to first order, another realization of its f32 rounding. The forward and
+// gradient oracles sample the f32 reference's error on a few of these before calling a mismatch
+// a finding (one realization can land near the truth by luck).
+Case MovedByOneUlp(const Case& c, std::mt19937_64* rng);
 
 // Runs the named oracle (kBadArgument for an unknown name). Only CheckCase calls this.
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);
