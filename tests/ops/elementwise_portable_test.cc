@@ -1,5 +1,5 @@
-// The portable (SSE2 / Eigen packet) Sigmoid path, which CPUs with AVX2 + FMA otherwise skip:
-// PARITY_NO_AVX2 is set before any op runs in this binary.
+// The portable (SSE2 / Eigen packet) paths of Sigmoid and Relu, which CPUs with AVX2 + FMA
+// otherwise skip: PARITY_NO_AVX2 is set before any op runs in this binary.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +36,26 @@ TEST(PortableSigmoid, WithinFourUlpAndSpecialValues) {
   // Hand-computed: sigma(1) = 0.7310585786, sigma(-20) = 2.0611536182e-9.
   ws = RunOp(MakeOp("Sigmoid", {"x"}, {"y"}), {{"x", MakeTensor<float>({2}, {1, -20})}});
   ExpectTensorNear(ws->GetTensor("y"), {2}, {0.7310585786, 2.0611536182e-9}, 0, 1e-6);
+}
+
+TEST(PortableRelu, SelectsLikeTheDefinitionOnEveryLength) {
+  ASSERT_TRUE(kForcePortable);
+  const float specials[] = {-1.5f, 2.0f, -0.0f, 0.0f, std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::infinity(), 1e-40f, -1e-40f, 7.0f};
+  for (int n = 1; n <= 21; ++n) {  // SSE2's 4-wide loop and every tail length
+    std::vector<float> x(n);
+    for (int i = 0; i < n; ++i) x[i] = specials[(i * 7 + n) % 9];
+    auto ws = RunOp(MakeOp("Relu", {"x"}, {"y"}), {{"x", MakeTensor<float>({n}, x)}});
+    const float* y = ws->GetTensor("y").data<float>();
+    for (int i = 0; i < n; ++i) {
+      if (std::isnan(x[i])) {
+        EXPECT_TRUE(std::isnan(y[i]));
+        continue;
+      }
+      const float want = x[i] > 0 ? x[i] : 0.0f;  // +0 for -0 and negatives
+      EXPECT_EQ(std::memcmp(&y[i], &want, sizeof(float)), 0) << "relu(" << x[i] << ") = " << y[i];
+    }
+  }
 }
 
 }  // namespace

@@ -295,8 +295,8 @@ class GatherOp final : public Operator {
     // The (outer, index) pairs are split across threads: each copies its own slice.
     const int64_t block_elements = std::max<int64_t>(1, SizeFromDim(data.dims(), axis + 1));
     ParallelFor(0, outer * n, GrainFor(block_elements), [&](int64_t begin, int64_t end) {
-      // (o, i) of pair k, advanced in step rather than divided out per pair (two 64-bit
-      // divisions cost as much as copying a row of 64 floats).
+      // (o, i) of pair k, advanced in step rather than divided out of k per pair: two 64-bit
+      // divisions beside each row's copy.
       int64_t o = begin / n;
       int64_t i = begin % n;
       for (int64_t k = begin; k < end; ++k) {
