@@ -1,4 +1,4 @@
-// 2-D NCHW max and average pooling and their gradients, written as loops over windows (geometry
+// 2-D NCHW max and average pooling (MaxPool also on int8 / uint8) and their gradients, written as loops over windows (geometry
 // in conv_geometry.h). Pooling ignores padded positions (MaxPool takes the max of the real inputs
 // in the window; AveragePool divides by the real inputs unless count_include_pad, which counts
 // taps inside the padded extent). A window without any real input has no defined value:
@@ -39,12 +39,22 @@ void ForEachWindow(const OpContext<T>& c, const Value<T>& x, const ConvGeometry&
       }
 }
 
+// MaxPool also takes int8 and uint8 (ONNX's MaxPool): the maximum of the window's integers.
 template <typename T>
 void MaxPool(OpContext<T>& c) {
-  const Value<T>& x = c.RealInput(0);
+  const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt8 || x.dtype == DType::kUInt8,
+                 ErrorKind::kShapeMismatch, "MaxPool takes floating, int8 or uint8 tensors, got ",
+                 Describe(c, 0));
   const ConvGeometry g = ParseGeometry<T>(c, x, nullptr);
-  Value<T> y = c.NewReal(OutDims(x.dims, x.dims[1], g));
+  Value<T> y = c.NewTensor(x.dtype, OutDims(x.dims, x.dims[1], g));
   ForEachWindow(c, x, g, [&](int64_t yi, const std::vector<int64_t>& taps, int64_t) {
+    if (!x.is_real()) {
+      int64_t best = x.i()[taps[0]];
+      for (int64_t t : taps) best = std::max(best, x.i()[t]);
+      y.i()[yi] = best;
+      return;
+    }
     T best = x.r()[taps[0]];
     for (int64_t t : taps) {
       if (std::isnan(x.r()[t]) || x.r()[t] > best) best = x.r()[t];

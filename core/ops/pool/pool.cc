@@ -1,4 +1,5 @@
-// MaxPool and AveragePool: 2-D pooling, NCHW, float and double, after Caffe2's pool_op.h / .cc
+// MaxPool and AveragePool: 2-D pooling, NCHW, float and double (MaxPool also int8 and uint8, as
+// ONNX's: a maximum needs no arithmetic), after Caffe2's pool_op.h / .cc
 // (the newer version with count_include_pad). Geometry arguments and output size:
 // conv_geometry.h; each pad must be smaller than the kernel, and with a dilation (taps every
 // dilation-th element, as ONNX's MaxPool / AveragePool `dilations`; Caffe2 pools took none) every
@@ -75,6 +76,22 @@ void AveragePool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeo
                 });
 }
 
+// Calls fn(T{}) for the dtypes the pool computes in: float and double, and for MaxPool int8 and
+// uint8; kShapeMismatch naming the op and X otherwise.
+template <bool kAverage, typename Fn>
+void DispatchPoolType(DataType dtype, const std::string& label, const std::vector<int64_t>& dims,
+                      Fn&& fn) {
+  if constexpr (!kAverage) {
+    if (dtype == DataType::kInt8) return fn(int8_t{});
+    if (dtype == DataType::kUint8) return fn(uint8_t{});
+    PARITY_ENFORCE(IsFloatingDataType(dtype) && dtype != DataType::kFloat16,
+                   ErrorKind::kShapeMismatch, label,
+                   ": takes float, double, int8 or uint8 tensors, got X ", DataTypeName(dtype),
+                   " ", ShapeString(dims));
+  }
+  DispatchFloatOrDouble(dtype, label, "X", dims, fn);
+}
+
 template <bool kAverage>
 class PoolOp final : public Operator {
  public:
@@ -90,7 +107,7 @@ class PoolOp final : public Operator {
     EnforceWindowsCoverInput(label(), g, X.dim(2), X.dim(3), y_dims_[2], y_dims_[3]);
     Tensor* Y = Output(0);
     Y->Resize(y_dims_);
-    DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
+    DispatchPoolType<kAverage>(X.dtype(), label(), X.dims(), [&](auto zero) {
       using T = decltype(zero);
       const T* x = X.data<T>();
       T* y = Y->mutable_data<T>();
@@ -109,6 +126,7 @@ class PoolOp final : public Operator {
   std::vector<int64_t> y_dims_;
 };
 
+template <bool kAverage>
 std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const ArgumentHelper& args,
                                       const std::vector<TensorType>& in) {
   ConvGeometry g = ParseConvGeometry(args, ConvKind::kPool);
@@ -117,7 +135,7 @@ std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const Argument
   ConvOutputDims(args.op_label(), in[0].dims, in[0].dims.size() > 1 ? in[0].dims[1] : 0, &g,
                  &y.dims);
   EnforceWindowsCoverInput(args.op_label(), g, in[0].dims[2], in[0].dims[3], y.dims[2], y.dims[3]);
-  DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
+  DispatchPoolType<kAverage>(in[0].dtype, args.op_label(), in[0].dims, [](auto) {});
   return {y};
 }
 
@@ -143,19 +161,20 @@ OpSchema& PoolSchema(OpSchema& schema) {
       .NumOutputs(1)
       .Apply(PoolArgs)
       .DifferentiableInputs({0})
-      .ShapeInference(PoolInference)
-      .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
+      .InputDoc(0, "X", "Input [N, C, H, W]: float or double (MaxPool also int8, uint8).")
       .OutputDoc(0, "Y", "Output [N, C, out_h, out_w].");
 }
 
 PARITY_OP_SCHEMA(MaxPool)
     .Apply(PoolSchema)
+    .ShapeInference(PoolInference<false>)
     .Doc("2-D max pooling (NCHW). Padding never wins; among equal maxima the first in scan "
          "order (row-major within the window) is the one selected (for the gradient).");
 PARITY_REGISTER_CPU_OPERATOR(MaxPool, PoolOp<false>);
 
 PARITY_OP_SCHEMA(AveragePool)
     .Apply(PoolSchema)
+    .ShapeInference(PoolInference<true>)
     .Apply(CountIncludePadArg)
     .Doc("2-D average pooling (NCHW) over each window clipped to the image.");
 PARITY_REGISTER_CPU_OPERATOR(AveragePool, PoolOp<true>);
