@@ -192,20 +192,66 @@ void AddCeilModePadding(ImportContext& ctx, const Node& node, Window* w) {
   ctx.Note("ceil_mode=1: end padding that fits the last window");
 }
 
+// A 0-d int64 constant.
+std::string Int64Scalar(ImportContext& ctx, int64_t value) {
+  Tensor scalar(DataType::kInt64, {});
+  *scalar.mutable_data<int64_t>() = value;
+  const std::string name = ctx.Temp("const");
+  ctx.EmitFill(name, scalar);
+  ctx.SetConstant(name, scalar);
+  return name;
+}
+
+// MaxPool's Indices (output 1): parity's MaxPool gives the flat row-major index in X
+// (plane * H * W + h * W + w), ONNX's storage_order 0. storage_order 1 numbers each plane column by
+// column: plane * H * W + w * H + h, recomposed from the row-major index f with q = f mod HW,
+// h = q / W, w = q mod W (integer ops on non-negative values). A 1-D pool's index into
+// [N, C, L, 1] is already its index into [N, C, L] (either order), squeezed like Y.
+void MaxPoolIndices(ImportContext& ctx, const Node& node, caffe2::OperatorDef* pool, int n,
+                    int64_t storage_order) {
+  const std::string indices = node.Out(1);
+  const bool column_major = storage_order == 1 && n == 2;
+  const std::string row_major = n == 1 || column_major ? ctx.Temp(indices) : indices;
+  pool->add_output(row_major);
+  if (n == 1) {
+    ctx.Emit("Squeeze", {row_major}, {indices}).Ints("dims", {3});
+    return;
+  }
+  if (!column_major) return;
+  const auto dims = ctx.Dims(node.In(0));
+  const int64_t h_size = dims[2], w_size = dims[3];
+  const std::string plane = Int64Scalar(ctx, h_size * w_size);
+  const std::string width = Int64Scalar(ctx, w_size);
+  const std::string q = ctx.Temp(indices), start = ctx.Temp(indices), h = ctx.Temp(indices),
+                    w = ctx.Temp(indices), w_times_h = ctx.Temp(indices),
+                    offset = ctx.Temp(indices);
+  ctx.Emit("Mod", {row_major, plane}, {q});
+  ctx.Emit("Sub", {row_major, q}, {start});
+  ctx.Emit("Div", {q, width}, {h});
+  ctx.Emit("Mod", {q, width}, {w});
+  ctx.Emit("Mul", {w, Int64Scalar(ctx, h_size)}, {w_times_h});
+  ctx.Emit("Add", {w_times_h, h}, {offset});
+  ctx.Emit("Add", {start, offset}, {indices});
+  ctx.Note("MaxPool storage_order=1: column-major Indices recomposed from the row-major ones");
+}
+
 void Pool(ImportContext& ctx, const Node& node) {
   const int n = SpatialRank(ctx, node);
-  PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument,
-                 "output 1 (Indices): parity's MaxPool has no indices output");
+  const int64_t storage_order = node.type() == "MaxPool" ? node.Int("storage_order", 0) : 0;
+  PARITY_ENFORCE(storage_order == 0 || storage_order == 1, ErrorKind::kBadArgument,
+                 "attribute 'storage_order' = ", storage_order, " (0 or 1)");
   Window w;
   w.kernel = node.RequiredInts("kernel_shape");
   w.strides = IntsOr(node, "strides", 1, n);
   w.dilations = IntsOr(node, "dilations", 1, n);
   w.pads = SpatialPads(ctx, node, w.kernel, w.strides, w.dilations);
   if (node.Int("ceil_mode", 0) == 1) AddCeilModePadding(ctx, node, &w);
-  OpBuilder op(EmitSpatial(ctx, node, node.type(), {node.In(0)}, w, n, 1));
+  caffe2::OperatorDef* pool = EmitSpatial(ctx, node, node.type(), {node.In(0)}, w, n, 1);
+  OpBuilder op(pool);
   if (node.type() == "MaxPool") {
     // Only when given: production's MaxPool refuses the argument altogether.
     if (node.HasAttr("dilations")) op.Ints("dilations", n == 1 ? Widen(w).dilations : w.dilations);
+    if (node.HasOut(1)) MaxPoolIndices(ctx, node, pool, n, storage_order);
   } else {
     op.Int("count_include_pad", node.Int("count_include_pad", 0));
   }

@@ -112,8 +112,11 @@ std::vector<float> Run(const ImportResult& r, const std::string& engine,
   const Tensor t = TensorFromProto(run.blobs.at(output));
   std::vector<float> out;
   for (int64_t i = 0; i < t.numel(); ++i) {
-    out.push_back(t.dtype() == DataType::kDouble ? static_cast<float>(t.data<double>()[i])
-                                                 : t.data<float>()[i]);
+    switch (t.dtype()) {
+      case DataType::kDouble: out.push_back(static_cast<float>(t.data<double>()[i])); break;
+      case DataType::kInt64: out.push_back(static_cast<float>(t.data<int64_t>()[i])); break;
+      default: out.push_back(t.data<float>()[i]); break;
+    }
   }
   return out;
 }
@@ -337,6 +340,38 @@ TEST(OnnxImporterTest, PoolCeilModeIsEndPadding) {
   std::vector<float> values(16);
   for (int i = 0; i < 16; ++i) values[i] = i;
   ExpectBoth(r, {{"x", MakeTensor<float>({1, 1, 4, 4}, values)}}, "y", {10, 11, 14, 15});
+}
+
+// MaxPool's Indices: parity's MaxPool output 1 (row-major flat indices in X); storage_order 1
+// recomposed column-major per plane. X [1, 2, 3, 3]: plane 0 = [[1, 200, 3], [4, 5, 255],
+// [7, 8, 9]], plane 1 all 7 (ties: the first in scan order). Kernel 2: row-major maxima at
+// (0, 1), (1, 2), (2, 1), (1, 2) and, in plane 1, (0, 0), (0, 1), (1, 0), (1, 1); column-major
+// w * 3 + h: 3, 7, 5, 7 and 9 + 0, 3, 1, 4.
+TEST(OnnxImporterTest, MaxPoolIndicesInBothStorageOrders) {
+  std::vector<float> x = {1, 200, 3, 4, 5, 255, 7, 8, 9};
+  x.resize(18, 7.0f);
+  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({1, 2, 3, 3}, x)}};
+  for (int order : {0, 1}) {
+    ModelBuilder b(12);
+    b.Input("x", {1, 2, 3, 3}).Output("y").Output("i");
+    auto* pool = b.Node("MaxPool", {"x"}, {"y", "i"});
+    SetInts(pool, "kernel_shape", {2, 2});
+    SetInt(pool, "storage_order", order);
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r, feeds, "y", {200, 255, 8, 255, 7, 7, 7, 7});
+    ExpectBoth(r, feeds, "i",
+               order == 0 ? std::vector<float>{1, 5, 7, 5, 9, 10, 12, 13}
+                          : std::vector<float>{3, 7, 5, 7, 9, 12, 10, 13});
+  }
+  // 1-D: the index into [N, C, L, 1] is the index into [N, C, L]. [3, 9, 1, 9, 2], kernel 2:
+  // 9 at 1 twice, then 9 at 3 twice.
+  ModelBuilder b(12);
+  b.Input("x", {1, 1, 5}).Output("y").Output("i");
+  auto* pool = b.Node("MaxPool", {"x"}, {"y", "i"});
+  SetInts(pool, "kernel_shape", {2});
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> line = {{"x", MakeTensor<float>({1, 1, 5}, {3, 9, 1, 9, 2})}};
+  ExpectBoth(r, line, "i", {1, 1, 3, 3});
 }
 
 // A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.
