@@ -174,6 +174,7 @@ const RuleTable& Rules() {
     AddNnRules(rules);
     AddShapeRules(rules);
     AddMiscRules(rules);
+    AddRnnRules(rules);
     (*rules)["If"] = {TranslateIf, {"then_branch", "else_branch"}};
     return rules;
   }();

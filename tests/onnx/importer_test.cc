@@ -374,6 +374,69 @@ TEST(OnnxImporterTest, MaxPoolIndicesInBothStorageOrders) {
   ExpectBoth(r, line, "i", {1, 1, 3, 3});
 }
 
+// LSTM through parity's Lstm builder, ONNX's gate order i, o, f, c reordered; values from ONNX's
+// equations (i, o, f = sigmoid, c~ = tanh of W x + R h + Wb + Rb; C = f C + i c~; H = o tanh(C)),
+// worked in double beside the test: D = H = 1, X = [0.5, -1], W = [0.3, -0.7, 1.1, 0.9],
+// R = [0.2, 0.4, -0.5, 0.6], Wb = [0.1, -0.2, 0.3, 0.05], Rb = [0, 0.1, -0.1, 0.2] give
+// H = 0.1274239, -0.0931025 and the last C = -0.1426183. Distinct gate weights: any gate swapped
+// changes every value.
+TEST(OnnxImporterTest, LstmThroughTheBuilder) {
+  ModelBuilder b(14);
+  b.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Input("b", {1, 8});
+  b.Output("y").Output("y_h").Output("y_c");
+  auto* lstm = b.Node("LSTM", {"x", "w", "r", "b"}, {"y", "y_h", "y_c"});
+  SetInt(lstm, "hidden_size", 1);
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {
+      {"x", MakeTensor<float>({2, 1, 1}, {0.5f, -1})},
+      {"w", MakeTensor<float>({1, 4, 1}, {0.3f, -0.7f, 1.1f, 0.9f})},
+      {"r", MakeTensor<float>({1, 4, 1}, {0.2f, 0.4f, -0.5f, 0.6f})},
+      {"b", MakeTensor<float>({1, 8}, {0.1f, -0.2f, 0.3f, 0.05f, 0, 0.1f, -0.1f, 0.2f})}};
+  ExpectBoth(r, feeds, "y", {0.1274239f, -0.0931025f});
+  ExpectBoth(r, feeds, "y_h", {-0.0931025f});
+  ExpectBoth(r, feeds, "y_c", {-0.1426183f});
+  // Peepholes, other directions and sequence_lens are refused by name.
+  ModelBuilder p(14);
+  p.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Output("y_h");
+  auto* reverse = p.Node("LSTM", {"x", "w", "r"}, {"", "y_h"});
+  SetInt(reverse, "hidden_size", 1);
+  SetString(reverse, "direction", "reverse");
+  try {
+    ImportModel(p.model());
+    ADD_FAILURE() << "a reverse LSTM was imported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("direction' = 'reverse'"), std::string::npos) << e.what();
+  }
+}
+
+// GRU through parity's Gru builder (ONNX's z, r, h reordered), both linear_before_reset forms,
+// batch-major (layout 1). ONNX's equations in double: z, r = sigmoid(W x + R h + Wb + Rb);
+// h~ = tanh(Wh x + Rh (r h) + Rbh + Wbh), or with linear_before_reset tanh(Wh x + r (Rh h + Rbh)
+// + Wbh); H = (1 - z) h~ + z H. X = [0.5, -1], W = [0.3, -0.6, 0.8], R = [0.5, 0.2, -0.4],
+// B = [0.1, 0.2, -0.1, 0.05, -0.05, 0.15]: H = 0.1795423, -0.2547537 (0.1504150, -0.2828858).
+TEST(OnnxImporterTest, GruThroughTheBuilder) {
+  const std::map<std::string, Tensor> feeds = {
+      {"x", MakeTensor<float>({1, 2, 1}, {0.5f, -1})},
+      {"w", MakeTensor<float>({1, 3, 1}, {0.3f, -0.6f, 0.8f})},
+      {"r", MakeTensor<float>({1, 3, 1}, {0.5f, 0.2f, -0.4f})},
+      {"b", MakeTensor<float>({1, 6}, {0.1f, 0.2f, -0.1f, 0.05f, -0.05f, 0.15f})}};
+  for (int linear_before_reset : {0, 1}) {
+    ModelBuilder b(14);
+    b.Input("x", {1, 2, 1}).Input("w", {1, 3, 1}).Input("r", {1, 3, 1}).Input("b", {1, 6});
+    b.Output("y").Output("y_h");
+    auto* gru = b.Node("GRU", {"x", "w", "r", "b"}, {"y", "y_h"});
+    SetInt(gru, "hidden_size", 1);
+    SetInt(gru, "layout", 1);
+    SetInt(gru, "linear_before_reset", linear_before_reset);
+    const ImportResult r = ImportModel(b.model());
+    const std::vector<float> h = linear_before_reset == 0
+                                     ? std::vector<float>{0.1795423f, -0.2547537f}
+                                     : std::vector<float>{0.1504150f, -0.2828858f};
+    ExpectBoth(r, feeds, "y", h);
+    ExpectBoth(r, feeds, "y_h", {h[1]});
+  }
+}
+
 // A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.
 TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
   ModelBuilder b(11);
