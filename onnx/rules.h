@@ -30,7 +30,7 @@ void AddElementwiseRules(RuleTable* table);
 void AddNnRules(RuleTable* table);
 void AddShapeRules(RuleTable* table);
 void AddMiscRules(RuleTable* table);
-void AddRnnRules(RuleTable* table);  // LSTM, GRU through core/rnn's builders
+void AddRnnRules(RuleTable* table);  // LSTM, GRU, RNN through core/rnn's builders
 // If (onnx/importer.cc: it translates the branch graphs as the importer does the main one).
 void TranslateIf(ImportContext& ctx, const Node& node);
 

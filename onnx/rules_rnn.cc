@@ -1,5 +1,8 @@
 // Recurrent ONNX ops through parity's recurrent-net builders (core/rnn/rnn_cell.h, Caffe2's
-// rnn_cell.py): LSTM -> Lstm(), GRU -> Gru(), one forward layer each.
+// rnn_cell.py): LSTM -> Lstm(), GRU -> Gru(), one forward layer each; RNN (a tanh cell, which
+// Caffe2 had no builder for) -> RecurrentNet() over a step net of FC, Sum, Tanh, the shape of the
+// others: H_t = tanh(X_t W^T + Wb + H_{t-1} R^T + Rb), the input projection hoisted out of the
+// loop as the cells do.
 //
 // ONNX packs the weights per direction, gates in its own order: LSTM W [1, 4H, D] and R [1, 4H, H]
 // in i, o, f, c; B [1, 8H] = Wb then Rb. The builder's parameters are LSTMUnit's i, f, o, c:
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rnn/recurrent_net.h"
 #include "core/rnn/rnn_cell.h"
 #include "onnx/rules.h"
 
@@ -212,6 +216,60 @@ void Gru(ImportContext& ctx, const Node& node) {
   ctx.Note("GRU: parity's Gru builder (gates reordered z, r, h -> r, z, h)");
 }
 
+// One op of a step net being built by hand (the cell net is not the importer's net).
+caffe2::OperatorDef* AddCellOp(caffe2::NetDef* cell, const std::string& type,
+                               const std::vector<std::string>& inputs,
+                               const std::vector<std::string>& outputs) {
+  caffe2::OperatorDef* op = cell->add_op();
+  op->set_type(type);
+  for (const auto& in : inputs) op->add_input(in);
+  for (const auto& out : outputs) op->add_output(out);
+  return op;
+}
+
+void Rnn(ImportContext& ctx, const Node& node) {
+  CheckRecurrentForm(node, {"Tanh"}, -1);
+  const int64_t hidden = node.RequiredInt("hidden_size");
+  const Sequence s = ReadSequence(ctx, node);
+  const std::string scope = ctx.Temp("rnn");
+  auto in_scope = [&](const std::string& name) { return scope + "/" + name; };
+  const std::string w = DropDirection(ctx, node.In(1)), r = DropDirection(ctx, node.In(2));
+  std::string wb = in_scope("i2h_b"), rb = in_scope("gates_t_b");
+  if (node.HasIn(3)) {
+    ctx.Emit("Split", {DropDirection(ctx, node.In(3))}, {wb, rb}).Int("axis", 0);
+  } else {
+    Fill(ctx, wb, {hidden}, 0.0, s.dtype);
+    Fill(ctx, rb, {hidden}, 0.0, s.dtype);
+  }
+  const std::string i2h = in_scope("i2h");
+  ctx.Emit("FC", {s.x, w, wb}, {i2h}).Int("axis", 2);
+
+  caffe2::NetDef cell;
+  cell.set_name(in_scope("step_net"));
+  const std::string input_t = in_scope("input_t"), timestep = in_scope("timestep");
+  const std::string h_prev = in_scope("hidden_t_prev"), gates = in_scope("gates_t");
+  const std::string hidden_t = in_scope("hidden_t");
+  for (const std::string& in : {input_t, timestep, h_prev, r, rb}) cell.add_external_input(in);
+  caffe2::Argument* axis = AddCellOp(&cell, "FC", {h_prev, r, rb}, {gates})->add_arg();
+  axis->set_name("axis");
+  axis->set_i(2);
+  AddCellOp(&cell, "Sum", {gates, input_t}, {gates});
+  AddCellOp(&cell, "Tanh", {gates}, {hidden_t});
+  cell.add_external_output(hidden_t);
+
+  RecurrentNetSpec spec;
+  spec.cell_net = cell;
+  spec.input = {input_t, i2h};
+  spec.initial_cell_inputs = {{h_prev, InitialState(ctx, node, 5, s, hidden)}};
+  spec.links = {{h_prev, hidden_t}};
+  spec.timestep = timestep;
+  spec.scope = scope;
+  spec.forward_only = true;
+  const RecurrentNetOutputs out = RecurrentNet(ctx.net(), spec);
+  EmitOutputs(ctx, node, s, {out.outputs[0], out.outputs[1]});
+  ctx.Note("RNN: a RecurrentNetwork of FC, Sum, Tanh");
+}
+
 }  // namespace
 
 void AddRnnRules(RuleTable* table) {
@@ -223,6 +281,7 @@ void AddRnnRules(RuleTable* table) {
   gru.push_back("linear_before_reset");
   (*table)["LSTM"] = {Lstm, lstm};
   (*table)["GRU"] = {Gru, gru};
+  (*table)["RNN"] = {Rnn, common};
 }
 
 }  // namespace parity::onnx

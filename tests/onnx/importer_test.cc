@@ -437,6 +437,23 @@ TEST(OnnxImporterTest, GruThroughTheBuilder) {
   }
 }
 
+// RNN: a RecurrentNetwork of FC, Sum, Tanh. H = tanh(W x + Wb + R H + Rb) with W = 0.7,
+// R = -0.3, B = [0.1, 0.2], X = [0.5, -1]: tanh(0.65) = 0.5716700, then
+// tanh(-0.7 + 0.3 - 0.3 * 0.5716700) = -0.5164608 (double, beside the test).
+TEST(OnnxImporterTest, RnnAsARecurrentNetwork) {
+  ModelBuilder b(14);
+  b.Input("x", {2, 1, 1}).Input("w", {1, 1, 1}).Input("r", {1, 1, 1}).Input("b", {1, 2});
+  b.Output("y").Output("y_h");
+  SetInt(b.Node("RNN", {"x", "w", "r", "b"}, {"y", "y_h"}), "hidden_size", 1);
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({2, 1, 1}, {0.5f, -1})},
+                                               {"w", MakeTensor<float>({1, 1, 1}, {0.7f})},
+                                               {"r", MakeTensor<float>({1, 1, 1}, {-0.3f})},
+                                               {"b", MakeTensor<float>({1, 2}, {0.1f, 0.2f})}};
+  ExpectBoth(r, feeds, "y", {0.5716700f, -0.5164608f});
+  ExpectBoth(r, feeds, "y_h", {-0.5164608f});
+}
+
 // A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.
 TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
   ModelBuilder b(11);
