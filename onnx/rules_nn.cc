@@ -235,8 +235,52 @@ void MaxPoolIndices(ImportContext& ctx, const Node& node, caffe2::OperatorDef* p
   ctx.Note("MaxPool storage_order=1: column-major Indices recomposed from the row-major ones");
 }
 
+// A 3-D pool as two 2-D pools, by separability: a box window's maximum is the maximum over its
+// depth of the (height, width) maxima, and its mean the depth mean of the (height, width) means,
+// since the window's clipped height and width extents are the same at every depth (so sum / (cd ·
+// ch · cw) is the mean over cd of sums / (ch · cw); with count_include_pad the divisors are kh · kw,
+// then kd). X [N, C, D, H, W]: Reshape [N, C·D, H, W], pool (kh, kw), Reshape [N, C, D, H'·W'],
+// pool (kd, 1), Reshape [N, C, D', H', W']. Padding never contributes to a maximum.
+void Pool3d(ImportContext& ctx, const Node& node, const Window& w) {
+  PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument, "output 1 (Indices) of a 3-D MaxPool");
+  const auto x = ctx.Dims(node.In(0));
+  auto out_size = [&](int i) {
+    const int64_t padded = x[2 + i] + w.pads[i] + w.pads[3 + i];
+    return (padded - ((w.kernel[i] - 1) * w.dilations[i] + 1)) / w.strides[i] + 1;
+  };
+  const int64_t od = out_size(0), oh = out_size(1), ow = out_size(2);
+  const std::string planes = ctx.Temp(node.In(0)), by_depth = ctx.Temp(node.Out(0)),
+                    pooled_hw = ctx.Temp(node.Out(0)), pooled = ctx.Temp(node.Out(0));
+  ctx.Emit("Reshape", {node.In(0)}, {planes, ctx.Temp("old_shape")})
+      .Ints("shape", {x[0], x[1] * x[2], x[3], x[4]});
+  OpBuilder hw(ctx.Emit(node.type(), {planes}, {pooled_hw})
+                   .Ints("kernels", {w.kernel[1], w.kernel[2]})
+                   .Ints("strides", {w.strides[1], w.strides[2]})
+                   .Ints("pads", {w.pads[1], w.pads[2], w.pads[4], w.pads[5]})
+                   .def());
+  ctx.Emit("Reshape", {pooled_hw}, {by_depth, ctx.Temp("old_shape")})
+      .Ints("shape", {x[0], x[1], x[2], oh * ow});
+  OpBuilder depth(ctx.Emit(node.type(), {by_depth}, {pooled})
+                      .Ints("kernels", {w.kernel[0], 1})
+                      .Ints("strides", {w.strides[0], 1})
+                      .Ints("pads", {w.pads[0], 0, w.pads[3], 0})
+                      .def());
+  ctx.Emit("Reshape", {pooled}, {node.Out(0), ctx.Temp("old_shape")})
+      .Ints("shape", {x[0], x[1], od, oh, ow});
+  if (node.type() == "MaxPool") {
+    if (node.HasAttr("dilations")) {
+      hw.Ints("dilations", {w.dilations[1], w.dilations[2]});
+      depth.Ints("dilations", {w.dilations[0], 1});
+    }
+  } else {
+    hw.Int("count_include_pad", node.Int("count_include_pad", 0));
+    depth.Int("count_include_pad", node.Int("count_include_pad", 0));
+  }
+  ctx.Note("3-D " + node.type() + ": a 2-D pool over (H, W), then one over D");
+}
+
 void Pool(ImportContext& ctx, const Node& node) {
-  const int n = SpatialRank(ctx, node);
+  const int n = ctx.Rank(node.In(0)) == 5 ? 3 : SpatialRank(ctx, node);
   const int64_t storage_order = node.type() == "MaxPool" ? node.Int("storage_order", 0) : 0;
   PARITY_ENFORCE(storage_order == 0 || storage_order == 1, ErrorKind::kBadArgument,
                  "attribute 'storage_order' = ", storage_order, " (0 or 1)");
@@ -246,6 +290,10 @@ void Pool(ImportContext& ctx, const Node& node) {
   w.dilations = IntsOr(node, "dilations", 1, n);
   w.pads = SpatialPads(ctx, node, w.kernel, w.strides, w.dilations);
   if (node.Int("ceil_mode", 0) == 1) AddCeilModePadding(ctx, node, &w);
+  if (n == 3) {
+    Pool3d(ctx, node, w);
+    return;
+  }
   caffe2::OperatorDef* pool = EmitSpatial(ctx, node, node.type(), {node.In(0)}, w, n, 1);
   OpBuilder op(pool);
   if (node.type() == "MaxPool") {

@@ -454,6 +454,35 @@ TEST(OnnxImporterTest, RnnAsARecurrentNetwork) {
   ExpectBoth(r, feeds, "y_h", {-0.5164608f});
 }
 
+// A 3-D pool is a 2-D pool over (H, W), then one over D. X [1, 1, 3, 2, 2] = 1 + 4d + 2h + w.
+// Kernel (2, 1, 2), depth stride 2, one depth pad at the start: depth windows {0} and {1, 2}, each
+// row's two columns. Max: 2, 4, then X(2, 0, 1) = 10, X(2, 1, 1) = 12. Average counting padding
+// (divisor 2 * 1 * 2 = 4): (1 + 2) / 4, (3 + 4) / 4, (5 + 6 + 9 + 10) / 4, (7 + 8 + 11 + 12) / 4;
+// without: the first depth window holds 2 elements, so (1 + 2) / 2 and (3 + 4) / 2.
+TEST(OnnxImporterTest, Pool3dAsTwo2dPools) {
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i + 1);
+  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({1, 1, 3, 2, 2}, x)}};
+  struct Form {
+    const char* type;
+    int count_include_pad;
+    std::vector<float> expected;
+  };
+  for (const Form& f : {Form{"MaxPool", 0, {2, 4, 10, 12}},
+                        Form{"AveragePool", 1, {0.75f, 1.75f, 7.5f, 9.5f}},
+                        Form{"AveragePool", 0, {1.5f, 3.5f, 7.5f, 9.5f}}}) {
+    ModelBuilder b(12);
+    b.Input("x", {1, 1, 3, 2, 2}).Output("y");
+    auto* pool = b.Node(f.type, {"x"}, {"y"});
+    SetInts(pool, "kernel_shape", {2, 1, 2});
+    SetInts(pool, "strides", {2, 1, 1});
+    SetInts(pool, "pads", {1, 0, 0, 0, 0, 0});
+    if (std::string(f.type) == "AveragePool") SetInt(pool, "count_include_pad", f.count_include_pad);
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r, feeds, "y", f.expected);
+  }
+}
+
 // A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.
 TEST(OnnxImporterTest, Conv1dAsUnitWidth2d) {
   ModelBuilder b(11);
