@@ -11,6 +11,7 @@
 #include "core/tensor_proto.h"
 #include "onnx/tensor.h"
 #include "oracles/backend.h"
+#include "tests/onnx/importer_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::onnx {
@@ -18,124 +19,15 @@ namespace {
 
 using ::parity::testing::MakeTensor;
 using ::parity::testing::Values;
-
-// A one-graph model under construction.
-class ModelBuilder {
- public:
-  explicit ModelBuilder(int opset) {
-    model_.set_ir_version(8);
-    auto* op = model_.add_opset_import();
-    op->set_domain("");
-    op->set_version(opset);
-    model_.mutable_graph()->set_name("g");
-  }
-
-  ModelBuilder& Input(const std::string& name, const std::vector<int64_t>& dims,
-                      int type = ::onnx::TensorProto::FLOAT) {
-    Declare(model_.mutable_graph()->add_input(), name, dims, type);
-    return *this;
-  }
-  ModelBuilder& Output(const std::string& name) {
-    model_.mutable_graph()->add_output()->set_name(name);
-    return *this;
-  }
-  ModelBuilder& Initializer(const std::string& name, const Tensor& value) {
-    *model_.mutable_graph()->add_initializer() = TensorToOnnx(value, name);
-    return *this;
-  }
-  ::onnx::NodeProto* Node(const std::string& type, const std::vector<std::string>& inputs,
-                          const std::vector<std::string>& outputs, const std::string& name = "") {
-    auto* node = model_.mutable_graph()->add_node();
-    node->set_op_type(type);
-    node->set_name(name);
-    for (const auto& in : inputs) node->add_input(in);
-    for (const auto& out : outputs) node->add_output(out);
-    return node;
-  }
-  const ::onnx::ModelProto& model() const { return model_; }
-
- private:
-  static void Declare(::onnx::ValueInfoProto* info, const std::string& name,
-                      const std::vector<int64_t>& dims, int type) {
-    info->set_name(name);
-    auto* tensor = info->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(type);
-    auto* shape = tensor->mutable_shape();
-    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-  }
-  ::onnx::ModelProto model_;
-};
-
-void SetInt(::onnx::NodeProto* node, const std::string& name, int64_t value) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(::onnx::AttributeProto::INT);
-  attr->set_i(value);
-}
-void SetFloat(::onnx::NodeProto* node, const std::string& name, float value) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(::onnx::AttributeProto::FLOAT);
-  attr->set_f(value);
-}
-void SetInts(::onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& v) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(::onnx::AttributeProto::INTS);
-  for (int64_t x : v) attr->add_ints(x);
-}
-void SetString(::onnx::NodeProto* node, const std::string& name, const std::string& value) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(::onnx::AttributeProto::STRING);
-  attr->set_s(value);
-}
-
-std::vector<std::string> OpTypes(const caffe2::NetDef& net) {
-  std::vector<std::string> types;
-  for (const auto& op : net.op()) types.push_back(op.type());
-  return types;
-}
-
-// Runs the imported nets on `engine` and returns `output` as float values.
-std::vector<float> Run(const ImportResult& r, const std::string& engine,
-                       const std::map<std::string, Tensor>& feeds, const std::string& output) {
-  Case c;
-  *c.mutable_net() = r.net;
-  *c.mutable_init_net() = r.init_net;
-  for (const auto& [name, value] : feeds) *c.add_inputs() = TensorToProto(value, name);
-  const auto run = oracles::GetBackend(engine).Run(c);
-  if (run.error) {
-    ADD_FAILURE() << engine << ": " << run.error->what();
-    return {};
-  }
-  const Tensor t = TensorFromProto(run.blobs.at(output));
-  std::vector<float> out;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    switch (t.dtype()) {
-      case DataType::kDouble: out.push_back(static_cast<float>(t.data<double>()[i])); break;
-      case DataType::kInt64: out.push_back(static_cast<float>(t.data<int64_t>()[i])); break;
-      default: out.push_back(t.data<float>()[i]); break;
-    }
-  }
-  return out;
-}
-
-void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected,
-                const std::string& what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_NEAR(actual[i], expected[i], 1e-5 + 1e-5 * std::fabs(expected[i])) << what << " @" << i;
-  }
-}
-
-// Expects both engines to compute `expected` for `output`.
-void ExpectBoth(const ImportResult& r, const std::map<std::string, Tensor>& feeds,
-                const std::string& output, const std::vector<float>& expected) {
-  for (const char* engine : {oracles::kProduction, oracles::kReference}) {
-    ExpectNear(Run(r, engine, feeds, output), expected, engine);
-  }
-}
+using ::parity::onnx::importer_testing::ModelBuilder;
+using ::parity::onnx::importer_testing::SetInt;
+using ::parity::onnx::importer_testing::SetFloat;
+using ::parity::onnx::importer_testing::SetInts;
+using ::parity::onnx::importer_testing::SetString;
+using ::parity::onnx::importer_testing::OpTypes;
+using ::parity::onnx::importer_testing::Run;
+using ::parity::onnx::importer_testing::ExpectNear;
+using ::parity::onnx::importer_testing::ExpectBoth;
 
 TEST(OnnxImporterTest, GemmIsMatMulScaleAdd) {
   ModelBuilder b(13);
@@ -372,115 +264,6 @@ TEST(OnnxImporterTest, MaxPoolIndicesInBothStorageOrders) {
   const ImportResult r = ImportModel(b.model());
   const std::map<std::string, Tensor> line = {{"x", MakeTensor<float>({1, 1, 5}, {3, 9, 1, 9, 2})}};
   ExpectBoth(r, line, "i", {1, 1, 3, 3});
-}
-
-// LSTM through parity's Lstm builder, ONNX's gate order i, o, f, c reordered; values from ONNX's
-// equations (i, o, f = sigmoid, c~ = tanh of W x + R h + Wb + Rb; C = f C + i c~; H = o tanh(C)),
-// worked in double beside the test: D = H = 1, X = [0.5, -1], W = [0.3, -0.7, 1.1, 0.9],
-// R = [0.2, 0.4, -0.5, 0.6], Wb = [0.1, -0.2, 0.3, 0.05], Rb = [0, 0.1, -0.1, 0.2] give
-// H = 0.1274239, -0.0931025 and the last C = -0.1426183. Distinct gate weights: any gate swapped
-// changes every value.
-TEST(OnnxImporterTest, LstmThroughTheBuilder) {
-  ModelBuilder b(14);
-  b.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Input("b", {1, 8});
-  b.Output("y").Output("y_h").Output("y_c");
-  auto* lstm = b.Node("LSTM", {"x", "w", "r", "b"}, {"y", "y_h", "y_c"});
-  SetInt(lstm, "hidden_size", 1);
-  const ImportResult r = ImportModel(b.model());
-  const std::map<std::string, Tensor> feeds = {
-      {"x", MakeTensor<float>({2, 1, 1}, {0.5f, -1})},
-      {"w", MakeTensor<float>({1, 4, 1}, {0.3f, -0.7f, 1.1f, 0.9f})},
-      {"r", MakeTensor<float>({1, 4, 1}, {0.2f, 0.4f, -0.5f, 0.6f})},
-      {"b", MakeTensor<float>({1, 8}, {0.1f, -0.2f, 0.3f, 0.05f, 0, 0.1f, -0.1f, 0.2f})}};
-  ExpectBoth(r, feeds, "y", {0.1274239f, -0.0931025f});
-  ExpectBoth(r, feeds, "y_h", {-0.0931025f});
-  ExpectBoth(r, feeds, "y_c", {-0.1426183f});
-  // Peepholes, other directions and sequence_lens are refused by name.
-  ModelBuilder p(14);
-  p.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Output("y_h");
-  auto* reverse = p.Node("LSTM", {"x", "w", "r"}, {"", "y_h"});
-  SetInt(reverse, "hidden_size", 1);
-  SetString(reverse, "direction", "reverse");
-  try {
-    ImportModel(p.model());
-    ADD_FAILURE() << "a reverse LSTM was imported";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("direction' = 'reverse'"), std::string::npos) << e.what();
-  }
-}
-
-// GRU through parity's Gru builder (ONNX's z, r, h reordered), both linear_before_reset forms,
-// batch-major (layout 1). ONNX's equations in double: z, r = sigmoid(W x + R h + Wb + Rb);
-// h~ = tanh(Wh x + Rh (r h) + Rbh + Wbh), or with linear_before_reset tanh(Wh x + r (Rh h + Rbh)
-// + Wbh); H = (1 - z) h~ + z H. X = [0.5, -1], W = [0.3, -0.6, 0.8], R = [0.5, 0.2, -0.4],
-// B = [0.1, 0.2, -0.1, 0.05, -0.05, 0.15]: H = 0.1795423, -0.2547537 (0.1504150, -0.2828858).
-TEST(OnnxImporterTest, GruThroughTheBuilder) {
-  const std::map<std::string, Tensor> feeds = {
-      {"x", MakeTensor<float>({1, 2, 1}, {0.5f, -1})},
-      {"w", MakeTensor<float>({1, 3, 1}, {0.3f, -0.6f, 0.8f})},
-      {"r", MakeTensor<float>({1, 3, 1}, {0.5f, 0.2f, -0.4f})},
-      {"b", MakeTensor<float>({1, 6}, {0.1f, 0.2f, -0.1f, 0.05f, -0.05f, 0.15f})}};
-  for (int linear_before_reset : {0, 1}) {
-    ModelBuilder b(14);
-    b.Input("x", {1, 2, 1}).Input("w", {1, 3, 1}).Input("r", {1, 3, 1}).Input("b", {1, 6});
-    b.Output("y").Output("y_h");
-    auto* gru = b.Node("GRU", {"x", "w", "r", "b"}, {"y", "y_h"});
-    SetInt(gru, "hidden_size", 1);
-    SetInt(gru, "layout", 1);
-    SetInt(gru, "linear_before_reset", linear_before_reset);
-    const ImportResult r = ImportModel(b.model());
-    const std::vector<float> h = linear_before_reset == 0
-                                     ? std::vector<float>{0.1795423f, -0.2547537f}
-                                     : std::vector<float>{0.1504150f, -0.2828858f};
-    ExpectBoth(r, feeds, "y", h);
-    ExpectBoth(r, feeds, "y_h", {h[1]});
-  }
-}
-
-// RNN: a RecurrentNetwork of FC, Sum, Tanh. H = tanh(W x + Wb + R H + Rb) with W = 0.7,
-// R = -0.3, B = [0.1, 0.2], X = [0.5, -1]: tanh(0.65) = 0.5716700, then
-// tanh(-0.7 + 0.3 - 0.3 * 0.5716700) = -0.5164608 (double, beside the test).
-TEST(OnnxImporterTest, RnnAsARecurrentNetwork) {
-  ModelBuilder b(14);
-  b.Input("x", {2, 1, 1}).Input("w", {1, 1, 1}).Input("r", {1, 1, 1}).Input("b", {1, 2});
-  b.Output("y").Output("y_h");
-  SetInt(b.Node("RNN", {"x", "w", "r", "b"}, {"y", "y_h"}), "hidden_size", 1);
-  const ImportResult r = ImportModel(b.model());
-  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({2, 1, 1}, {0.5f, -1})},
-                                               {"w", MakeTensor<float>({1, 1, 1}, {0.7f})},
-                                               {"r", MakeTensor<float>({1, 1, 1}, {-0.3f})},
-                                               {"b", MakeTensor<float>({1, 2}, {0.1f, 0.2f})}};
-  ExpectBoth(r, feeds, "y", {0.5716700f, -0.5164608f});
-  ExpectBoth(r, feeds, "y_h", {-0.5164608f});
-}
-
-// A 3-D pool is a 2-D pool over (H, W), then one over D. X [1, 1, 3, 2, 2] = 1 + 4d + 2h + w.
-// Kernel (2, 1, 2), depth stride 2, one depth pad at the start: depth windows {0} and {1, 2}, each
-// row's two columns. Max: 2, 4, then X(2, 0, 1) = 10, X(2, 1, 1) = 12. Average counting padding
-// (divisor 2 * 1 * 2 = 4): (1 + 2) / 4, (3 + 4) / 4, (5 + 6 + 9 + 10) / 4, (7 + 8 + 11 + 12) / 4;
-// without: the first depth window holds 2 elements, so (1 + 2) / 2 and (3 + 4) / 2.
-TEST(OnnxImporterTest, Pool3dAsTwo2dPools) {
-  std::vector<float> x(12);
-  for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i + 1);
-  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({1, 1, 3, 2, 2}, x)}};
-  struct Form {
-    const char* type;
-    int count_include_pad;
-    std::vector<float> expected;
-  };
-  for (const Form& f : {Form{"MaxPool", 0, {2, 4, 10, 12}},
-                        Form{"AveragePool", 1, {0.75f, 1.75f, 7.5f, 9.5f}},
-                        Form{"AveragePool", 0, {1.5f, 3.5f, 7.5f, 9.5f}}}) {
-    ModelBuilder b(12);
-    b.Input("x", {1, 1, 3, 2, 2}).Output("y");
-    auto* pool = b.Node(f.type, {"x"}, {"y"});
-    SetInts(pool, "kernel_shape", {2, 1, 2});
-    SetInts(pool, "strides", {2, 1, 1});
-    SetInts(pool, "pads", {1, 0, 0, 0, 0, 0});
-    if (std::string(f.type) == "AveragePool") SetInt(pool, "count_include_pad", f.count_include_pad);
-    const ImportResult r = ImportModel(b.model());
-    ExpectBoth(r, feeds, "y", f.expected);
-  }
 }
 
 // A 1-D Conv runs as 2-D with a unit width: ExpandDims of X and W, Conv, Squeeze.

@@ -1,0 +1,128 @@
+// Importer rules that build more than a few ops, on hand-built ONNX models run on both engines:
+// LSTM, GRU and RNN through the recurrent-net builders (values from ONNX's equations worked in
+// double), 3-D pools as two 2-D pools.
+#include <gtest/gtest.h>
+
+#include "tests/onnx/importer_test_util.h"
+
+namespace parity::onnx {
+namespace {
+
+using ::parity::testing::MakeTensor;
+using ::parity::onnx::importer_testing::ModelBuilder;
+using ::parity::onnx::importer_testing::SetInt;
+using ::parity::onnx::importer_testing::SetInts;
+using ::parity::onnx::importer_testing::SetString;
+using ::parity::onnx::importer_testing::ExpectBoth;
+
+// LSTM through parity's Lstm builder, ONNX's gate order i, o, f, c reordered; values from ONNX's
+// equations (i, o, f = sigmoid, c~ = tanh of W x + R h + Wb + Rb; C = f C + i c~; H = o tanh(C)),
+// worked in double beside the test: D = H = 1, X = [0.5, -1], W = [0.3, -0.7, 1.1, 0.9],
+// R = [0.2, 0.4, -0.5, 0.6], Wb = [0.1, -0.2, 0.3, 0.05], Rb = [0, 0.1, -0.1, 0.2] give
+// H = 0.1274239, -0.0931025 and the last C = -0.1426183. Distinct gate weights: any gate swapped
+// changes every value.
+TEST(OnnxImporterTest, LstmThroughTheBuilder) {
+  ModelBuilder b(14);
+  b.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Input("b", {1, 8});
+  b.Output("y").Output("y_h").Output("y_c");
+  auto* lstm = b.Node("LSTM", {"x", "w", "r", "b"}, {"y", "y_h", "y_c"});
+  SetInt(lstm, "hidden_size", 1);
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {
+      {"x", MakeTensor<float>({2, 1, 1}, {0.5f, -1})},
+      {"w", MakeTensor<float>({1, 4, 1}, {0.3f, -0.7f, 1.1f, 0.9f})},
+      {"r", MakeTensor<float>({1, 4, 1}, {0.2f, 0.4f, -0.5f, 0.6f})},
+      {"b", MakeTensor<float>({1, 8}, {0.1f, -0.2f, 0.3f, 0.05f, 0, 0.1f, -0.1f, 0.2f})}};
+  ExpectBoth(r, feeds, "y", {0.1274239f, -0.0931025f});
+  ExpectBoth(r, feeds, "y_h", {-0.0931025f});
+  ExpectBoth(r, feeds, "y_c", {-0.1426183f});
+  // Peepholes, other directions and sequence_lens are refused by name.
+  ModelBuilder p(14);
+  p.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Output("y_h");
+  auto* reverse = p.Node("LSTM", {"x", "w", "r"}, {"", "y_h"});
+  SetInt(reverse, "hidden_size", 1);
+  SetString(reverse, "direction", "reverse");
+  try {
+    ImportModel(p.model());
+    ADD_FAILURE() << "a reverse LSTM was imported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("direction' = 'reverse'"), std::string::npos) << e.what();
+  }
+}
+
+// GRU through parity's Gru builder (ONNX's z, r, h reordered), both linear_before_reset forms,
+// batch-major (layout 1). ONNX's equations in double: z, r = sigmoid(W x + R h + Wb + Rb);
+// h~ = tanh(Wh x + Rh (r h) + Rbh + Wbh), or with linear_before_reset tanh(Wh x + r (Rh h + Rbh)
+// + Wbh); H = (1 - z) h~ + z H. X = [0.5, -1], W = [0.3, -0.6, 0.8], R = [0.5, 0.2, -0.4],
+// B = [0.1, 0.2, -0.1, 0.05, -0.05, 0.15]: H = 0.1795423, -0.2547537 (0.1504150, -0.2828858).
+TEST(OnnxImporterTest, GruThroughTheBuilder) {
+  const std::map<std::string, Tensor> feeds = {
+      {"x", MakeTensor<float>({1, 2, 1}, {0.5f, -1})},
+      {"w", MakeTensor<float>({1, 3, 1}, {0.3f, -0.6f, 0.8f})},
+      {"r", MakeTensor<float>({1, 3, 1}, {0.5f, 0.2f, -0.4f})},
+      {"b", MakeTensor<float>({1, 6}, {0.1f, 0.2f, -0.1f, 0.05f, -0.05f, 0.15f})}};
+  for (int linear_before_reset : {0, 1}) {
+    ModelBuilder b(14);
+    b.Input("x", {1, 2, 1}).Input("w", {1, 3, 1}).Input("r", {1, 3, 1}).Input("b", {1, 6});
+    b.Output("y").Output("y_h");
+    auto* gru = b.Node("GRU", {"x", "w", "r", "b"}, {"y", "y_h"});
+    SetInt(gru, "hidden_size", 1);
+    SetInt(gru, "layout", 1);
+    SetInt(gru, "linear_before_reset", linear_before_reset);
+    const ImportResult r = ImportModel(b.model());
+    const std::vector<float> h = linear_before_reset == 0
+                                     ? std::vector<float>{0.1795423f, -0.2547537f}
+                                     : std::vector<float>{0.1504150f, -0.2828858f};
+    ExpectBoth(r, feeds, "y", h);
+    ExpectBoth(r, feeds, "y_h", {h[1]});
+  }
+}
+
+// RNN: a RecurrentNetwork of FC, Sum, Tanh. H = tanh(W x + Wb + R H + Rb) with W = 0.7,
+// R = -0.3, B = [0.1, 0.2], X = [0.5, -1]: tanh(0.65) = 0.5716700, then
+// tanh(-0.7 + 0.3 - 0.3 * 0.5716700) = -0.5164608 (double, beside the test).
+TEST(OnnxImporterTest, RnnAsARecurrentNetwork) {
+  ModelBuilder b(14);
+  b.Input("x", {2, 1, 1}).Input("w", {1, 1, 1}).Input("r", {1, 1, 1}).Input("b", {1, 2});
+  b.Output("y").Output("y_h");
+  SetInt(b.Node("RNN", {"x", "w", "r", "b"}, {"y", "y_h"}), "hidden_size", 1);
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({2, 1, 1}, {0.5f, -1})},
+                                               {"w", MakeTensor<float>({1, 1, 1}, {0.7f})},
+                                               {"r", MakeTensor<float>({1, 1, 1}, {-0.3f})},
+                                               {"b", MakeTensor<float>({1, 2}, {0.1f, 0.2f})}};
+  ExpectBoth(r, feeds, "y", {0.5716700f, -0.5164608f});
+  ExpectBoth(r, feeds, "y_h", {-0.5164608f});
+}
+
+// A 3-D pool is a 2-D pool over (H, W), then one over D. X [1, 1, 3, 2, 2] = 1 + 4d + 2h + w.
+// Kernel (2, 1, 2), depth stride 2, one depth pad at the start: depth windows {0} and {1, 2}, each
+// row's two columns. Max: 2, 4, then X(2, 0, 1) = 10, X(2, 1, 1) = 12. Average counting padding
+// (divisor 2 * 1 * 2 = 4): (1 + 2) / 4, (3 + 4) / 4, (5 + 6 + 9 + 10) / 4, (7 + 8 + 11 + 12) / 4;
+// without: the first depth window holds 2 elements, so (1 + 2) / 2 and (3 + 4) / 2.
+TEST(OnnxImporterTest, Pool3dAsTwo2dPools) {
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i + 1);
+  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({1, 1, 3, 2, 2}, x)}};
+  struct Form {
+    const char* type;
+    int count_include_pad;
+    std::vector<float> expected;
+  };
+  for (const Form& f : {Form{"MaxPool", 0, {2, 4, 10, 12}},
+                        Form{"AveragePool", 1, {0.75f, 1.75f, 7.5f, 9.5f}},
+                        Form{"AveragePool", 0, {1.5f, 3.5f, 7.5f, 9.5f}}}) {
+    ModelBuilder b(12);
+    b.Input("x", {1, 1, 3, 2, 2}).Output("y");
+    auto* pool = b.Node(f.type, {"x"}, {"y"});
+    SetInts(pool, "kernel_shape", {2, 1, 2});
+    SetInts(pool, "strides", {2, 1, 1});
+    SetInts(pool, "pads", {1, 0, 0, 0, 0, 0});
+    if (std::string(f.type) == "AveragePool") SetInt(pool, "count_include_pad", f.count_include_pad);
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r, feeds, "y", f.expected);
+  }
+}
+
+}  // namespace
+}  // namespace parity::onnx
