@@ -45,6 +45,10 @@ std::string WhyNoRule(const std::string& op_type);
 // min, ...): where a graph input is bound as a constant by ImportOptions::constant_inputs.
 const std::vector<int>& ParameterSlots(const std::string& op_type);
 
+// 3-D Conv as a 2-D Conv over depth slabs folded into the channels (rules_conv3d.cc); Conv's rule
+// calls it for a 5-D input.
+void Conv3d(ImportContext& ctx, const Node& node);
+
 // Shared by the rules: ONNX `pads`/`auto_pad` of a 2-D Conv or pool as parity's [t, l, b, r]
 // (auto_pad SAME_* computed from the static input shape).
 std::vector<int64_t> SpatialPads(ImportContext& ctx, const Node& node,

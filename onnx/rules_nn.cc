@@ -102,6 +102,10 @@ caffe2::OperatorDef* EmitSpatial(ImportContext& ctx, const Node& node, const std
 }
 
 void Conv(ImportContext& ctx, const Node& node) {
+  if (ctx.Rank(node.In(0)) == 5) {
+    Conv3d(ctx, node);
+    return;
+  }
   const int n = SpatialRank(ctx, node);
   Window w;
   w.kernel = node.Ints("kernel_shape");

@@ -1,6 +1,6 @@
 // Importer rules that build more than a few ops, on hand-built ONNX models run on both engines:
 // LSTM, GRU and RNN through the recurrent-net builders (values from ONNX's equations worked in
-// double), 3-D pools as two 2-D pools.
+// double), 3-D pools as two 2-D pools, 3-D Conv as a 2-D Conv over depth slabs.
 #include <gtest/gtest.h>
 
 #include "tests/onnx/importer_test_util.h"
@@ -121,6 +121,41 @@ TEST(OnnxImporterTest, Pool3dAsTwo2dPools) {
     if (std::string(f.type) == "AveragePool") SetInt(pool, "count_include_pad", f.count_include_pad);
     const ImportResult r = ImportModel(b.model());
     ExpectBoth(r, feeds, "y", f.expected);
+  }
+}
+
+// 3-D Conv: each output depth's slab of input depths folded into a 2-D Conv's channels.
+TEST(OnnxImporterTest, Conv3dFoldsDepthIntoChannels) {
+  struct Form {
+    std::vector<int64_t> x_dims, w_dims;
+    std::vector<float> x, w;
+    std::vector<int64_t> pads, strides, dilations;
+    int64_t group;
+    std::vector<float> expected;
+  };
+  const std::vector<Form> forms = {
+      // Depth [1, 2, 3] padded to [0, 1, 2, 3, 0], W [10, 1]: 1, 12, 23, 30.
+      {{1, 1, 3, 1, 1}, {1, 1, 2, 1, 1}, {1, 2, 3}, {10, 1}, {1, 0, 0, 1, 0, 0}, {1, 1, 1},
+       {1, 1, 1}, 1, {1, 12, 23, 30}},
+      // Depth [1..5], W [1, 10] dilated 2, stride 2: taps (0, 2) and (2, 4): 31, 53.
+      {{1, 1, 5, 1, 1}, {1, 1, 2, 1, 1}, {1, 2, 3, 4, 5}, {1, 10}, {0, 0, 0, 0, 0, 0}, {2, 1, 1},
+       {2, 1, 1}, 1, {31, 53}},
+      // Two groups, X [1, 2, 2 (D), 2 (H), 1]: channel 0 [[1, 2], [3, 4]] with W [1, -1] over
+      // depth gives 1 - 3, 2 - 4; channel 1 [[10, 20], [30, 40]] with [2, 0.5]: 35, 60.
+      {{1, 2, 2, 2, 1}, {2, 1, 2, 1, 1}, {1, 2, 3, 4, 10, 20, 30, 40}, {1, -1, 2, 0.5f},
+       {0, 0, 0, 0, 0, 0}, {1, 1, 1}, {1, 1, 1}, 2, {-2, -2, 35, 60}},
+  };
+  for (const Form& f : forms) {
+    ModelBuilder b(11);
+    b.Input("x", f.x_dims).Input("w", f.w_dims).Output("y");
+    auto* conv = b.Node("Conv", {"x", "w"}, {"y"});
+    SetInts(conv, "pads", f.pads);
+    SetInts(conv, "strides", f.strides);
+    SetInts(conv, "dilations", f.dilations);
+    SetInt(conv, "group", f.group);
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r, {{"x", MakeTensor<float>(f.x_dims, f.x)}, {"w", MakeTensor<float>(f.w_dims, f.w)}},
+               "y", f.expected);
   }
 }
 
