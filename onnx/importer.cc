@@ -172,6 +172,144 @@ void TranslateIf(ImportContext& ctx, const Node& node) {
   ctx.Emit("If", {node.In(0)}, outputs).Net("then_net", branches[0]).Net("else_net", branches[1]);
 }
 
+// A 0-d constant of `dtype` holding `value`, written to a fresh blob.
+std::string ScalarConstant(ImportContext& ctx, const std::string& base, DataType dtype,
+                           double value) {
+  Tensor scalar(dtype, {});
+  DispatchNumeric(dtype, "constant '" + base + "'", [&](auto zero) {
+    using T = decltype(zero);
+    *scalar.mutable_data<T>() = static_cast<T>(value);
+  });
+  const std::string name = ctx.Temp(base);
+  ctx.EmitFill(name, scalar);
+  ctx.SetConstant(name, scalar);
+  return name;
+}
+
+// Loop -> parity's While over the body graph, in the same workspace. The body's inputs (iteration
+// number, condition, loop-carried values) are blobs of their own names: set before the While (0,
+// the initial condition or true, the initial values), rewritten at the end of each pass from the
+// body's outputs (through temporaries, so a body that swaps two values reads the old ones), the
+// counter incremented. The While's condition is the body's condition and, with a trip count M,
+// counter < M. Each scan output accumulates along a new first axis: an empty [0, dims...] tensor
+// before the loop (dims from the scan value's static shape), ExpandDims + Concat per pass. After
+// the While the loop-carried values and the accumulators are copied to the Loop's outputs.
+void TranslateLoop(ImportContext& ctx, const Node& node) {
+  const ::onnx::AttributeProto* attr = node.Attr("body");
+  PARITY_ENFORCE(attr != nullptr && attr->has_g(), ErrorKind::kBadArgument,
+                 "required graph attribute 'body' is missing");
+  const ::onnx::GraphProto& graph = attr->g();
+  const int carried = node.num_inputs() - 2;
+  PARITY_ENFORCE(carried >= 0 && graph.input_size() == carried + 2 &&
+                     graph.output_size() >= carried + 1,
+                 ErrorKind::kBadArgument, "body with ", graph.input_size(), " inputs and ",
+                 graph.output_size(), " outputs for ", carried, " loop-carried values");
+  const int scans = graph.output_size() - 1 - carried;
+  const std::string counter = graph.input(0).name(), cond = graph.input(1).name();
+  DeclareGraphTypes(ctx, graph);
+  // Body inputs declared without a shape take the type of what the first pass feeds them, so the
+  // body's shape inference (and a scan output's static shape) can proceed.
+  auto adopt = [&](const std::string& name, const TensorType& type) {
+    if (!ctx.HasDims(name)) ctx.SetType(name, type);
+  };
+  adopt(counter, TensorType{DataType::kInt64, {}});
+  adopt(cond, TensorType{DataType::kBool, {}});
+  for (int k = 0; k < carried; ++k) {
+    if (ctx.HasDtype(node.In(2 + k)) && ctx.HasDims(node.In(2 + k))) {
+      adopt(graph.input(2 + k).name(),
+            TensorType{ctx.Dtype(node.In(2 + k)), ctx.Dims(node.In(2 + k))});
+    }
+  }
+
+  // Before the loop.
+  ctx.EmitFill(counter, [] {
+    Tensor zero(DataType::kInt64, {});
+    *zero.mutable_data<int64_t>() = 0;
+    return zero;
+  }());
+  if (node.HasIn(1)) {
+    ctx.Emit("Copy", {node.In(1)}, {cond});
+  } else {
+    ctx.Emit("Copy", {ScalarConstant(ctx, "true", DataType::kBool, 1)}, {cond});
+  }
+  for (int k = 0; k < carried; ++k) ctx.Emit("Copy", {node.In(2 + k)}, {graph.input(2 + k).name()});
+  const std::string keep = ctx.Temp("loop_keep");
+  auto emit_keep = [&] {
+    if (!node.HasIn(0)) {
+      ctx.Emit("Copy", {cond}, {keep});
+      return;
+    }
+    const std::string below = ctx.Temp("loop_below_m");
+    ctx.Emit("LT", {counter, node.In(0)}, {below});
+    ctx.Emit("And", {below, cond}, {keep});
+  };
+  emit_keep();
+
+  // The body, then the rewrites of its inputs. Scan accumulators are created once the body's
+  // types are known.
+  caffe2::NetDef* outer = ctx.net();
+  caffe2::NetDef body;
+  body.set_name(node.proto().name().empty() ? "loop_body" : node.proto().name() + "_body");
+  ctx.set_net(&body);
+  std::vector<UnsupportedNode> unsupported;
+  TranslateNodes(ctx, graph, &unsupported);
+  std::vector<std::string> accumulators;
+  try {
+    PARITY_ENFORCE(unsupported.empty(), ErrorKind::kBadArgument, "body: ", [&] {
+      std::string list;
+      for (const auto& u : unsupported) list += (list.empty() ? "" : "; ") + u.ToString();
+      return list;
+    }());
+    std::vector<std::string> next;
+    for (int k = 0; k < carried + 1; ++k) {
+      next.push_back(ctx.Temp("loop_next"));
+      ctx.Emit("Copy", {graph.output(k).name()}, {next.back()});
+    }
+    ctx.Emit("Copy", {next[0]}, {cond});
+    for (int k = 0; k < carried; ++k) ctx.Emit("Copy", {next[1 + k]}, {graph.input(2 + k).name()});
+    for (int j = 0; j < scans; ++j) {
+      const std::string value = graph.output(1 + carried + j).name();
+      accumulators.push_back(ctx.Temp("loop_scan"));
+      const std::string row = ctx.Temp(value), grown = ctx.Temp(value);
+      ctx.Emit("ExpandDims", {value}, {row}).Ints("dims", {0});
+      ctx.Emit("Concat", {accumulators.back(), row}, {grown, ctx.Temp("split_info")})
+          .Int("axis", 0);
+      ctx.Emit("Copy", {grown}, {accumulators.back()});
+    }
+    const std::string one = ScalarConstant(ctx, "one", DataType::kInt64, 1);
+    ctx.Emit("Add", {counter, one}, {counter});
+    emit_keep();
+  } catch (...) {
+    ctx.set_net(outer);
+    throw;
+  }
+  ctx.set_net(outer);
+  for (int j = 0; j < scans; ++j) {
+    const std::string value = graph.output(1 + carried + j).name();
+    PARITY_ENFORCE(ctx.HasDtype(value) && ctx.HasDims(value), ErrorKind::kBadArgument,
+                   "scan output '", value, "' has no static type");
+    std::vector<int64_t> dims = ctx.Dims(value);
+    dims.insert(dims.begin(), 0);
+    ctx.Emit("ConstantFill", {}, {accumulators[j]})
+        .Ints("shape", dims)
+        .Float("value", 0.0)
+        .Int("dtype", static_cast<int>(ctx.Dtype(value)));
+  }
+  std::vector<std::string> state = {counter, cond, keep};
+  for (int k = 0; k < carried; ++k) state.push_back(graph.input(2 + k).name());
+  state.insert(state.end(), accumulators.begin(), accumulators.end());
+  std::vector<std::string> inputs = {keep};
+  inputs.insert(inputs.end(), state.begin(), state.end());
+  ctx.Emit("While", inputs, state).Net("loop_net", body);
+  for (int k = 0; k < carried; ++k) {
+    if (node.HasOut(k)) ctx.Emit("Copy", {graph.input(2 + k).name()}, {node.Out(k)});
+  }
+  for (int j = 0; j < scans; ++j) {
+    if (node.HasOut(carried + j)) ctx.Emit("Copy", {accumulators[j]}, {node.Out(carried + j)});
+  }
+  ctx.Note("Loop: While over the body, scan outputs concatenated per pass");
+}
+
 ImportResult TranslateModel(const ::onnx::ModelProto& model, const ImportOptions& options) {
   PARITY_ENFORCE(model.has_graph(), ErrorKind::kInvalidNet, "the ONNX model has no graph");
   const ::onnx::GraphProto& graph = model.graph();

@@ -176,6 +176,7 @@ const RuleTable& Rules() {
     AddMiscRules(rules);
     AddRnnRules(rules);
     (*rules)["If"] = {TranslateIf, {"then_branch", "else_branch"}};
+    (*rules)["Loop"] = {TranslateLoop, {"body"}};
     return rules;
   }();
   return *table;

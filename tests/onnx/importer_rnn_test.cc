@@ -1,6 +1,6 @@
 // Importer rules that build more than a few ops, on hand-built ONNX models run on both engines:
 // LSTM, GRU and RNN through the recurrent-net builders (values from ONNX's equations worked in
-// double), 3-D pools as two 2-D pools, 3-D Conv as a 2-D Conv over depth slabs.
+// double), 3-D pools as two 2-D pools, 3-D Conv as a 2-D Conv over depth slabs, Loop as While.
 #include <gtest/gtest.h>
 
 #include "tests/onnx/importer_test_util.h"
@@ -156,6 +156,78 @@ TEST(OnnxImporterTest, Conv3dFoldsDepthIntoChannels) {
     const ImportResult r = ImportModel(b.model());
     ExpectBoth(r, {{"x", MakeTensor<float>(f.x_dims, f.x)}, {"w", MakeTensor<float>(f.w_dims, f.w)}},
                "y", f.expected);
+  }
+}
+
+// A body input or output of `type` (an ONNX elem type) without a shape, as ONNX's function
+// expansions declare them.
+void AddValue(::google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>* values,
+              const std::string& name, int type) {
+  auto* value = values->Add();
+  value->set_name(name);
+  value->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+}
+
+// Loop -> While. Body (i, cond, v) -> (cond', 2 v, v + i) from v = 1: passes i = 0..3 carry v
+// through 2, 4, 8, 16 and scan 1 + 0, 2 + 1, 4 + 2, 8 + 3 = 1, 3, 6, 11. Stopped by the trip count
+// M = 4 (cond' = cond), or by the body's condition cond' = 2 v < 10 (false after the fourth pass);
+// M = 0 runs no pass.
+TEST(OnnxImporterTest, LoopAsWhile) {
+  for (bool by_condition : {false, true}) {
+    ModelBuilder b(13);
+    b.Input("v0", {}, ::onnx::TensorProto::INT64).Output("v_final").Output("scan");
+    if (!by_condition) b.Input("m", {}, ::onnx::TensorProto::INT64);
+    b.Input("c0", {}, ::onnx::TensorProto::BOOL);
+    auto* loop = b.Node("Loop", {by_condition ? "" : "m", "c0", "v0"}, {"v_final", "scan"});
+    auto* attr = loop->add_attribute();
+    attr->set_name("body");
+    attr->set_type(::onnx::AttributeProto::GRAPH);
+    ::onnx::GraphProto* body = attr->mutable_g();
+    body->set_name("body");
+    AddValue(body->mutable_input(), "i", ::onnx::TensorProto::INT64);
+    AddValue(body->mutable_input(), "cond", ::onnx::TensorProto::BOOL);
+    AddValue(body->mutable_input(), "v", ::onnx::TensorProto::INT64);
+    auto node = [&](const std::string& type, std::vector<std::string> in, const std::string& out) {
+      auto* n = body->add_node();
+      n->set_op_type(type);
+      for (const auto& name : in) n->add_input(name);
+      n->add_output(out);
+      return n;
+    };
+    auto* two = node("Constant", {}, "two");
+    auto* value = two->add_attribute();
+    value->set_name("value");
+    value->set_type(::onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+    value->mutable_t()->add_int64_data(2);
+    node("Mul", {"v", "two"}, "v_next");
+    node("Add", {"v", "i"}, "s");
+    if (by_condition) {
+      auto* ten = node("Constant", {}, "ten");
+      auto* t = ten->add_attribute();
+      t->set_name("value");
+      t->set_type(::onnx::AttributeProto::TENSOR);
+      t->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+      t->mutable_t()->add_int64_data(10);
+      node("Less", {"v_next", "ten"}, "cond_next");
+    } else {
+      node("Identity", {"cond"}, "cond_next");
+    }
+    AddValue(body->mutable_output(), "cond_next", ::onnx::TensorProto::BOOL);
+    AddValue(body->mutable_output(), "v_next", ::onnx::TensorProto::INT64);
+    AddValue(body->mutable_output(), "s", ::onnx::TensorProto::INT64);
+    const ImportResult r = ImportModel(b.model());
+    std::map<std::string, Tensor> feeds = {{"v0", MakeTensor<int64_t>({}, {1})},
+                                           {"c0", MakeTensor<bool>({}, {true})}};
+    if (!by_condition) feeds["m"] = MakeTensor<int64_t>({}, {4});
+    ExpectBoth(r, feeds, "v_final", {16});
+    ExpectBoth(r, feeds, "scan", {1, 3, 6, 11});
+    if (!by_condition) {
+      // No pass at all: the initial value, and an empty scan output (its [0] accumulator).
+      feeds["m"] = MakeTensor<int64_t>({}, {0});
+      ExpectBoth(r, feeds, "v_final", {1});
+      ExpectBoth(r, feeds, "scan", {});
+    }
   }
 }
 
