@@ -33,8 +33,9 @@ void AddMiscRules(RuleTable* table);
 void AddRnnRules(RuleTable* table);  // LSTM, GRU, RNN through core/rnn's builders
 // If (onnx/importer.cc: it translates the branch graphs as the importer does the main one).
 void TranslateIf(ImportContext& ctx, const Node& node);
-// Loop -> While (onnx/importer.cc, as If).
+// Loop and Scan -> While (onnx/importer.cc, as If).
 void TranslateLoop(ImportContext& ctx, const Node& node);
+void TranslateScan(ImportContext& ctx, const Node& node);
 
 // Every rule, by ONNX op type (default domain ai.onnx).
 const RuleTable& Rules();

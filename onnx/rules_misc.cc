@@ -177,6 +177,9 @@ const RuleTable& Rules() {
     AddRnnRules(rules);
     (*rules)["If"] = {TranslateIf, {"then_branch", "else_branch"}};
     (*rules)["Loop"] = {TranslateLoop, {"body"}};
+    (*rules)["Scan"] = {TranslateScan,
+                        {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
+                         "scan_output_axes", "scan_output_directions"}};
     return rules;
   }();
   return *table;

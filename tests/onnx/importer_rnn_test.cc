@@ -1,6 +1,6 @@
 // Importer rules that build more than a few ops, on hand-built ONNX models run on both engines:
 // LSTM, GRU and RNN through the recurrent-net builders (values from ONNX's equations worked in
-// double), 3-D pools as two 2-D pools, 3-D Conv as a 2-D Conv over depth slabs, Loop as While.
+// double), 3-D pools as two 2-D pools, 3-D Conv as a 2-D Conv over depth slabs, Loop and Scan as While.
 #include <gtest/gtest.h>
 
 #include "tests/onnx/importer_test_util.h"
@@ -229,6 +229,39 @@ TEST(OnnxImporterTest, LoopAsWhile) {
       ExpectBoth(r, feeds, "scan", {});
     }
   }
+}
+
+// Scan (opset 9) -> While over the scan input's first axis: a running sum. s0 = [0, 0],
+// X = [[1, 2], [3, 4], [5, 6]]: states [1, 2], [4, 6], [9, 12], stacked as the scan output.
+TEST(OnnxImporterTest, ScanAsWhile) {
+  ModelBuilder b(11);
+  b.Input("s0", {2}).Input("x", {3, 2}).Output("s_final").Output("sums");
+  auto* scan = b.Node("Scan", {"s0", "x"}, {"s_final", "sums"});
+  SetInt(scan, "num_scan_inputs", 1);
+  auto* attr = scan->add_attribute();
+  attr->set_name("body");
+  attr->set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto* body = attr->mutable_g();
+  body->set_name("body");
+  AddValue(body->mutable_input(), "s", ::onnx::TensorProto::FLOAT);
+  AddValue(body->mutable_input(), "x_t", ::onnx::TensorProto::FLOAT);
+  auto* add = body->add_node();
+  add->set_op_type("Add");
+  add->add_input("s");
+  add->add_input("x_t");
+  add->add_output("s_next");
+  auto* copy = body->add_node();
+  copy->set_op_type("Identity");
+  copy->add_input("s_next");
+  copy->add_output("s_scan");
+  AddValue(body->mutable_output(), "s_next", ::onnx::TensorProto::FLOAT);
+  AddValue(body->mutable_output(), "s_scan", ::onnx::TensorProto::FLOAT);
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {
+      {"s0", MakeTensor<float>({2}, {0, 0})},
+      {"x", MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6})}};
+  ExpectBoth(r, feeds, "s_final", {9, 12});
+  ExpectBoth(r, feeds, "sums", {1, 2, 4, 6, 9, 12});
 }
 
 }  // namespace
