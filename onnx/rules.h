@@ -51,6 +51,8 @@ const std::vector<int>& ParameterSlots(const std::string& op_type);
 // 3-D Conv as a 2-D Conv over depth slabs folded into the channels (rules_conv3d.cc); Conv's rule
 // calls it for a 5-D input.
 void Conv3d(ImportContext& ctx, const Node& node);
+// 3-D ConvTranspose as 2-D ones per kernel depth placed in depth by a 0/1 matrix (likewise).
+void ConvTranspose3d(ImportContext& ctx, const Node& node);
 
 // Shared by the rules: ONNX `pads`/`auto_pad` of a 2-D Conv or pool as parity's [t, l, b, r]
 // (auto_pad SAME_* computed from the static input shape).

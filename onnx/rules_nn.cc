@@ -128,6 +128,10 @@ void Conv(ImportContext& ctx, const Node& node) {
 // ONNX's reference does (floor halves: SAME_UPPER puts the odd one at the end, otherwise at the
 // start); a negative end pad (an output longer than the kernels reach) becomes adj instead.
 void ConvTranspose(ImportContext& ctx, const Node& node) {
+  if (ctx.Rank(node.In(0)) == 5) {
+    ConvTranspose3d(ctx, node);
+    return;
+  }
   const int n = SpatialRank(ctx, node);
   const auto x_dims = ctx.Dims(node.In(0));
   Window w;

@@ -48,9 +48,10 @@ const std::vector<Expectation>& Expectations() {
       // Indices output (-> 694), LSTM and GRU through the recurrent-net builders (-> 701), RNN
       // as a RecurrentNetwork (-> 705), 3-D pools as two 2-D pools (-> 707; pytorch-converted
       // 69 -> 75), 3-D Conv over depth slabs (pytorch-converted -> 82, all of it), Loop as
-      // While (-> 709, Range's two expansions), Scan (opset >= 9) as While (-> 710).
-      {"node", "production", 710, {}},
-      {"node", "reference", 710, {}},
+      // While (-> 709, Range's two expansions), Scan (opset >= 9) as While (-> 710), 3-D
+      // ConvTranspose on 2-D ones (-> 711).
+      {"node", "production", 711, {}},
+      {"node", "reference", 711, {}},
       {"pytorch-operator", "production", 35, {}},
       {"pytorch-operator", "reference", 35, {}},
       {"pytorch-converted", "production", 82, {}},

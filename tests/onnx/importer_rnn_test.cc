@@ -1,6 +1,6 @@
 // Importer rules that build more than a few ops, on hand-built ONNX models run on both engines:
 // LSTM, GRU and RNN through the recurrent-net builders (values from ONNX's equations worked in
-// double), 3-D pools as two 2-D pools, 3-D Conv as a 2-D Conv over depth slabs, Loop and Scan as While.
+// double), 3-D pools as two 2-D pools, 3-D Conv and ConvTranspose on 2-D ones, Loop and Scan as While.
 #include <gtest/gtest.h>
 
 #include "tests/onnx/importer_test_util.h"
@@ -156,6 +156,54 @@ TEST(OnnxImporterTest, Conv3dFoldsDepthIntoChannels) {
     const ImportResult r = ImportModel(b.model());
     ExpectBoth(r, {{"x", MakeTensor<float>(f.x_dims, f.x)}, {"w", MakeTensor<float>(f.w_dims, f.w)}},
                "y", f.expected);
+  }
+}
+
+// 3-D ConvTranspose: 2-D ones per kernel depth, placed in depth by a 0/1 matrix. Input depth id
+// and kernel depth k reach output depth id * s + k - pad: X [1, 2] with W [10, 1].
+TEST(OnnxImporterTest, ConvTranspose3dPlacesKernelDepths) {
+  struct Form {
+    std::vector<int64_t> x_dims, w_dims;
+    std::vector<float> x, w, bias;
+    std::vector<int64_t> strides, pads, output_padding;
+    int64_t group;
+    std::vector<float> expected;
+  };
+  const std::vector<Form> forms = {
+      // Stride 2: 1 * [10, 1] at 0, 2 * [10, 1] at 2.
+      {{1, 1, 2, 1, 1}, {1, 1, 2, 1, 1}, {1, 2}, {10, 1}, {}, {2, 1, 1}, {0, 0, 0, 0, 0, 0},
+       {0, 0, 0}, 1, {10, 1, 20, 2}},
+      // Stride 1: the stamps overlap at depth 1 (1 + 20); with output_padding 1 and stride 2 a
+      // trailing 0; a start pad of 1 crops depth 0 (10).
+      {{1, 1, 2, 1, 1}, {1, 1, 2, 1, 1}, {1, 2}, {10, 1}, {}, {1, 1, 1}, {0, 0, 0, 0, 0, 0},
+       {0, 0, 0}, 1, {10, 21, 2}},
+      {{1, 1, 2, 1, 1}, {1, 1, 2, 1, 1}, {1, 2}, {10, 1}, {}, {2, 1, 1}, {0, 0, 0, 0, 0, 0},
+       {1, 0, 0}, 1, {10, 1, 20, 2, 0}},
+      {{1, 1, 2, 1, 1}, {1, 1, 2, 1, 1}, {1, 2}, {10, 1}, {}, {1, 1, 1}, {1, 0, 0, 0, 0, 0},
+       {0, 0, 0}, 1, {21, 2}},
+      // Two groups and a bias: channel 0 [1, 2] times 2, plus 1; channel 1 [3, 4] times 5, minus 1.
+      {{1, 2, 2, 1, 1}, {2, 1, 1, 1, 1}, {1, 2, 3, 4}, {2, 5}, {1, -1}, {1, 1, 1},
+       {0, 0, 0, 0, 0, 0}, {0, 0, 0}, 2, {3, 5, 14, 19}},
+  };
+  for (const Form& f : forms) {
+    ModelBuilder b(11);
+    b.Input("x", f.x_dims).Input("w", f.w_dims).Output("y");
+    std::vector<std::string> inputs = {"x", "w"};
+    std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>(f.x_dims, f.x)},
+                                           {"w", MakeTensor<float>(f.w_dims, f.w)}};
+    if (!f.bias.empty()) {
+      const int64_t m = static_cast<int64_t>(f.bias.size());
+      b.Input("b", {m});
+      inputs.push_back("b");
+      feeds["b"] = MakeTensor<float>({m}, f.bias);
+    }
+    auto* conv = b.Node("ConvTranspose", inputs, {"y"});
+    SetInts(conv, "strides", f.strides);
+    SetInts(conv, "pads", f.pads);
+    SetInts(conv, "output_padding", f.output_padding);
+    SetInt(conv, "group", f.group);
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r, feeds, "y", f.expected);
   }
 }
 
