@@ -236,7 +236,10 @@ const std::vector<int>& ParameterSlots(const std::string& op_type) {
                                                                           {"CumSum", {1}},
                                                                           {"OneHot", {1}},
                                                                           {"ConstantOfShape", {0}},
-                                                                          {"Trilu", {1}}};
+                                                                          {"Trilu", {1}},
+                                                                          {"LSTM", {4}},
+                                                                          {"GRU", {4}},
+                                                                          {"RNN", {4}}};
   static const std::vector<int> kNone;
   auto it = kSlots->find(op_type);
   return it == kSlots->end() ? kNone : it->second;

@@ -15,10 +15,12 @@
 // order) that write the builder's parameter names before the builder's ops read them.
 //
 // What is translated: direction "forward", the default activations, layout 0 and 1 (batch-major
-// X, Y and Y_h transposed around the time-major net), no sequence_lens (every sequence is the
-// full length T: a constant seq_lengths), initial_h / initial_c (zeros when absent). Not: clip,
-// input_forget, peepholes (P), explicit activations other than the defaults, "reverse" and
-// "bidirectional" (the builders are one forward layer), sequence_lens.
+// X, Y and Y_h transposed around the time-major net), sequence_lens absent or a constant of T
+// everywhere (every sequence full length: a constant seq_lengths), initial_h / initial_c (zeros
+// when absent), LSTM peepholes (P) by a step net of elementary ops (LSTMUnit has none). Not:
+// clip, input_forget, explicit activations other than the defaults, "reverse" and
+// "bidirectional" (the builders are one forward layer), sequences shorter than T (ONNX zeroes Y
+// past a sequence's end where parity's cells carry the state).
 #include <string>
 #include <vector>
 
@@ -29,9 +31,8 @@
 namespace parity::onnx {
 namespace {
 
-// Refuses the attribute forms and inputs the builders do not cover (see the header).
-void CheckRecurrentForm(const Node& node, const std::vector<std::string>& default_activations,
-                        int peephole_input) {
+// Refuses the attribute forms the builders do not cover (see the header).
+void CheckRecurrentForm(const Node& node, const std::vector<std::string>& default_activations) {
   const std::string direction = node.String("direction", "forward");
   PARITY_ENFORCE(direction == "forward", ErrorKind::kBadArgument, "attribute 'direction' = '",
                  direction, "' (parity's recurrent builders are one forward layer)");
@@ -43,11 +44,6 @@ void CheckRecurrentForm(const Node& node, const std::vector<std::string>& defaul
   }
   PARITY_ENFORCE(!node.HasAttr("clip"), ErrorKind::kBadArgument,
                  "attribute 'clip' (parity's cells do not clip)");
-  PARITY_ENFORCE(peephole_input < 0 || !node.HasIn(peephole_input), ErrorKind::kBadArgument,
-                 "input ", peephole_input, " (P): parity's LSTMUnit has no peepholes");
-  PARITY_ENFORCE(!node.HasIn(4), ErrorKind::kBadArgument,
-                 "input 4 (sequence_lens): ONNX zeroes Y past a sequence's end, parity's cells "
-                 "carry the state");
   const int64_t layout = node.Int("layout", 0);
   PARITY_ENFORCE(layout == 0 || layout == 1, ErrorKind::kBadArgument, "attribute 'layout' = ",
                  layout);
@@ -103,6 +99,15 @@ Sequence ReadSequence(ImportContext& ctx, const Node& node) {
   s.t = s.batch_major ? dims[1] : dims[0];
   s.n = s.batch_major ? dims[0] : dims[1];
   s.d = dims[2];
+  if (node.HasIn(4)) {
+    // Only full-length sequences: past a sequence's end ONNX zeroes Y, parity's cells carry the
+    // state.
+    for (int64_t length : ctx.ConstantInts(node.In(4), "sequence_lens")) {
+      PARITY_ENFORCE(length == s.t, ErrorKind::kBadArgument, "sequence_lens ", length,
+                     " shorter than T = ", s.t,
+                     " (ONNX zeroes Y past a sequence's end, parity's cells carry the state)");
+    }
+  }
   s.x = node.In(0);
   if (s.batch_major) {
     s.x = ctx.Temp(node.In(0));
@@ -146,12 +151,18 @@ void EmitOutputs(ImportContext& ctx, const Node& node, const Sequence& s,
   }
 }
 
+void PeepholeLstm(ImportContext& ctx, const Node& node, const Sequence& s, int64_t hidden);
+
 void Lstm(ImportContext& ctx, const Node& node) {
-  CheckRecurrentForm(node, {"Sigmoid", "Tanh", "Tanh"}, 7);
+  CheckRecurrentForm(node, {"Sigmoid", "Tanh", "Tanh"});
   PARITY_ENFORCE(node.Int("input_forget", 0) == 0, ErrorKind::kBadArgument,
                  "attribute 'input_forget' = 1 (coupled input and forget gates)");
   const int64_t hidden = node.RequiredInt("hidden_size");
   const Sequence s = ReadSequence(ctx, node);
+  if (node.HasIn(7)) {
+    PeepholeLstm(ctx, node, s, hidden);
+    return;
+  }
   LstmSpec spec;
   spec.input = s.x;
   spec.dim_in = s.d;
@@ -180,7 +191,7 @@ void Lstm(ImportContext& ctx, const Node& node) {
 }
 
 void Gru(ImportContext& ctx, const Node& node) {
-  CheckRecurrentForm(node, {"Sigmoid", "Tanh"}, -1);
+  CheckRecurrentForm(node, {"Sigmoid", "Tanh"});
   const int64_t hidden = node.RequiredInt("hidden_size");
   const Sequence s = ReadSequence(ctx, node);
   GruSpec spec;
@@ -228,7 +239,7 @@ caffe2::OperatorDef* AddCellOp(caffe2::NetDef* cell, const std::string& type,
 }
 
 void Rnn(ImportContext& ctx, const Node& node) {
-  CheckRecurrentForm(node, {"Tanh"}, -1);
+  CheckRecurrentForm(node, {"Tanh"});
   const int64_t hidden = node.RequiredInt("hidden_size");
   const Sequence s = ReadSequence(ctx, node);
   const std::string scope = ctx.Temp("rnn");
@@ -268,6 +279,80 @@ void Rnn(ImportContext& ctx, const Node& node) {
   const RecurrentNetOutputs out = RecurrentNet(ctx.net(), spec);
   EmitOutputs(ctx, node, s, {out.outputs[0], out.outputs[1]});
   ctx.Note("RNN: a RecurrentNetwork of FC, Sum, Tanh");
+}
+
+// LSTM with peepholes P [1, 3H] = (Pi, Po, Pf): ONNX's i = s(.. + Pi C_prev), f = s(.. + Pf
+// C_prev), o = s(.. + Po C) with the new C. LSTMUnit has no peepholes, so the step net is
+// elementary ops on ONNX's own gate order (no reordering): FC(H_prev, R, Rb) + (X W + Wb), Split
+// into i, o, f, c; the peephole products; Sigmoid / Tanh; C = f C_prev + i c~; H = o tanh(C).
+void PeepholeLstm(ImportContext& ctx, const Node& node, const Sequence& s, int64_t hidden) {
+  const std::string scope = ctx.Temp("lstm");
+  auto in_scope = [&](const std::string& name) { return scope + "/" + name; };
+  const std::string w = DropDirection(ctx, node.In(1)), r = DropDirection(ctx, node.In(2));
+  const std::string wb = in_scope("i2h_b"), rb = in_scope("gates_t_b");
+  if (node.HasIn(3)) {
+    ctx.Emit("Split", {DropDirection(ctx, node.In(3))}, {wb, rb}).Int("axis", 0);
+  } else {
+    Fill(ctx, wb, {4 * hidden}, 0.0, s.dtype);
+    Fill(ctx, rb, {4 * hidden}, 0.0, s.dtype);
+  }
+  const std::string p_i = in_scope("peephole_i"), p_o = in_scope("peephole_o"),
+                    p_f = in_scope("peephole_f");
+  ctx.Emit("Split", {DropDirection(ctx, node.In(7))}, {p_i, p_o, p_f}).Int("axis", 0);
+  const std::string i2h = in_scope("i2h");
+  ctx.Emit("FC", {s.x, w, wb}, {i2h}).Int("axis", 2);
+
+  caffe2::NetDef cell;
+  cell.set_name(in_scope("step_net"));
+  auto op = [&](const std::string& type, const std::vector<std::string>& inputs,
+                const std::vector<std::string>& outputs) {
+    return AddCellOp(&cell, type, inputs, outputs);
+  };
+  const std::string input_t = in_scope("input_t"), timestep = in_scope("timestep");
+  const std::string h_prev = in_scope("hidden_t_prev"), c_prev = in_scope("cell_t_prev");
+  const std::string hidden_t = in_scope("hidden_t"), cell_t = in_scope("cell_t");
+  for (const std::string& in : {input_t, timestep, h_prev, c_prev, r, rb, p_i, p_o, p_f}) {
+    cell.add_external_input(in);
+  }
+  auto n = [&](const std::string& name) { return in_scope(name); };
+  caffe2::Argument* axis = op("FC", {h_prev, r, rb}, {n("gates_t")})->add_arg();
+  axis->set_name("axis");
+  axis->set_i(2);
+  op("Sum", {n("gates_t"), input_t}, {n("gates_t")});
+  caffe2::Argument* split_axis =
+      op("Split", {n("gates_t")}, {n("gate_i"), n("gate_o"), n("gate_f"), n("gate_c")})->add_arg();
+  split_axis->set_name("axis");
+  split_axis->set_i(2);
+  op("Mul", {c_prev, p_i}, {n("peep_i")});
+  op("Add", {n("gate_i"), n("peep_i")}, {n("gate_i_peep")});
+  op("Sigmoid", {n("gate_i_peep")}, {n("input_gate")});
+  op("Mul", {c_prev, p_f}, {n("peep_f")});
+  op("Add", {n("gate_f"), n("peep_f")}, {n("gate_f_peep")});
+  op("Sigmoid", {n("gate_f_peep")}, {n("forget_gate")});
+  op("Tanh", {n("gate_c")}, {n("candidate")});
+  op("Mul", {n("forget_gate"), c_prev}, {n("kept")});
+  op("Mul", {n("input_gate"), n("candidate")}, {n("added")});
+  op("Add", {n("kept"), n("added")}, {cell_t});
+  op("Mul", {cell_t, p_o}, {n("peep_o")});
+  op("Add", {n("gate_o"), n("peep_o")}, {n("gate_o_peep")});
+  op("Sigmoid", {n("gate_o_peep")}, {n("output_gate")});
+  op("Tanh", {cell_t}, {n("cell_tanh")});
+  op("Mul", {n("output_gate"), n("cell_tanh")}, {hidden_t});
+  cell.add_external_output(hidden_t);
+  cell.add_external_output(cell_t);
+
+  RecurrentNetSpec spec;
+  spec.cell_net = cell;
+  spec.input = {input_t, i2h};
+  spec.initial_cell_inputs = {{h_prev, InitialState(ctx, node, 5, s, hidden)},
+                              {c_prev, InitialState(ctx, node, 6, s, hidden)}};
+  spec.links = {{h_prev, hidden_t}, {c_prev, cell_t}};
+  spec.timestep = timestep;
+  spec.scope = scope;
+  spec.forward_only = true;
+  const RecurrentNetOutputs out = RecurrentNet(ctx.net(), spec);
+  EmitOutputs(ctx, node, s, {out.outputs[0], out.outputs[1], out.outputs[3]});
+  ctx.Note("LSTM with peepholes: a RecurrentNetwork of elementary ops");
 }
 
 }  // namespace

@@ -49,9 +49,10 @@ const std::vector<Expectation>& Expectations() {
       // as a RecurrentNetwork (-> 705), 3-D pools as two 2-D pools (-> 707; pytorch-converted
       // 69 -> 75), 3-D Conv over depth slabs (pytorch-converted -> 82, all of it), Loop as
       // While (-> 709, Range's two expansions), Scan (opset >= 9) as While (-> 710), 3-D
-      // ConvTranspose on 2-D ones (-> 711).
-      {"node", "production", 711, {}},
-      {"node", "reference", 711, {}},
+      // ConvTranspose on 2-D ones (-> 711), LSTM peepholes by a step net of elementary ops
+      // (-> 712).
+      {"node", "production", 712, {}},
+      {"node", "reference", 712, {}},
       {"pytorch-operator", "production", 35, {}},
       {"pytorch-operator", "reference", 35, {}},
       {"pytorch-converted", "production", 82, {}},

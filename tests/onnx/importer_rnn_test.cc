@@ -36,7 +36,35 @@ TEST(OnnxImporterTest, LstmThroughTheBuilder) {
   ExpectBoth(r, feeds, "y", {0.1274239f, -0.0931025f});
   ExpectBoth(r, feeds, "y_h", {-0.0931025f});
   ExpectBoth(r, feeds, "y_c", {-0.1426183f});
-  // Peepholes, other directions and sequence_lens are refused by name.
+
+  // Peepholes P = (Pi, Po, Pf) = (0.5, -0.3, 0.2): i and f also see P C_prev, o sees Po times the
+  // new C (ONNX's equations, double): H = 0.1195880, -0.1065928, last C = -0.1611080. With a
+  // constant sequence_lens of the full length T = 2 (an initializer), which is accepted.
+  ModelBuilder peep(14);
+  peep.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Input("b", {1, 8});
+  peep.Input("p", {1, 3}).Initializer("len", MakeTensor<int32_t>({1}, {2}));
+  peep.Output("y").Output("y_h").Output("y_c");
+  auto* with_p = peep.Node("LSTM", {"x", "w", "r", "b", "len", "", "", "p"}, {"y", "y_h", "y_c"});
+  SetInt(with_p, "hidden_size", 1);
+  const ImportResult rp = ImportModel(peep.model());
+  std::map<std::string, Tensor> peep_feeds = feeds;
+  peep_feeds["p"] = MakeTensor<float>({1, 3}, {0.5f, -0.3f, 0.2f});
+  ExpectBoth(rp, peep_feeds, "y", {0.1195880f, -0.1065928f});
+  ExpectBoth(rp, peep_feeds, "y_c", {-0.1611080f});
+
+  // A sequence shorter than T is refused (ONNX zeroes Y past its end).
+  ModelBuilder short_seq(14);
+  short_seq.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1});
+  short_seq.Initializer("len", MakeTensor<int32_t>({1}, {1})).Output("y_h");
+  SetInt(short_seq.Node("LSTM", {"x", "w", "r", "", "len"}, {"", "y_h"}), "hidden_size", 1);
+  try {
+    ImportModel(short_seq.model());
+    ADD_FAILURE() << "a sequence shorter than T was imported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sequence_lens 1 shorter than T = 2"), std::string::npos)
+        << e.what();
+  }
+  // Other directions are refused by name.
   ModelBuilder p(14);
   p.Input("x", {2, 1, 1}).Input("w", {1, 4, 1}).Input("r", {1, 4, 1}).Output("y_h");
   auto* reverse = p.Node("LSTM", {"x", "w", "r"}, {"", "y_h"});
