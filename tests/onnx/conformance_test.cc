@@ -50,9 +50,9 @@ const std::vector<Expectation>& Expectations() {
       // 69 -> 75), 3-D Conv over depth slabs (pytorch-converted -> 82, all of it), Loop as
       // While (-> 709, Range's two expansions), Scan (opset >= 9) as While (-> 710), 3-D
       // ConvTranspose on 2-D ones (-> 711), LSTM peepholes by a step net of elementary ops
-      // (-> 712).
-      {"node", "production", 712, {}},
-      {"node", "reference", 712, {}},
+      // (-> 712), Slice with bounds computed by the net (-> 713, test_loop11).
+      {"node", "production", 713, {}},
+      {"node", "reference", 713, {}},
       {"pytorch-operator", "production", 35, {}},
       {"pytorch-operator", "reference", 35, {}},
       {"pytorch-converted", "production", 82, {}},

@@ -170,6 +170,41 @@ TEST(OnnxImporterTest, SlicePerAxis) {
 // allowzero=1 (opset 14) takes a 0 in the shape literally: an empty [0, 3] becomes [3, 0], where
 // Caffe2's 0 would copy the input's dim 1 and ask for [3, 3], an error; or [0, 0, 3] with several
 // 0s.
+// Slice bounds the net computes (graph inputs here, not bound): normalized by ops (negative v +
+// d, clamped to [0, d], an end before the start empties the axis) for parity's Slice input form,
+// one axis at a time. X [2, 5] = 0..9.
+TEST(OnnxImporterTest, SliceWithBoundsFromTheNet) {
+  struct Form {
+    std::vector<int64_t> starts, ends, axes;  // axes empty: the default
+    std::vector<float> expected;
+  };
+  const std::vector<Form> forms = {
+      {{-3}, {100}, {1}, {2, 3, 4, 7, 8, 9}},  // the last three columns
+      {{3}, {1}, {1}, {}},                     // end before start: empty
+      {{1, -4}, {2, 3}, {}, {6, 7}},           // row 1, columns 1 and 2
+  };
+  std::vector<float> x(10);
+  for (int i = 0; i < 10; ++i) x[i] = static_cast<float>(i);
+  for (const Form& f : forms) {
+    const int64_t n = static_cast<int64_t>(f.starts.size());
+    ModelBuilder b(13);
+    b.Input("x", {2, 5}).Input("starts", {n}, ::onnx::TensorProto::INT64);
+    b.Input("ends", {n}, ::onnx::TensorProto::INT64).Output("y");
+    std::vector<std::string> inputs = {"x", "starts", "ends"};
+    if (!f.axes.empty()) {
+      b.Initializer("axes", MakeTensor<int64_t>({n}, f.axes));
+      inputs.push_back("axes");
+    }
+    b.Node("Slice", inputs, {"y"});
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r,
+               {{"x", MakeTensor<float>({2, 5}, x)},
+                {"starts", MakeTensor<int64_t>({n}, f.starts)},
+                {"ends", MakeTensor<int64_t>({n}, f.ends)}},
+               "y", f.expected);
+  }
+}
+
 TEST(OnnxImporterTest, ReshapeAllowzero) {
   for (const std::vector<int64_t>& shape :
        {std::vector<int64_t>{3, 0}, std::vector<int64_t>{0, 0, 3}}) {
