@@ -175,6 +175,38 @@ void HardSwish(ImportContext& ctx, const Node& node) {
   ctx.Note("HardSwish = x * HardSigmoid(x)");
 }
 
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between (ONNX's definition, by two
+// comparisons and two Wheres).
+void Shrink(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const double lambd = node.Float("lambd", 0.5f), bias = node.Float("bias", 0.0f);
+  const std::string below = ctx.Temp(x), above = ctx.Temp(x), plus = ctx.Temp(x),
+                    minus = ctx.Temp(x), upper = ctx.Temp(x);
+  ctx.Emit("LT", {x, ctx.ScalarLike(-lambd, x)}, {below});
+  ctx.Emit("GT", {x, ctx.ScalarLike(lambd, x)}, {above});
+  ctx.Emit("Add", {x, ctx.ScalarLike(bias, x)}, {plus});
+  ctx.Emit("Sub", {x, ctx.ScalarLike(bias, x)}, {minus});
+  ctx.Emit("Where", {above, minus, ctx.ScalarLike(0.0, x)}, {upper});
+  ctx.Emit("Where", {below, plus, upper}, {node.Out(0)});
+  ctx.Note("Shrink = Where(x < -lambd, x + bias, Where(x > lambd, x - bias, 0))");
+}
+
+// Acosh(x) = log(x + sqrt((x - 1)(x + 1))): (x - 1)(x + 1) rather than x^2 - 1, whose
+// subtraction cancels near x = 1 (x - 1 is exact there).
+void Acosh(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const std::string one = ctx.ScalarLike(1.0, x);
+  const std::string below = ctx.Temp(x), above = ctx.Temp(x), product = ctx.Temp(x),
+                    root = ctx.Temp(x), sum = ctx.Temp(x);
+  ctx.Emit("Sub", {x, one}, {below});
+  ctx.Emit("Add", {x, one}, {above});
+  ctx.Emit("Mul", {below, above}, {product});
+  ctx.Emit("Sqrt", {product}, {root});
+  ctx.Emit("Add", {x, root}, {sum});
+  ctx.Emit("Log", {sum}, {node.Out(0)});
+  ctx.Note("Acosh = Log(x + Sqrt((x - 1)(x + 1)))");
+}
+
 // Softplus(x) = log(exp(x) + 1).
 void Softplus(ImportContext& ctx, const Node& node) {
   const std::string e = ctx.Temp(node.In(0)), e1 = ctx.Temp(node.In(0));
@@ -262,6 +294,8 @@ void Mod(ImportContext& ctx, const Node& node) {
 void AddElementwiseRules(RuleTable* table) {
   (*table)["Mod"] = {Mod, {"fmod"}};
   (*table)["Where"] = {Where, {}};
+  (*table)["Shrink"] = {Shrink, {"bias", "lambd"}};
+  (*table)["Acosh"] = {Acosh, {}};
   for (const auto& [type, ours] : UnaryOps()) (*table)[type] = {Unary, {}};
   for (const auto& [type, ours] : BinaryOps()) (*table)[type] = {Binary, {"broadcast", "axis"}};
   for (const char* type : {"Sum", "Mean", "Max", "Min"}) (*table)[type] = {Variadic, {}};
