@@ -340,6 +340,46 @@ void Slice(ImportContext& ctx, const Node& node) {
   if (cut_axes.size() > 1) ctx.Note("Slice: one Slice per cut axis");
 }
 
+// OneHot: EQ of the (wrapped) indices, given a unit axis at `axis`, against the constant
+// 0..depth-1 laid along that axis, then Where(on, off). Negative indices count from depth; any
+// other index outside [0, depth) matches nothing (all off), as ONNX says; non-integer indices
+// are cast to int64 first.
+void OneHot(ImportContext& ctx, const Node& node) {
+  const std::string indices = node.In(0), values = node.In(2);
+  const int64_t depth = static_cast<int64_t>(ctx.ConstantScalar(node.In(1), "OneHot's depth"));
+  PARITY_ENFORCE(depth > 0, ErrorKind::kBadArgument, "OneHot depth ", depth);
+  const int64_t rank = ctx.Rank(indices) + 1;
+  const int64_t axis = NormalizeAxis(node.Int("axis", -1), rank, "attribute 'axis'");
+  std::string ids = indices;
+  if (ctx.Dtype(indices) != DataType::kInt64) {
+    ids = ctx.Temp(indices);
+    ctx.Emit("Cast", {indices}, {ids}).Int("to", static_cast<int>(DataType::kInt64));
+  }
+  const std::string negative = ctx.Temp(indices), shifted = ctx.Temp(indices),
+                    wrapped = ctx.Temp(indices), column = ctx.Temp(indices),
+                    hot = ctx.Temp(indices), on = ctx.Temp(values), off = ctx.Temp(values);
+  auto int64_constant = [&](const std::vector<int64_t>& v, const std::vector<int64_t>& shape) {
+    Tensor t(DataType::kInt64, shape);
+    std::copy(v.begin(), v.end(), t.mutable_data<int64_t>());
+    const std::string name = ctx.Temp("one_hot");
+    ctx.EmitFill(name, t);
+    ctx.SetConstant(name, t);
+    return name;
+  };
+  ctx.Emit("LT", {ids, int64_constant({0}, {})}, {negative});
+  ctx.Emit("Add", {ids, int64_constant({depth}, {})}, {shifted});
+  ctx.Emit("Where", {negative, shifted, ids}, {wrapped});
+  ctx.Emit("ExpandDims", {wrapped}, {column}).Ints("dims", {axis});
+  std::vector<int64_t> range(depth), range_shape(rank, 1);
+  for (int64_t i = 0; i < depth; ++i) range[i] = i;
+  range_shape[axis] = depth;
+  ctx.Emit("EQ", {column, int64_constant(range, range_shape)}, {hot});
+  ctx.Emit("Gather", {values, int64_constant({1}, {})}, {on}).Int("axis", 0);
+  ctx.Emit("Gather", {values, int64_constant({0}, {})}, {off}).Int("axis", 0);
+  ctx.Emit("Where", {hot, on, off}, {node.Out(0)});
+  ctx.Note("OneHot: EQ against 0..depth-1 along the axis, then Where(on, off)");
+}
+
 // Opset 15's start/end pick a range of dims: Shape(axes).
 void Shape(ImportContext& ctx, const Node& node) {
   const int64_t rank = ctx.Rank(node.In(0));
@@ -512,6 +552,7 @@ void AddShapeRules(RuleTable* table) {
   (*table)["Concat"] = {Concat, {"axis"}};
   (*table)["Split"] = {Split, {"axis", "split"}};
   (*table)["Transpose"] = {Transpose, {"perm"}};
+  (*table)["OneHot"] = {OneHot, {"axis"}};
   (*table)["Gather"] = {Gather, {"axis"}};
   (*table)["GatherElements"] = {GatherElements, {"axis"}};
   (*table)["Tile"] = {Tile, {}};

@@ -51,9 +51,9 @@ const std::vector<Expectation>& Expectations() {
       // While (-> 709, Range's two expansions), Scan (opset >= 9) as While (-> 710), 3-D
       // ConvTranspose on 2-D ones (-> 711), LSTM peepholes by a step net of elementary ops
       // (-> 712), Slice with bounds computed by the net (-> 713, test_loop11), Shrink and Acosh
-      // composed (-> 717; simple 6 -> 7).
-      {"node", "production", 717, {}},
-      {"node", "reference", 717, {}},
+      // composed (-> 717; simple 6 -> 7), OneHot and LRN composed (-> 723).
+      {"node", "production", 723, {}},
+      {"node", "reference", 723, {}},
       {"pytorch-operator", "production", 35, {}},
       {"pytorch-operator", "reference", 35, {}},
       {"pytorch-converted", "production", 82, {}},

@@ -380,6 +380,42 @@ TEST(OnnxImporterTest, ShrinkAndAcoshComposed) {
   ExpectBoth(r, feeds, "c", {0, 1.3169579f, 2.9932228f});
 }
 
+// OneHot: indices [0, -1, 3, 5] at depth 4: -1 wraps to 3, 5 matches nothing. Along the last
+// axis each index is a row; along axis 0 each depth is a row (row 3 holds both 3s).
+TEST(OnnxImporterTest, OneHotComposed) {
+  for (int64_t axis : {-1, 0}) {
+    ModelBuilder b(11);
+    b.Input("i", {4}, ::onnx::TensorProto::INT64).Input("v", {2}).Output("y");
+    b.Initializer("depth", MakeTensor<int64_t>({}, {4}));
+    SetInt(b.Node("OneHot", {"i", "depth", "v"}, {"y"}), "axis", axis);
+    const ImportResult r = ImportModel(b.model());
+    const std::map<std::string, Tensor> feeds = {{"i", MakeTensor<int64_t>({4}, {0, -1, 3, 5})},
+                                                 {"v", MakeTensor<float>({2}, {0, 1})}};
+    ExpectBoth(r, feeds, "y",
+               axis == -1 ? std::vector<float>{1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0}
+                          : std::vector<float>{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0});
+  }
+}
+
+// LRN over channels [1, 2, 3] with bias 1, beta 1: size 3, alpha 3 (alpha / size = 1) sums the
+// squares 1 + 4, 1 + 4 + 9, 4 + 9: 1 / 6, 2 / 15, 3 / 14; size 2 (window [c, c + 1]), alpha 2:
+// 1 / 6, 2 / 14, 3 / 10.
+TEST(OnnxImporterTest, LrnComposed) {
+  for (int64_t size : {3, 2}) {
+    ModelBuilder b(13);
+    b.Input("x", {1, 3, 1, 1}).Output("y");
+    auto* lrn = b.Node("LRN", {"x"}, {"y"});
+    SetInt(lrn, "size", size);
+    SetFloat(lrn, "alpha", static_cast<float>(size));
+    SetFloat(lrn, "beta", 1.0f);
+    SetFloat(lrn, "bias", 1.0f);
+    const ImportResult r = ImportModel(b.model());
+    ExpectBoth(r, {{"x", MakeTensor<float>({1, 3, 1, 1}, {1, 2, 3})}}, "y",
+               size == 3 ? std::vector<float>{1.0f / 6, 2.0f / 15, 3.0f / 14}
+                         : std::vector<float>{1.0f / 6, 2.0f / 14, 3.0f / 10});
+  }
+}
+
 TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
   ModelBuilder b(15);
   b.Input("x", {3}, ::onnx::TensorProto::INT64).Input("e", {3}).Output("z");
