@@ -175,6 +175,56 @@ void HardSwish(ImportContext& ctx, const Node& node) {
   ctx.Note("HardSwish = x * HardSigmoid(x)");
 }
 
+// BitShift on parity's integers: through int64, where no shift of a narrower value overflows:
+// x << y = x * 2^y and x >> y = x / 2^y (non-negative operands: truncation is the floor), Pow of
+// a constant 2 giving 2^y; the Cast back keeps the low bits, the wrap-around of a left shift.
+void BitShift(ImportContext& ctx, const Node& node) {
+  const std::string direction = node.String("direction", "");
+  PARITY_ENFORCE(direction == "LEFT" || direction == "RIGHT", ErrorKind::kBadArgument,
+                 "attribute 'direction' = '", direction, "' (LEFT or RIGHT)");
+  const DataType dtype = ctx.Dtype(node.In(0));
+  PARITY_ENFORCE(dtype == DataType::kUint8 || dtype == DataType::kUint16,
+                 ErrorKind::kBadArgument, "BitShift of ", DataTypeName(dtype),
+                 " (ONNX's unsigned types parity holds: uint8, uint16)");
+  const int to = static_cast<int>(DataType::kInt64);
+  const std::string x = ctx.Temp(node.In(0)), y = ctx.Temp(node.In(1)), power = ctx.Temp(node.In(1)),
+                    shifted = ctx.Temp(node.In(0));
+  ctx.Emit("Cast", {node.In(0)}, {x}).Int("to", to);
+  ctx.Emit("Cast", {node.In(1)}, {y}).Int("to", to);
+  Tensor two(DataType::kInt64, {});
+  *two.mutable_data<int64_t>() = 2;
+  const std::string base = ctx.Temp("two");
+  ctx.EmitFill(base, two);
+  ctx.SetConstant(base, two);
+  ctx.Emit("Pow", {base, y}, {power});
+  ctx.Emit(direction == "LEFT" ? "Mul" : "Div", {x, power}, {shifted});
+  ctx.Emit("Cast", {shifted}, {node.Out(0)}).Int("to", static_cast<int>(dtype));
+  ctx.Note("BitShift: Mul / Div by Pow(2, y) in int64");
+}
+
+// EyeLike: ones on diagonal k of a matrix of the input's static shape, in `dtype` (ONNX's
+// number) or the input's; a constant, since nothing about it depends on the input's values.
+void EyeLike(ImportContext& ctx, const Node& node) {
+  const std::vector<int64_t> dims = ctx.Dims(node.In(0));
+  PARITY_ENFORCE(dims.size() == 2, ErrorKind::kBadArgument, "EyeLike of a rank-", dims.size(),
+                 " input");
+  const DataType dtype = node.HasAttr("dtype")
+                             ? RequireDataType(static_cast<int>(node.Int("dtype", 0)),
+                                               "EyeLike's 'dtype'")
+                             : ctx.Dtype(node.In(0));
+  const int64_t k = node.Int("k", 0);
+  Tensor eye(dtype, dims);
+  DispatchNumeric(dtype, "EyeLike", [&](auto zero) {
+    using T = decltype(zero);
+    T* p = eye.mutable_data<T>();
+    for (int64_t r = 0; r < dims[0]; ++r) {
+      for (int64_t c = 0; c < dims[1]; ++c) p[r * dims[1] + c] = c - r == k ? T(1) : T(0);
+    }
+  });
+  ctx.EmitFill(node.Out(0), eye);
+  ctx.Note("EyeLike: a constant of the input's static shape");
+}
+
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between (ONNX's definition, by two
 // comparisons and two Wheres).
 void Shrink(ImportContext& ctx, const Node& node) {
@@ -295,6 +345,8 @@ void AddElementwiseRules(RuleTable* table) {
   (*table)["Mod"] = {Mod, {"fmod"}};
   (*table)["Where"] = {Where, {}};
   (*table)["Shrink"] = {Shrink, {"bias", "lambd"}};
+  (*table)["BitShift"] = {BitShift, {"direction"}};
+  (*table)["EyeLike"] = {EyeLike, {"dtype", "k"}};
   (*table)["Acosh"] = {Acosh, {}};
   for (const auto& [type, ours] : UnaryOps()) (*table)[type] = {Unary, {}};
   for (const auto& [type, ours] : BinaryOps()) (*table)[type] = {Binary, {"broadcast", "axis"}};

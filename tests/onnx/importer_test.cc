@@ -416,6 +416,45 @@ TEST(OnnxImporterTest, LrnComposed) {
   }
 }
 
+// BitShift through int64: uint8 [16, 4, 200] shifted left by [1, 2, 1] is [32, 16, 400 mod 256 =
+// 144], right by [1, 2, 3] is [8, 1, 25]; uint16 40000 << 1 = 80000 mod 65536 = 14464.
+TEST(OnnxImporterTest, BitShiftComposed) {
+  for (const char* direction : {"LEFT", "RIGHT"}) {
+    ModelBuilder b(11);
+    b.Input("x", {3}, ::onnx::TensorProto::UINT8).Input("y", {3}, ::onnx::TensorProto::UINT8);
+    b.Output("z");
+    SetString(b.Node("BitShift", {"x", "y"}, {"z"}), "direction", direction);
+    const ImportResult r = ImportModel(b.model());
+    const bool left = std::string(direction) == "LEFT";
+    const std::map<std::string, Tensor> feeds = {
+        {"x", MakeTensor<uint8_t>({3}, {16, 4, 200})},
+        {"y", MakeTensor<uint8_t>({3}, left ? std::vector<uint8_t>{1, 2, 1}
+                                            : std::vector<uint8_t>{1, 2, 3})}};
+    ExpectBoth(r, feeds, "z", left ? std::vector<float>{32, 16, 144} : std::vector<float>{8, 1, 25});
+  }
+  ModelBuilder b(11);
+  b.Input("x", {1}, ::onnx::TensorProto::UINT16).Input("y", {1}, ::onnx::TensorProto::UINT16);
+  b.Output("z");
+  SetString(b.Node("BitShift", {"x", "y"}, {"z"}), "direction", "LEFT");
+  ExpectBoth(ImportModel(b.model()),
+             {{"x", MakeTensor<uint16_t>({1}, {40000})}, {"y", MakeTensor<uint16_t>({1}, {1})}},
+             "z", {14464});
+}
+
+// EyeLike: the diagonal k of the input's static [2, 3] shape, in the input's dtype or `dtype`.
+TEST(OnnxImporterTest, EyeLikeIsAConstant) {
+  ModelBuilder b(11);
+  b.Input("x", {2, 3}).Output("above").Output("below");
+  SetInt(b.Node("EyeLike", {"x"}, {"above"}), "k", 1);
+  auto* below = b.Node("EyeLike", {"x"}, {"below"});
+  SetInt(below, "k", -1);
+  SetInt(below, "dtype", ::onnx::TensorProto::INT64);
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  ExpectBoth(r, feeds, "above", {0, 1, 0, 0, 0, 1});
+  ExpectBoth(r, feeds, "below", {0, 0, 0, 1, 0, 0});
+}
+
 TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
   ModelBuilder b(15);
   b.Input("x", {3}, ::onnx::TensorProto::INT64).Input("e", {3}).Output("z");

@@ -117,6 +117,8 @@ inline std::vector<float> Run(const ImportResult& r, const std::string& engine,
     switch (t.dtype()) {
       case DataType::kDouble: out.push_back(static_cast<float>(t.data<double>()[i])); break;
       case DataType::kInt64: out.push_back(static_cast<float>(t.data<int64_t>()[i])); break;
+      case DataType::kUint8: out.push_back(static_cast<float>(t.data<uint8_t>()[i])); break;
+      case DataType::kUint16: out.push_back(static_cast<float>(t.data<uint16_t>()[i])); break;
       default: out.push_back(t.data<float>()[i]); break;
     }
   }
