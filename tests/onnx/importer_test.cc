@@ -455,6 +455,35 @@ TEST(OnnxImporterTest, EyeLikeIsAConstant) {
   ExpectBoth(r, feeds, "below", {0, 0, 0, 1, 0, 0});
 }
 
+// GatherND through flat indices: DATA [[0, 1], [2, 3]]: tuples (0, 0), (1, 1) pick 0, 3; (-1, 0)
+// wraps to (1, 0): 2; one-long tuples (1), (0) pick rows. batch_dims 1 over DATA [2, 2, 2] = 0..7:
+// batch 0 takes its row 1 = [2, 3], batch 1 its row 0 = [4, 5].
+TEST(OnnxImporterTest, GatherNdComposed) {
+  struct Form {
+    std::vector<int64_t> data_dims, index_dims, indices;
+    int64_t batch_dims;
+    std::vector<float> expected;
+  };
+  const std::vector<Form> forms = {
+      {{2, 2}, {2, 2}, {0, 0, 1, 1}, 0, {0, 3}},
+      {{2, 2}, {1, 2}, {-1, 0}, 0, {2}},
+      {{2, 2}, {2, 1}, {1, 0}, 0, {2, 3, 0, 1}},
+      {{2, 2, 2}, {2, 1}, {1, 0}, 1, {2, 3, 4, 5}},
+  };
+  for (const Form& f : forms) {
+    ModelBuilder b(13);
+    b.Input("data", f.data_dims).Input("i", f.index_dims, ::onnx::TensorProto::INT64);
+    b.Output("y");
+    SetInt(b.Node("GatherND", {"data", "i"}, {"y"}), "batch_dims", f.batch_dims);
+    std::vector<float> data(f.data_dims.size() == 2 ? 4 : 8);
+    for (size_t j = 0; j < data.size(); ++j) data[j] = static_cast<float>(j);
+    ExpectBoth(ImportModel(b.model()),
+               {{"data", MakeTensor<float>(f.data_dims, data)},
+                {"i", MakeTensor<int64_t>(f.index_dims, f.indices)}},
+               "y", f.expected);
+  }
+}
+
 TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
   ModelBuilder b(15);
   b.Input("x", {3}, ::onnx::TensorProto::INT64).Input("e", {3}).Output("z");
