@@ -30,7 +30,8 @@ void AddElementwiseRules(RuleTable* table);
 void AddNnRules(RuleTable* table);
 void AddShapeRules(RuleTable* table);
 void AddMiscRules(RuleTable* table);
-void AddRnnRules(RuleTable* table);  // LSTM, GRU, RNN through core/rnn's builders
+void AddRnnRules(RuleTable* table);
+void AddComposedRules(RuleTable* table);  // GatherND, OneHot, LRN (rules_composed.cc)  // LSTM, GRU, RNN through core/rnn's builders
 // If (onnx/importer.cc: it translates the branch graphs as the importer does the main one).
 void TranslateIf(ImportContext& ctx, const Node& node);
 // Loop and Scan -> While (onnx/importer.cc, as If).

@@ -1,7 +1,8 @@
 // Elementwise ONNX ops: unary math and activations, binary arithmetic / comparison / logic with
 // ONNX's two broadcasting regimes, variadic Sum/Mean/Max/Min, Pow, Clip, Cast, and the
 // activations parity has no op for, composed from ops it has (Celu, Selu, HardSigmoid, HardSwish,
-// Softplus, ThresholdedRelu, PRelu), and IsNaN / IsInf as comparisons.
+// Softplus, ThresholdedRelu, PRelu, Shrink, Acosh), IsNaN / IsInf as comparisons, BitShift
+// through int64 arithmetic and EyeLike as a constant.
 #include <limits>
 #include <map>
 

@@ -175,6 +175,7 @@ const RuleTable& Rules() {
     AddShapeRules(rules);
     AddMiscRules(rules);
     AddRnnRules(rules);
+    AddComposedRules(rules);
     (*rules)["If"] = {TranslateIf, {"then_branch", "else_branch"}};
     (*rules)["Loop"] = {TranslateLoop, {"body"}};
     (*rules)["Scan"] = {TranslateScan,

@@ -1,5 +1,6 @@
-// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv, ConvTranspose and pools,
-// BatchNormalization, LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
+// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv, ConvTranspose and pools (3-D pools as
+// two 2-D ones; 3-D Conv and ConvTranspose in rules_conv3d.cc), BatchNormalization,
+// LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
 // LogSoftmax, Dropout (inference), NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 #include <algorithm>
 #include <numeric>
@@ -325,38 +326,6 @@ void GlobalPool(ImportContext& ctx, const Node& node) {
   ctx.Emit("Squeeze", {out}, {node.Out(0)}).Ints("dims", {3});
 }
 
-// LRN: y = x / (bias + alpha / size * sum of x^2 over the channel window)^beta, the window
-// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] clipped to the channels. The window sum
-// is an AveragePool over the channel axis of x^2 viewed as [N, 1, C, rest] with zero padding
-// counted (count_include_pad: the mean of `size` taps is the sum / size, exactly alpha's scale).
-void Lrn(ImportContext& ctx, const Node& node) {
-  const std::string x = node.In(0);
-  const std::vector<int64_t> dims = ctx.Dims(x);
-  PARITY_ENFORCE(dims.size() >= 3, ErrorKind::kBadArgument, "LRN of a rank-", dims.size(),
-                 " input");
-  const int64_t size = node.RequiredInt("size");
-  PARITY_ENFORCE(size > 0, ErrorKind::kBadArgument, "attribute 'size' = ", size);
-  int64_t rest = 1;
-  for (size_t i = 2; i < dims.size(); ++i) rest *= dims[i];
-  const std::string squares = ctx.Temp(x), planes = ctx.Temp(x), means = ctx.Temp(x),
-                    window = ctx.Temp(x), scaled = ctx.Temp(x), shifted = ctx.Temp(x),
-                    denominator = ctx.Temp(x);
-  ctx.Emit("Sqr", {x}, {squares});
-  ctx.Emit("Reshape", {squares}, {planes, ctx.Temp("old_shape")})
-      .Ints("shape", {dims[0], 1, dims[1], rest});
-  ctx.Emit("AveragePool", {planes}, {means})
-      .Ints("kernels", {size, 1})
-      .Ints("strides", {1, 1})
-      .Ints("pads", {(size - 1) / 2, 0, size / 2, 0})
-      .Int("count_include_pad", 1);
-  ctx.Emit("Reshape", {means}, {window, ctx.Temp("old_shape")}).Ints("shape", dims);
-  ctx.Emit("Scale", {window}, {scaled}).Float("scale", node.Float("alpha", 1e-4f));
-  ctx.Emit("Add", {scaled, ctx.ScalarLike(node.Float("bias", 1.0f), x)}, {shifted});
-  ctx.Emit("Pow", {shifted}, {denominator}).Float("exponent", node.Float("beta", 0.75f));
-  ctx.Emit("Div", {x, denominator}, {node.Out(0)});
-  ctx.Note("LRN: an AveragePool of x^2 over the channels (count_include_pad), Scale, Add, Pow, Div");
-}
-
 // Inference: SpatialBN is_test=1. Training (training_mode=1, opset >= 14): SpatialBN is_test=0
 // gives Y and the running mean as ONNX defines them, but updates the running variance with the
 // unbiased batch variance (Caffe2) where ONNX uses the biased one; so running_var is recomposed
@@ -608,7 +577,6 @@ void AddNnRules(RuleTable* table) {
       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}};
   (*table)["GlobalAveragePool"] = {GlobalPool, {}};
   (*table)["GlobalMaxPool"] = {GlobalPool, {}};
-  (*table)["LRN"] = {Lrn, {"alpha", "beta", "bias", "size"}};
   (*table)["BatchNormalization"] = {BatchNormalization,
                                     {"epsilon", "momentum", "spatial", "is_test", "training_mode"}};
   (*table)["LayerNormalization"] = {LayerNormalization, {"axis", "epsilon", "stash_type"}};
