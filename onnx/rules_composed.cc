@@ -1,6 +1,7 @@
 // ONNX ops parity has no op for, composed from ops it has where the composition is exact:
-// GatherND (flat indices and one Gather), OneHot (EQ against a constant range, Where) and LRN (an
-// AveragePool over the channels of x^2). Each rule's comment gives its construction.
+// GatherND (flat indices and one Gather), OneHot (EQ against a constant range, Where), LRN (an
+// AveragePool over the channels of x^2), Compress and ReverseSequence (Gathers of constant
+// positions). Each rule's comment gives its construction.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -147,12 +148,97 @@ void Lrn(ImportContext& ctx, const Node& node) {
   ctx.Note("LRN: an AveragePool of x^2 over the channels (count_include_pad), Scale, Add, Pow, Div");
 }
 
+// An int64 index constant of `dims` (Gather's indices).
+std::string IndexConstant(ImportContext& ctx, const std::vector<int64_t>& values,
+                          const std::vector<int64_t>& dims) {
+  Tensor t(DataType::kInt64, dims);
+  std::copy(values.begin(), values.end(), t.mutable_data<int64_t>());
+  const std::string name = ctx.Temp("indices");
+  ctx.EmitFill(name, t);
+  ctx.SetConstant(name, t);
+  return name;
+}
+
+// Compress: the condition (a parameter slot: a constant at import time) names the kept positions
+// along `axis` (or of the flattened input without one; positions past the condition's end are
+// dropped), so it is a Gather of those constant indices.
+void Compress(ImportContext& ctx, const Node& node) {
+  const Tensor* constant = ctx.Constant(node.In(1));
+  PARITY_ENFORCE(constant != nullptr, ErrorKind::kBadArgument, "Compress's condition '",
+                 node.In(1), "' is not a constant at import time (an initializer, a Constant or a "
+                 "bound input)");
+  std::vector<int64_t> condition(constant->numel());
+  DispatchNumeric(constant->dtype(), "Compress's condition", [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t i = 0; i < constant->numel(); ++i) condition[i] = constant->data<T>()[i] != T(0);
+  });
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < condition.size(); ++i) {
+    if (condition[i] != 0) kept.push_back(static_cast<int64_t>(i));
+  }
+  std::string x = node.In(0);
+  int64_t axis = 0;
+  if (node.HasAttr("axis")) {
+    axis = NormalizeAxis(node.Int("axis", 0), ctx.Rank(x), "attribute 'axis'");
+    PARITY_ENFORCE(static_cast<int64_t>(condition.size()) <= ctx.Dims(x)[axis],
+                   ErrorKind::kBadArgument, "a condition of ", condition.size(),
+                   " for an axis of ", ctx.Dims(x)[axis]);
+  } else {
+    int64_t count = 1;
+    for (int64_t d : ctx.Dims(x)) count *= d;
+    const std::string flat = ctx.Temp(x);
+    ctx.Emit("Reshape", {x}, {flat, ctx.Temp("old_shape")}).Ints("shape", {count});
+    x = flat;
+  }
+  ctx.Emit("Gather", {x, IndexConstant(ctx, kept, {static_cast<int64_t>(kept.size())})},
+           {node.Out(0)})
+      .Int("axis", axis);
+  ctx.Note("Compress: a Gather of the condition's true positions (a constant)");
+}
+
+// ReverseSequence: sequence_lens (a parameter slot: a constant at import time) fixes, for every
+// (time, batch) position, the time it reads: t < len[b] reads len[b] - 1 - t, the rest their own.
+// X viewed as [T * B, rest...] (time-major; batch-major input transposed first) is Gathered at
+// those constant flat positions.
+void ReverseSequence(ImportContext& ctx, const Node& node) {
+  const std::vector<int64_t> lengths = ctx.ConstantInts(node.In(1), "ReverseSequence's lengths");
+  const int64_t time_axis = node.Int("time_axis", 0), batch_axis = node.Int("batch_axis", 1);
+  PARITY_ENFORCE((time_axis == 0 && batch_axis == 1) || (time_axis == 1 && batch_axis == 0),
+                 ErrorKind::kBadArgument, "time_axis ", time_axis, " and batch_axis ", batch_axis);
+  const std::string x = node.In(0);
+  const std::vector<int64_t> dims = ctx.Dims(x);
+  const int64_t t_len = dims[time_axis], b_len = dims[batch_axis];
+  PARITY_ENFORCE(static_cast<int64_t>(lengths.size()) == b_len, ErrorKind::kBadArgument,
+                 lengths.size(), " sequence lengths for a batch of ", b_len);
+  int64_t rest = 1;
+  for (size_t i = 2; i < dims.size(); ++i) rest *= dims[i];
+  // Positions in the [T, B] (time-major) or [B, T] layout of the input itself.
+  std::vector<int64_t> picks(t_len * b_len);
+  for (int64_t t = 0; t < t_len; ++t) {
+    for (int64_t b = 0; b < b_len; ++b) {
+      PARITY_ENFORCE(lengths[b] >= 0 && lengths[b] <= t_len, ErrorKind::kBadArgument,
+                     "sequence length ", lengths[b], " outside [0, ", t_len, "]");
+      const int64_t source = t < lengths[b] ? lengths[b] - 1 - t : t;
+      const int64_t out = time_axis == 0 ? t * b_len + b : b * t_len + t;
+      picks[out] = time_axis == 0 ? source * b_len + b : b * t_len + source;
+    }
+  }
+  const std::string flat = ctx.Temp(x), gathered = ctx.Temp(x);
+  ctx.Emit("Reshape", {x}, {flat, ctx.Temp("old_shape")}).Ints("shape", {t_len * b_len, rest});
+  ctx.Emit("Gather", {flat, IndexConstant(ctx, picks, {t_len * b_len})}, {gathered})
+      .Int("axis", 0);
+  ctx.Emit("Reshape", {gathered}, {node.Out(0), ctx.Temp("old_shape")}).Ints("shape", dims);
+  ctx.Note("ReverseSequence: a Gather of constant flat positions");
+}
+
 }  // namespace
 
 void AddComposedRules(RuleTable* table) {
   (*table)["GatherND"] = {GatherNd, {"batch_dims"}};
   (*table)["OneHot"] = {OneHot, {"axis"}};
   (*table)["LRN"] = {Lrn, {"alpha", "beta", "bias", "size"}};
+  (*table)["Compress"] = {Compress, {"axis"}};
+  (*table)["ReverseSequence"] = {ReverseSequence, {"batch_axis", "time_axis"}};
 }
 
 }  // namespace parity::onnx

@@ -240,7 +240,9 @@ const std::vector<int>& ParameterSlots(const std::string& op_type) {
                                                                           {"Trilu", {1}},
                                                                           {"LSTM", {4}},
                                                                           {"GRU", {4}},
-                                                                          {"RNN", {4}}};
+                                                                          {"RNN", {4}},
+                                                                          {"Compress", {1}},
+                                                                          {"ReverseSequence", {1}}};
   static const std::vector<int> kNone;
   auto it = kSlots->find(op_type);
   return it == kSlots->end() ? kNone : it->second;

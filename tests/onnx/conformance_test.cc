@@ -52,9 +52,9 @@ const std::vector<Expectation>& Expectations() {
       // ConvTranspose on 2-D ones (-> 711), LSTM peepholes by a step net of elementary ops
       // (-> 712), Slice with bounds computed by the net (-> 713, test_loop11), Shrink and Acosh
       // composed (-> 717; simple 6 -> 7), OneHot and LRN composed (-> 723), BitShift on uint8 /
-      // uint16 and EyeLike (-> 730), GatherND (-> 733).
-      {"node", "production", 733, {}},
-      {"node", "reference", 733, {}},
+      // uint16 and EyeLike (-> 730), GatherND (-> 733), ReverseSequence and Compress (-> 739).
+      {"node", "production", 739, {}},
+      {"node", "reference", 739, {}},
       {"pytorch-operator", "production", 35, {}},
       {"pytorch-operator", "reference", 35, {}},
       {"pytorch-converted", "production", 82, {}},

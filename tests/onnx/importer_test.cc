@@ -380,42 +380,6 @@ TEST(OnnxImporterTest, ShrinkAndAcoshComposed) {
   ExpectBoth(r, feeds, "c", {0, 1.3169579f, 2.9932228f});
 }
 
-// OneHot: indices [0, -1, 3, 5] at depth 4: -1 wraps to 3, 5 matches nothing. Along the last
-// axis each index is a row; along axis 0 each depth is a row (row 3 holds both 3s).
-TEST(OnnxImporterTest, OneHotComposed) {
-  for (int64_t axis : {-1, 0}) {
-    ModelBuilder b(11);
-    b.Input("i", {4}, ::onnx::TensorProto::INT64).Input("v", {2}).Output("y");
-    b.Initializer("depth", MakeTensor<int64_t>({}, {4}));
-    SetInt(b.Node("OneHot", {"i", "depth", "v"}, {"y"}), "axis", axis);
-    const ImportResult r = ImportModel(b.model());
-    const std::map<std::string, Tensor> feeds = {{"i", MakeTensor<int64_t>({4}, {0, -1, 3, 5})},
-                                                 {"v", MakeTensor<float>({2}, {0, 1})}};
-    ExpectBoth(r, feeds, "y",
-               axis == -1 ? std::vector<float>{1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0}
-                          : std::vector<float>{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0});
-  }
-}
-
-// LRN over channels [1, 2, 3] with bias 1, beta 1: size 3, alpha 3 (alpha / size = 1) sums the
-// squares 1 + 4, 1 + 4 + 9, 4 + 9: 1 / 6, 2 / 15, 3 / 14; size 2 (window [c, c + 1]), alpha 2:
-// 1 / 6, 2 / 14, 3 / 10.
-TEST(OnnxImporterTest, LrnComposed) {
-  for (int64_t size : {3, 2}) {
-    ModelBuilder b(13);
-    b.Input("x", {1, 3, 1, 1}).Output("y");
-    auto* lrn = b.Node("LRN", {"x"}, {"y"});
-    SetInt(lrn, "size", size);
-    SetFloat(lrn, "alpha", static_cast<float>(size));
-    SetFloat(lrn, "beta", 1.0f);
-    SetFloat(lrn, "bias", 1.0f);
-    const ImportResult r = ImportModel(b.model());
-    ExpectBoth(r, {{"x", MakeTensor<float>({1, 3, 1, 1}, {1, 2, 3})}}, "y",
-               size == 3 ? std::vector<float>{1.0f / 6, 2.0f / 15, 3.0f / 14}
-                         : std::vector<float>{1.0f / 6, 2.0f / 14, 3.0f / 10});
-  }
-}
-
 // BitShift through int64: uint8 [16, 4, 200] shifted left by [1, 2, 1] is [32, 16, 400 mod 256 =
 // 144], right by [1, 2, 3] is [8, 1, 25]; uint16 40000 << 1 = 80000 mod 65536 = 14464.
 TEST(OnnxImporterTest, BitShiftComposed) {
@@ -453,35 +417,6 @@ TEST(OnnxImporterTest, EyeLikeIsAConstant) {
   const std::map<std::string, Tensor> feeds = {{"x", MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}};
   ExpectBoth(r, feeds, "above", {0, 1, 0, 0, 0, 1});
   ExpectBoth(r, feeds, "below", {0, 0, 0, 1, 0, 0});
-}
-
-// GatherND through flat indices: DATA [[0, 1], [2, 3]]: tuples (0, 0), (1, 1) pick 0, 3; (-1, 0)
-// wraps to (1, 0): 2; one-long tuples (1), (0) pick rows. batch_dims 1 over DATA [2, 2, 2] = 0..7:
-// batch 0 takes its row 1 = [2, 3], batch 1 its row 0 = [4, 5].
-TEST(OnnxImporterTest, GatherNdComposed) {
-  struct Form {
-    std::vector<int64_t> data_dims, index_dims, indices;
-    int64_t batch_dims;
-    std::vector<float> expected;
-  };
-  const std::vector<Form> forms = {
-      {{2, 2}, {2, 2}, {0, 0, 1, 1}, 0, {0, 3}},
-      {{2, 2}, {1, 2}, {-1, 0}, 0, {2}},
-      {{2, 2}, {2, 1}, {1, 0}, 0, {2, 3, 0, 1}},
-      {{2, 2, 2}, {2, 1}, {1, 0}, 1, {2, 3, 4, 5}},
-  };
-  for (const Form& f : forms) {
-    ModelBuilder b(13);
-    b.Input("data", f.data_dims).Input("i", f.index_dims, ::onnx::TensorProto::INT64);
-    b.Output("y");
-    SetInt(b.Node("GatherND", {"data", "i"}, {"y"}), "batch_dims", f.batch_dims);
-    std::vector<float> data(f.data_dims.size() == 2 ? 4 : 8);
-    for (size_t j = 0; j < data.size(); ++j) data[j] = static_cast<float>(j);
-    ExpectBoth(ImportModel(b.model()),
-               {{"data", MakeTensor<float>(f.data_dims, data)},
-                {"i", MakeTensor<int64_t>(f.index_dims, f.indices)}},
-               "y", f.expected);
-  }
 }
 
 TEST(OnnxImporterTest, PowIntegerBaseFloatExponent) {
