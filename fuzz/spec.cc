@@ -3,6 +3,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -37,6 +38,37 @@ int OpInstance::ShapeInput(const std::vector<int64_t>& values, DataType dtype) {
   inputs_[i].values = values;
   inputs_[i].differentiable = false;
   return i;
+}
+
+int OpInstance::IntegerInput(const std::vector<int64_t>& dims, DataType dtype, int64_t lo,
+                             int64_t hi, bool nonzero) {
+  int64_t lowest = 0, highest = 0;
+  switch (dtype) {
+    case DataType::kInt8: lowest = -128, highest = 127; break;
+    case DataType::kUint8: lowest = 0, highest = 255; break;
+    case DataType::kInt16: lowest = -32768, highest = 32767; break;
+    case DataType::kUint16: lowest = 0, highest = 65535; break;
+    case DataType::kInt32: lowest = INT32_MIN, highest = INT32_MAX; break;
+    default: lowest = INT64_MIN, highest = INT64_MAX; break;
+  }
+  lo = std::max(lo, lowest);
+  hi = std::min(hi, highest);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  InputSpec spec;
+  spec.dims = dims;
+  spec.dtype = dtype;
+  spec.domain = Domain::kShape;
+  spec.differentiable = false;
+  spec.values = *rc::gen::container<std::vector<int64_t>>(
+      static_cast<size_t>(n), rc::gen::inRange<int64_t>(lo, hi == INT64_MAX ? hi : hi + 1));
+  if (nonzero) {
+    // A zero becomes the nearest non-zero value in range (1, or -1 when 1 is out of it).
+    for (int64_t& v : spec.values) {
+      if (v == 0) v = hi >= 1 ? 1 : -1;
+    }
+  }
+  return AddInput(spec);
 }
 
 int OpInstance::ScopeInput() {

@@ -77,6 +77,10 @@ class OpInstance {
   int IndexInput(const std::vector<int64_t>& dims, int64_t bound,
                  DataType dtype = DataType::kInt32);
   int ShapeInput(const std::vector<int64_t>& values, DataType dtype = DataType::kInt64);
+  // An integer tensor of `dtype` with values drawn uniformly in [lo, hi] clipped to the dtype's
+  // range, 0 excluded when `nonzero` (divisors); exact values (kShape), not differentiable.
+  int IntegerInput(const std::vector<int64_t>& dims, DataType dtype, int64_t lo, int64_t hi,
+                   bool nonzero = false);
   // A workspace stack made by CreateScope (Do's last input).
   int ScopeInput();
   // Any input, described in full (control specs copy the inputs of the ops in their nets).

@@ -172,6 +172,245 @@ void TranslateIf(ImportContext& ctx, const Node& node) {
   ctx.Emit("If", {node.In(0)}, outputs).Net("then_net", branches[0]).Net("else_net", branches[1]);
 }
 
+// A 0-d constant of `dtype` holding `value`, written to a fresh blob.
+std::string ScalarConstant(ImportContext& ctx, const std::string& base, DataType dtype,
+                           double value) {
+  Tensor scalar(dtype, {});
+  DispatchNumeric(dtype, "constant '" + base + "'", [&](auto zero) {
+    using T = decltype(zero);
+    *scalar.mutable_data<T>() = static_cast<T>(value);
+  });
+  const std::string name = ctx.Temp(base);
+  ctx.EmitFill(name, scalar);
+  ctx.SetConstant(name, scalar);
+  return name;
+}
+
+// What a Loop or a Scan becomes: a While over `graph` (the body) in the same workspace.
+struct WhileLoop {
+  const ::onnx::GraphProto* graph = nullptr;
+  std::string counter;         // the pass number blob (int64 scalar, from 0)
+  std::string cond;            // the body's condition input ("" for none: Scan)
+  std::string initial_cond;    // its first value ("" for true)
+  std::string trip_count;      // int64 scalar blob bounding the passes ("" for none)
+  int first_carried = 0;       // body inputs [first_carried, first_carried + carried.size())
+  std::vector<std::string> carried;   // their initial values, outer blobs
+  int first_output = 0;        // body outputs: [cond_out], carried values, then scan values
+  std::vector<std::string> carried_outputs, scan_outputs;  // outer results ("" when unused)
+  // Ops each pass runs before the body (Scan's slices of its scan inputs).
+  std::function<void()> prologue;
+};
+
+// The body's inputs are blobs of their own names: before the While the counter 0, the condition
+// (or true) and the initial values; each pass ends by copying the body's outputs back through
+// temporaries (a body that swaps two values reads the old ones), counter + 1, and recomputing the
+// While's condition (the body's, and counter < trip count). Each scan value accumulates along a
+// new first axis: an empty [0, dims...] tensor before the loop (dims from the value's static
+// shape; body inputs declared without a shape take their first-pass value's type, so the body's
+// inference can reach it), ExpandDims + Concat per pass. After the While the carried values and
+// the accumulators are copied to the outer results.
+void EmitWhileLoop(ImportContext& ctx, const WhileLoop& loop) {
+  const ::onnx::GraphProto& graph = *loop.graph;
+  const int carried = static_cast<int>(loop.carried.size());
+  const int scans = static_cast<int>(loop.scan_outputs.size());
+  auto input = [&](int k) { return graph.input(loop.first_carried + k).name(); };
+  auto adopt = [&](const std::string& name, const TensorType& type) {
+    if (!ctx.HasDims(name)) ctx.SetType(name, type);
+  };
+  adopt(loop.counter, TensorType{DataType::kInt64, {}});
+  if (!loop.cond.empty()) adopt(loop.cond, TensorType{DataType::kBool, {}});
+  for (int k = 0; k < carried; ++k) {
+    if (ctx.HasDtype(loop.carried[k]) && ctx.HasDims(loop.carried[k])) {
+      adopt(input(k), TensorType{ctx.Dtype(loop.carried[k]), ctx.Dims(loop.carried[k])});
+    }
+  }
+
+  // Before the loop.
+  Tensor zero(DataType::kInt64, {});
+  *zero.mutable_data<int64_t>() = 0;
+  ctx.EmitFill(loop.counter, zero);
+  if (!loop.cond.empty()) {
+    ctx.Emit("Copy",
+             {loop.initial_cond.empty() ? ScalarConstant(ctx, "true", DataType::kBool, 1)
+                                        : loop.initial_cond},
+             {loop.cond});
+  }
+  for (int k = 0; k < carried; ++k) ctx.Emit("Copy", {loop.carried[k]}, {input(k)});
+  const std::string keep = ctx.Temp("loop_keep");
+  auto emit_keep = [&] {
+    if (loop.trip_count.empty()) {
+      ctx.Emit("Copy", {loop.cond}, {keep});
+      return;
+    }
+    if (loop.cond.empty()) {
+      ctx.Emit("LT", {loop.counter, loop.trip_count}, {keep});
+      return;
+    }
+    const std::string below = ctx.Temp("loop_below_m");
+    ctx.Emit("LT", {loop.counter, loop.trip_count}, {below});
+    ctx.Emit("And", {below, loop.cond}, {keep});
+  };
+  emit_keep();
+
+  // The body, then the rewrites of its inputs.
+  caffe2::NetDef* outer = ctx.net();
+  caffe2::NetDef body;
+  body.set_name(graph.name().empty() ? "loop_body" : graph.name());
+  ctx.set_net(&body);
+  std::vector<std::string> accumulators;
+  try {
+    if (loop.prologue) loop.prologue();
+    std::vector<UnsupportedNode> unsupported;
+    TranslateNodes(ctx, graph, &unsupported);
+    if (!unsupported.empty()) {
+      std::string list;
+      for (const auto& u : unsupported) list += (list.empty() ? "" : "; ") + u.ToString();
+      throw MakeError(ErrorKind::kBadArgument, "body: ", list);
+    }
+    const int first_value = loop.first_output + (loop.cond.empty() ? 0 : 1);
+    std::vector<std::string> next;
+    for (int k = loop.first_output; k < first_value + carried; ++k) {
+      next.push_back(ctx.Temp("loop_next"));
+      ctx.Emit("Copy", {graph.output(k).name()}, {next.back()});
+    }
+    if (!loop.cond.empty()) ctx.Emit("Copy", {next[0]}, {loop.cond});
+    for (int k = 0; k < carried; ++k) {
+      ctx.Emit("Copy", {next[next.size() - carried + k]}, {input(k)});
+    }
+    for (int j = 0; j < scans; ++j) {
+      const std::string value = graph.output(first_value + carried + j).name();
+      accumulators.push_back(ctx.Temp("loop_scan"));
+      const std::string row = ctx.Temp(value), grown = ctx.Temp(value);
+      ctx.Emit("ExpandDims", {value}, {row}).Ints("dims", {0});
+      ctx.Emit("Concat", {accumulators.back(), row}, {grown, ctx.Temp("split_info")})
+          .Int("axis", 0);
+      ctx.Emit("Copy", {grown}, {accumulators.back()});
+    }
+    ctx.Emit("Add", {loop.counter, ScalarConstant(ctx, "one", DataType::kInt64, 1)},
+             {loop.counter});
+    emit_keep();
+  } catch (...) {
+    ctx.set_net(outer);
+    throw;
+  }
+  ctx.set_net(outer);
+  const int first_scan = loop.first_output + (loop.cond.empty() ? 0 : 1) + carried;
+  for (int j = 0; j < scans; ++j) {
+    const std::string value = graph.output(first_scan + j).name();
+    PARITY_ENFORCE(ctx.HasDtype(value) && ctx.HasDims(value), ErrorKind::kBadArgument,
+                   "scan output '", value, "' has no static type");
+    std::vector<int64_t> dims = ctx.Dims(value);
+    dims.insert(dims.begin(), 0);
+    ctx.Emit("ConstantFill", {}, {accumulators[j]})
+        .Ints("shape", dims)
+        .Float("value", 0.0)
+        .Int("dtype", static_cast<int>(ctx.Dtype(value)));
+  }
+  std::vector<std::string> state = {loop.counter, keep};
+  if (!loop.cond.empty()) state.push_back(loop.cond);
+  for (int k = 0; k < carried; ++k) state.push_back(input(k));
+  state.insert(state.end(), accumulators.begin(), accumulators.end());
+  std::vector<std::string> inputs = {keep};
+  inputs.insert(inputs.end(), state.begin(), state.end());
+  ctx.Emit("While", inputs, state).Net("loop_net", body);
+  for (int k = 0; k < carried; ++k) {
+    if (!loop.carried_outputs[k].empty()) ctx.Emit("Copy", {input(k)}, {loop.carried_outputs[k]});
+  }
+  for (int j = 0; j < scans; ++j) {
+    if (!loop.scan_outputs[j].empty()) ctx.Emit("Copy", {accumulators[j]}, {loop.scan_outputs[j]});
+  }
+}
+
+const ::onnx::GraphProto& BodyGraph(const Node& node) {
+  const ::onnx::AttributeProto* attr = node.Attr("body");
+  PARITY_ENFORCE(attr != nullptr && attr->has_g(), ErrorKind::kBadArgument,
+                 "required graph attribute 'body' is missing");
+  return attr->g();
+}
+
+// Loop(M, cond, v...) -> While; the body (i, cond, v...) -> (cond', v'..., scan values...).
+void TranslateLoop(ImportContext& ctx, const Node& node) {
+  const ::onnx::GraphProto& graph = BodyGraph(node);
+  const int carried = node.num_inputs() - 2;
+  PARITY_ENFORCE(carried >= 0 && graph.input_size() == carried + 2 &&
+                     graph.output_size() >= carried + 1,
+                 ErrorKind::kBadArgument, "body with ", graph.input_size(), " inputs and ",
+                 graph.output_size(), " outputs for ", carried, " loop-carried values");
+  DeclareGraphTypes(ctx, graph);
+  WhileLoop loop;
+  loop.graph = &graph;
+  loop.counter = graph.input(0).name();
+  loop.cond = graph.input(1).name();
+  loop.initial_cond = node.In(1);
+  loop.trip_count = node.In(0);
+  loop.first_carried = 2;
+  loop.first_output = 0;
+  for (int k = 0; k < carried; ++k) {
+    loop.carried.push_back(node.In(2 + k));
+    loop.carried_outputs.push_back(node.Out(k));
+  }
+  for (int j = carried; j < graph.output_size() - 1; ++j) {
+    loop.scan_outputs.push_back(j < node.num_outputs() ? node.Out(j) : "");
+  }
+  EmitWhileLoop(ctx, loop);
+  ctx.Note("Loop: While over the body, scan outputs concatenated per pass");
+}
+
+// Scan (opset >= 9; forward, axis 0 everywhere) -> While over the scan inputs' first axis: each
+// pass Gathers element `counter` of every scan input into the body's scan-input blobs; states are
+// loop-carried values; the trip count is the scan inputs' static length.
+void TranslateScan(ImportContext& ctx, const Node& node) {
+  PARITY_ENFORCE(node.opset() >= 9, ErrorKind::kBadArgument,
+                 "opset ", node.opset(), " Scan (batched, with sequence_lens)");
+  for (const char* name : {"scan_input_axes", "scan_input_directions", "scan_output_axes",
+                           "scan_output_directions"}) {
+    for (int64_t v : node.Ints(name)) {
+      PARITY_ENFORCE(v == 0, ErrorKind::kBadArgument, "attribute '", name,
+                     "' other than 0 (forward along axis 0)");
+    }
+  }
+  const ::onnx::GraphProto& graph = BodyGraph(node);
+  const int scan_inputs = static_cast<int>(node.RequiredInt("num_scan_inputs"));
+  const int states = node.num_inputs() - scan_inputs;
+  PARITY_ENFORCE(states >= 0 && graph.input_size() == node.num_inputs() &&
+                     graph.output_size() == node.num_outputs(),
+                 ErrorKind::kBadArgument, "body with ", graph.input_size(), " inputs and ",
+                 graph.output_size(), " outputs for ", node.num_inputs(), " inputs and ",
+                 node.num_outputs(), " outputs");
+  PARITY_ENFORCE(scan_inputs > 0, ErrorKind::kBadArgument, "no scan input");
+  const int64_t length = ctx.Dims(node.In(states))[0];
+  DeclareGraphTypes(ctx, graph);
+  WhileLoop loop;
+  loop.graph = &graph;
+  loop.counter = ctx.Temp("scan_counter");
+  loop.trip_count = ScalarConstant(ctx, "scan_length", DataType::kInt64, length);
+  loop.first_carried = 0;
+  loop.first_output = 0;
+  for (int k = 0; k < states; ++k) {
+    loop.carried.push_back(node.In(k));
+    loop.carried_outputs.push_back(node.Out(k));
+  }
+  for (int j = states; j < node.num_outputs(); ++j) loop.scan_outputs.push_back(node.Out(j));
+  for (int j = 0; j < scan_inputs; ++j) {
+    const std::string element = graph.input(states + j).name();
+    const std::vector<int64_t> dims = ctx.Dims(node.In(states + j));
+    PARITY_ENFORCE(dims[0] == length, ErrorKind::kBadArgument, "scan inputs of lengths ", length,
+                   " and ", dims[0]);
+    if (!ctx.HasDims(element)) {
+      ctx.SetType(element, TensorType{ctx.Dtype(node.In(states + j)),
+                                      std::vector<int64_t>(dims.begin() + 1, dims.end())});
+    }
+  }
+  loop.prologue = [&] {
+    for (int j = 0; j < scan_inputs; ++j) {
+      ctx.Emit("Gather", {node.In(states + j), loop.counter}, {graph.input(states + j).name()})
+          .Int("axis", 0);
+    }
+  };
+  EmitWhileLoop(ctx, loop);
+  ctx.Note("Scan: While over the scan inputs' first axis");
+}
+
 ImportResult TranslateModel(const ::onnx::ModelProto& model, const ImportOptions& options) {
   PARITY_ENFORCE(model.has_graph(), ErrorKind::kInvalidNet, "the ONNX model has no graph");
   const ::onnx::GraphProto& graph = model.graph();

@@ -30,8 +30,13 @@ void AddElementwiseRules(RuleTable* table);
 void AddNnRules(RuleTable* table);
 void AddShapeRules(RuleTable* table);
 void AddMiscRules(RuleTable* table);
+void AddRnnRules(RuleTable* table);
+void AddComposedRules(RuleTable* table);  // GatherND, OneHot, LRN (rules_composed.cc)  // LSTM, GRU, RNN through core/rnn's builders
 // If (onnx/importer.cc: it translates the branch graphs as the importer does the main one).
 void TranslateIf(ImportContext& ctx, const Node& node);
+// Loop and Scan -> While (onnx/importer.cc, as If).
+void TranslateLoop(ImportContext& ctx, const Node& node);
+void TranslateScan(ImportContext& ctx, const Node& node);
 
 // Every rule, by ONNX op type (default domain ai.onnx).
 const RuleTable& Rules();
@@ -43,6 +48,12 @@ std::string WhyNoRule(const std::string& op_type);
 // The input slots that older opsets had as attributes (Reshape's shape, Slice's starts, Clip's
 // min, ...): where a graph input is bound as a constant by ImportOptions::constant_inputs.
 const std::vector<int>& ParameterSlots(const std::string& op_type);
+
+// 3-D Conv as a 2-D Conv over depth slabs folded into the channels (rules_conv3d.cc); Conv's rule
+// calls it for a 5-D input.
+void Conv3d(ImportContext& ctx, const Node& node);
+// 3-D ConvTranspose as 2-D ones per kernel depth placed in depth by a 0/1 matrix (likewise).
+void ConvTranspose3d(ImportContext& ctx, const Node& node);
 
 // Shared by the rules: ONNX `pads`/`auto_pad` of a 2-D Conv or pool as parity's [t, l, b, r]
 // (auto_pad SAME_* computed from the static input shape).

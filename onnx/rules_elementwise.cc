@@ -1,7 +1,8 @@
 // Elementwise ONNX ops: unary math and activations, binary arithmetic / comparison / logic with
 // ONNX's two broadcasting regimes, variadic Sum/Mean/Max/Min, Pow, Clip, Cast, and the
 // activations parity has no op for, composed from ops it has (Celu, Selu, HardSigmoid, HardSwish,
-// Softplus, ThresholdedRelu, PRelu), and IsNaN / IsInf as comparisons.
+// Softplus, ThresholdedRelu, PRelu, Shrink, Acosh), IsNaN / IsInf as comparisons, BitShift
+// through int64 arithmetic and EyeLike as a constant.
 #include <limits>
 #include <map>
 
@@ -175,6 +176,88 @@ void HardSwish(ImportContext& ctx, const Node& node) {
   ctx.Note("HardSwish = x * HardSigmoid(x)");
 }
 
+// BitShift on parity's integers: through int64, where no shift of a narrower value overflows:
+// x << y = x * 2^y and x >> y = x / 2^y (non-negative operands: truncation is the floor), Pow of
+// a constant 2 giving 2^y; the Cast back keeps the low bits, the wrap-around of a left shift.
+void BitShift(ImportContext& ctx, const Node& node) {
+  const std::string direction = node.String("direction", "");
+  PARITY_ENFORCE(direction == "LEFT" || direction == "RIGHT", ErrorKind::kBadArgument,
+                 "attribute 'direction' = '", direction, "' (LEFT or RIGHT)");
+  const DataType dtype = ctx.Dtype(node.In(0));
+  PARITY_ENFORCE(dtype == DataType::kUint8 || dtype == DataType::kUint16,
+                 ErrorKind::kBadArgument, "BitShift of ", DataTypeName(dtype),
+                 " (ONNX's unsigned types parity holds: uint8, uint16)");
+  const int to = static_cast<int>(DataType::kInt64);
+  const std::string x = ctx.Temp(node.In(0)), y = ctx.Temp(node.In(1)), power = ctx.Temp(node.In(1)),
+                    shifted = ctx.Temp(node.In(0));
+  ctx.Emit("Cast", {node.In(0)}, {x}).Int("to", to);
+  ctx.Emit("Cast", {node.In(1)}, {y}).Int("to", to);
+  Tensor two(DataType::kInt64, {});
+  *two.mutable_data<int64_t>() = 2;
+  const std::string base = ctx.Temp("two");
+  ctx.EmitFill(base, two);
+  ctx.SetConstant(base, two);
+  ctx.Emit("Pow", {base, y}, {power});
+  ctx.Emit(direction == "LEFT" ? "Mul" : "Div", {x, power}, {shifted});
+  ctx.Emit("Cast", {shifted}, {node.Out(0)}).Int("to", static_cast<int>(dtype));
+  ctx.Note("BitShift: Mul / Div by Pow(2, y) in int64");
+}
+
+// EyeLike: ones on diagonal k of a matrix of the input's static shape, in `dtype` (ONNX's
+// number) or the input's; a constant, since nothing about it depends on the input's values.
+void EyeLike(ImportContext& ctx, const Node& node) {
+  const std::vector<int64_t> dims = ctx.Dims(node.In(0));
+  PARITY_ENFORCE(dims.size() == 2, ErrorKind::kBadArgument, "EyeLike of a rank-", dims.size(),
+                 " input");
+  const DataType dtype = node.HasAttr("dtype")
+                             ? RequireDataType(static_cast<int>(node.Int("dtype", 0)),
+                                               "EyeLike's 'dtype'")
+                             : ctx.Dtype(node.In(0));
+  const int64_t k = node.Int("k", 0);
+  Tensor eye(dtype, dims);
+  DispatchNumeric(dtype, "EyeLike", [&](auto zero) {
+    using T = decltype(zero);
+    T* p = eye.mutable_data<T>();
+    for (int64_t r = 0; r < dims[0]; ++r) {
+      for (int64_t c = 0; c < dims[1]; ++c) p[r * dims[1] + c] = c - r == k ? T(1) : T(0);
+    }
+  });
+  ctx.EmitFill(node.Out(0), eye);
+  ctx.Note("EyeLike: a constant of the input's static shape");
+}
+
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between (ONNX's definition, by two
+// comparisons and two Wheres).
+void Shrink(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const double lambd = node.Float("lambd", 0.5f), bias = node.Float("bias", 0.0f);
+  const std::string below = ctx.Temp(x), above = ctx.Temp(x), plus = ctx.Temp(x),
+                    minus = ctx.Temp(x), upper = ctx.Temp(x);
+  ctx.Emit("LT", {x, ctx.ScalarLike(-lambd, x)}, {below});
+  ctx.Emit("GT", {x, ctx.ScalarLike(lambd, x)}, {above});
+  ctx.Emit("Add", {x, ctx.ScalarLike(bias, x)}, {plus});
+  ctx.Emit("Sub", {x, ctx.ScalarLike(bias, x)}, {minus});
+  ctx.Emit("Where", {above, minus, ctx.ScalarLike(0.0, x)}, {upper});
+  ctx.Emit("Where", {below, plus, upper}, {node.Out(0)});
+  ctx.Note("Shrink = Where(x < -lambd, x + bias, Where(x > lambd, x - bias, 0))");
+}
+
+// Acosh(x) = log(x + sqrt((x - 1)(x + 1))): (x - 1)(x + 1) rather than x^2 - 1, whose
+// subtraction cancels near x = 1 (x - 1 is exact there).
+void Acosh(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const std::string one = ctx.ScalarLike(1.0, x);
+  const std::string below = ctx.Temp(x), above = ctx.Temp(x), product = ctx.Temp(x),
+                    root = ctx.Temp(x), sum = ctx.Temp(x);
+  ctx.Emit("Sub", {x, one}, {below});
+  ctx.Emit("Add", {x, one}, {above});
+  ctx.Emit("Mul", {below, above}, {product});
+  ctx.Emit("Sqrt", {product}, {root});
+  ctx.Emit("Add", {x, root}, {sum});
+  ctx.Emit("Log", {sum}, {node.Out(0)});
+  ctx.Note("Acosh = Log(x + Sqrt((x - 1)(x + 1)))");
+}
+
 // Softplus(x) = log(exp(x) + 1).
 void Softplus(ImportContext& ctx, const Node& node) {
   const std::string e = ctx.Temp(node.In(0)), e1 = ctx.Temp(node.In(0));
@@ -262,6 +345,10 @@ void Mod(ImportContext& ctx, const Node& node) {
 void AddElementwiseRules(RuleTable* table) {
   (*table)["Mod"] = {Mod, {"fmod"}};
   (*table)["Where"] = {Where, {}};
+  (*table)["Shrink"] = {Shrink, {"bias", "lambd"}};
+  (*table)["BitShift"] = {BitShift, {"direction"}};
+  (*table)["EyeLike"] = {EyeLike, {"dtype", "k"}};
+  (*table)["Acosh"] = {Acosh, {}};
   for (const auto& [type, ours] : UnaryOps()) (*table)[type] = {Unary, {}};
   for (const auto& [type, ours] : BinaryOps()) (*table)[type] = {Binary, {"broadcast", "axis"}};
   for (const char* type : {"Sum", "Mean", "Max", "Min"}) (*table)[type] = {Variadic, {}};

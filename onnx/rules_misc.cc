@@ -174,7 +174,13 @@ const RuleTable& Rules() {
     AddNnRules(rules);
     AddShapeRules(rules);
     AddMiscRules(rules);
+    AddRnnRules(rules);
+    AddComposedRules(rules);
     (*rules)["If"] = {TranslateIf, {"then_branch", "else_branch"}};
+    (*rules)["Loop"] = {TranslateLoop, {"body"}};
+    (*rules)["Scan"] = {TranslateScan,
+                        {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
+                         "scan_output_axes", "scan_output_directions"}};
     return rules;
   }();
   return *table;
@@ -231,7 +237,12 @@ const std::vector<int>& ParameterSlots(const std::string& op_type) {
                                                                           {"CumSum", {1}},
                                                                           {"OneHot", {1}},
                                                                           {"ConstantOfShape", {0}},
-                                                                          {"Trilu", {1}}};
+                                                                          {"Trilu", {1}},
+                                                                          {"LSTM", {4}},
+                                                                          {"GRU", {4}},
+                                                                          {"RNN", {4}},
+                                                                          {"Compress", {1}},
+                                                                          {"ReverseSequence", {1}}};
   static const std::vector<int> kNone;
   auto it = kSlots->find(op_type);
   return it == kSlots->end() ? kNone : it->second;

@@ -1,5 +1,6 @@
-// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv, ConvTranspose and pools,
-// BatchNormalization, LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
+// Neural-network ONNX ops: Gemm, MatMul, 1-D and 2-D Conv, ConvTranspose and pools (3-D pools as
+// two 2-D ones; 3-D Conv and ConvTranspose in rules_conv3d.cc), BatchNormalization,
+// LayerNormalization, InstanceNormalization and MeanVarianceNormalization (composed), Softmax /
 // LogSoftmax, Dropout (inference), NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 #include <algorithm>
 #include <numeric>
@@ -102,6 +103,10 @@ caffe2::OperatorDef* EmitSpatial(ImportContext& ctx, const Node& node, const std
 }
 
 void Conv(ImportContext& ctx, const Node& node) {
+  if (ctx.Rank(node.In(0)) == 5) {
+    Conv3d(ctx, node);
+    return;
+  }
   const int n = SpatialRank(ctx, node);
   Window w;
   w.kernel = node.Ints("kernel_shape");
@@ -124,6 +129,10 @@ void Conv(ImportContext& ctx, const Node& node) {
 // ONNX's reference does (floor halves: SAME_UPPER puts the odd one at the end, otherwise at the
 // start); a negative end pad (an output longer than the kernels reach) becomes adj instead.
 void ConvTranspose(ImportContext& ctx, const Node& node) {
+  if (ctx.Rank(node.In(0)) == 5) {
+    ConvTranspose3d(ctx, node);
+    return;
+  }
   const int n = SpatialRank(ctx, node);
   const auto x_dims = ctx.Dims(node.In(0));
   Window w;
@@ -192,20 +201,114 @@ void AddCeilModePadding(ImportContext& ctx, const Node& node, Window* w) {
   ctx.Note("ceil_mode=1: end padding that fits the last window");
 }
 
+// A 0-d int64 constant.
+std::string Int64Scalar(ImportContext& ctx, int64_t value) {
+  Tensor scalar(DataType::kInt64, {});
+  *scalar.mutable_data<int64_t>() = value;
+  const std::string name = ctx.Temp("const");
+  ctx.EmitFill(name, scalar);
+  ctx.SetConstant(name, scalar);
+  return name;
+}
+
+// MaxPool's Indices (output 1): parity's MaxPool gives the flat row-major index in X
+// (plane * H * W + h * W + w), ONNX's storage_order 0. storage_order 1 numbers each plane column by
+// column: plane * H * W + w * H + h, recomposed from the row-major index f with q = f mod HW,
+// h = q / W, w = q mod W (integer ops on non-negative values). A 1-D pool's index into
+// [N, C, L, 1] is already its index into [N, C, L] (either order), squeezed like Y.
+void MaxPoolIndices(ImportContext& ctx, const Node& node, caffe2::OperatorDef* pool, int n,
+                    int64_t storage_order) {
+  const std::string indices = node.Out(1);
+  const bool column_major = storage_order == 1 && n == 2;
+  const std::string row_major = n == 1 || column_major ? ctx.Temp(indices) : indices;
+  pool->add_output(row_major);
+  if (n == 1) {
+    ctx.Emit("Squeeze", {row_major}, {indices}).Ints("dims", {3});
+    return;
+  }
+  if (!column_major) return;
+  const auto dims = ctx.Dims(node.In(0));
+  const int64_t h_size = dims[2], w_size = dims[3];
+  const std::string plane = Int64Scalar(ctx, h_size * w_size);
+  const std::string width = Int64Scalar(ctx, w_size);
+  const std::string q = ctx.Temp(indices), start = ctx.Temp(indices), h = ctx.Temp(indices),
+                    w = ctx.Temp(indices), w_times_h = ctx.Temp(indices),
+                    offset = ctx.Temp(indices);
+  ctx.Emit("Mod", {row_major, plane}, {q});
+  ctx.Emit("Sub", {row_major, q}, {start});
+  ctx.Emit("Div", {q, width}, {h});
+  ctx.Emit("Mod", {q, width}, {w});
+  ctx.Emit("Mul", {w, Int64Scalar(ctx, h_size)}, {w_times_h});
+  ctx.Emit("Add", {w_times_h, h}, {offset});
+  ctx.Emit("Add", {start, offset}, {indices});
+  ctx.Note("MaxPool storage_order=1: column-major Indices recomposed from the row-major ones");
+}
+
+// A 3-D pool as two 2-D pools, by separability: a box window's maximum is the maximum over its
+// depth of the (height, width) maxima, and its mean the depth mean of the (height, width) means,
+// since the window's clipped height and width extents are the same at every depth (so sum / (cd ·
+// ch · cw) is the mean over cd of sums / (ch · cw); with count_include_pad the divisors are kh · kw,
+// then kd). X [N, C, D, H, W]: Reshape [N, C·D, H, W], pool (kh, kw), Reshape [N, C, D, H'·W'],
+// pool (kd, 1), Reshape [N, C, D', H', W']. Padding never contributes to a maximum.
+void Pool3d(ImportContext& ctx, const Node& node, const Window& w) {
+  PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument, "output 1 (Indices) of a 3-D MaxPool");
+  const auto x = ctx.Dims(node.In(0));
+  auto out_size = [&](int i) {
+    const int64_t padded = x[2 + i] + w.pads[i] + w.pads[3 + i];
+    return (padded - ((w.kernel[i] - 1) * w.dilations[i] + 1)) / w.strides[i] + 1;
+  };
+  const int64_t od = out_size(0), oh = out_size(1), ow = out_size(2);
+  const std::string planes = ctx.Temp(node.In(0)), by_depth = ctx.Temp(node.Out(0)),
+                    pooled_hw = ctx.Temp(node.Out(0)), pooled = ctx.Temp(node.Out(0));
+  ctx.Emit("Reshape", {node.In(0)}, {planes, ctx.Temp("old_shape")})
+      .Ints("shape", {x[0], x[1] * x[2], x[3], x[4]});
+  OpBuilder hw(ctx.Emit(node.type(), {planes}, {pooled_hw})
+                   .Ints("kernels", {w.kernel[1], w.kernel[2]})
+                   .Ints("strides", {w.strides[1], w.strides[2]})
+                   .Ints("pads", {w.pads[1], w.pads[2], w.pads[4], w.pads[5]})
+                   .def());
+  ctx.Emit("Reshape", {pooled_hw}, {by_depth, ctx.Temp("old_shape")})
+      .Ints("shape", {x[0], x[1], x[2], oh * ow});
+  OpBuilder depth(ctx.Emit(node.type(), {by_depth}, {pooled})
+                      .Ints("kernels", {w.kernel[0], 1})
+                      .Ints("strides", {w.strides[0], 1})
+                      .Ints("pads", {w.pads[0], 0, w.pads[3], 0})
+                      .def());
+  ctx.Emit("Reshape", {pooled}, {node.Out(0), ctx.Temp("old_shape")})
+      .Ints("shape", {x[0], x[1], od, oh, ow});
+  if (node.type() == "MaxPool") {
+    if (node.HasAttr("dilations")) {
+      hw.Ints("dilations", {w.dilations[1], w.dilations[2]});
+      depth.Ints("dilations", {w.dilations[0], 1});
+    }
+  } else {
+    hw.Int("count_include_pad", node.Int("count_include_pad", 0));
+    depth.Int("count_include_pad", node.Int("count_include_pad", 0));
+  }
+  ctx.Note("3-D " + node.type() + ": a 2-D pool over (H, W), then one over D");
+}
+
 void Pool(ImportContext& ctx, const Node& node) {
-  const int n = SpatialRank(ctx, node);
-  PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument,
-                 "output 1 (Indices): parity's MaxPool has no indices output");
+  const int n = ctx.Rank(node.In(0)) == 5 ? 3 : SpatialRank(ctx, node);
+  const int64_t storage_order = node.type() == "MaxPool" ? node.Int("storage_order", 0) : 0;
+  PARITY_ENFORCE(storage_order == 0 || storage_order == 1, ErrorKind::kBadArgument,
+                 "attribute 'storage_order' = ", storage_order, " (0 or 1)");
   Window w;
   w.kernel = node.RequiredInts("kernel_shape");
   w.strides = IntsOr(node, "strides", 1, n);
   w.dilations = IntsOr(node, "dilations", 1, n);
   w.pads = SpatialPads(ctx, node, w.kernel, w.strides, w.dilations);
   if (node.Int("ceil_mode", 0) == 1) AddCeilModePadding(ctx, node, &w);
-  OpBuilder op(EmitSpatial(ctx, node, node.type(), {node.In(0)}, w, n, 1));
+  if (n == 3) {
+    Pool3d(ctx, node, w);
+    return;
+  }
+  caffe2::OperatorDef* pool = EmitSpatial(ctx, node, node.type(), {node.In(0)}, w, n, 1);
+  OpBuilder op(pool);
   if (node.type() == "MaxPool") {
     // Only when given: production's MaxPool refuses the argument altogether.
     if (node.HasAttr("dilations")) op.Ints("dilations", n == 1 ? Widen(w).dilations : w.dilations);
+    if (node.HasOut(1)) MaxPoolIndices(ctx, node, pool, n, storage_order);
   } else {
     op.Int("count_include_pad", node.Int("count_include_pad", 0));
   }

@@ -168,6 +168,90 @@ std::string SliceAxis(ImportContext& ctx, const std::string& x, int64_t axis, in
   return name;
 }
 
+// Slice with starts / ends computed by the net (opset >= 10; axes constant, steps 1), one axis at
+// a time: parity's Slice in its input form (starts, ends as tensors over the leading axes).
+// ONNX's bounds are normalized by ops to what that form reads literally: a negative v becomes
+// v + d, both are clamped to [0, d], and an end before the start becomes the start (ONNX's empty
+// slice, which Caffe2's Slice would refuse as reversed). Axes before the cut one take 0 and -1
+// (Caffe2's whole axis).
+void DynamicSlice(ImportContext& ctx, const Node& node) {
+  const std::string x = node.In(0);
+  const auto dims = ctx.Dims(x);
+  const int64_t rank = dims.size();
+  PARITY_ENFORCE(!node.HasIn(4) || [&] {
+    for (int64_t step : ctx.ConstantInts(node.In(4), "Slice's steps (input 4)")) {
+      if (step != 1) return false;
+    }
+    return true;
+  }(), ErrorKind::kBadArgument, "Slice with bounds computed by the net and steps other than 1");
+  const DataType dtype = ctx.Dtype(node.In(1));
+  PARITY_ENFORCE(ctx.Dtype(node.In(2)) == dtype, ErrorKind::kBadArgument,
+                 "Slice's starts and ends of different dtypes");
+  const std::vector<int64_t> bound_dims = ctx.Dims(node.In(1));
+  PARITY_ENFORCE(bound_dims.size() == 1, ErrorKind::kBadArgument, "Slice's starts of rank ",
+                 bound_dims.size());
+  const int64_t count = bound_dims[0];
+  std::vector<int64_t> axes;
+  if (node.HasIn(3)) {
+    axes = ctx.ConstantInts(node.In(3), "Slice's axes (input 3)");
+  } else {
+    for (int64_t i = 0; i < count; ++i) axes.push_back(i);
+  }
+  PARITY_ENFORCE(static_cast<int64_t>(axes.size()) == count, ErrorKind::kBadArgument, count,
+                 " starts but ", axes.size(), " axes");
+  auto constant = [&](const std::vector<int64_t>& values, const std::vector<int64_t>& shape) {
+    Tensor t(dtype, shape);
+    DispatchNumeric(dtype, "Slice bound", [&](auto zero) {
+      using T = decltype(zero);
+      for (size_t i = 0; i < values.size(); ++i) t.mutable_data<T>()[i] = static_cast<T>(values[i]);
+    });
+    const std::string name = ctx.Temp("slice_bound");
+    ctx.EmitFill(name, t);
+    ctx.SetConstant(name, t);
+    return name;
+  };
+  // Element i of a bounds input, as ONNX reads it, made literal for the axis of size d.
+  auto bound = [&](const std::string& bounds, int64_t i, int64_t d) {
+    const std::string v = ctx.Temp(bounds), negative = ctx.Temp(bounds), wrapped = ctx.Temp(bounds),
+                      picked = ctx.Temp(bounds), low = ctx.Temp(bounds), clamped = ctx.Temp(bounds);
+    const std::string zero = constant({0}, {}), size = constant({d}, {});
+    ctx.Emit("Gather", {bounds, constant({i}, {})}, {v}).Int("axis", 0);
+    ctx.Emit("LT", {v, zero}, {negative});
+    ctx.Emit("Add", {v, size}, {wrapped});
+    ctx.Emit("Where", {negative, wrapped, v}, {picked});
+    ctx.Emit("Max", {picked, zero}, {low});
+    ctx.Emit("Min", {low, size}, {clamped});
+    return clamped;
+  };
+  std::string current = x;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t axis = NormalizeAxis(axes[i], rank, "Slice axis");
+    const int64_t d = dims[axis];
+    const std::string start = bound(node.In(1), i, d);
+    const std::string end_raw = bound(node.In(2), i, d), end = ctx.Temp(node.In(2));
+    ctx.Emit("Max", {end_raw, start}, {end});
+    std::string starts = ctx.Temp("slice_starts"), ends = ctx.Temp("slice_ends");
+    const std::string start_1d = ctx.Temp(start), end_1d = ctx.Temp(end);
+    ctx.Emit("ExpandDims", {start}, {start_1d}).Ints("dims", {0});
+    ctx.Emit("ExpandDims", {end}, {end_1d}).Ints("dims", {0});
+    if (axis == 0) {
+      starts = start_1d;
+      ends = end_1d;
+    } else {
+      ctx.Emit("Concat", {constant(std::vector<int64_t>(axis, 0), {axis}), start_1d},
+               {starts, ctx.Temp("split_info")})
+          .Int("axis", 0);
+      ctx.Emit("Concat", {constant(std::vector<int64_t>(axis, -1), {axis}), end_1d},
+               {ends, ctx.Temp("split_info")})
+          .Int("axis", 0);
+    }
+    const std::string out = i + 1 == count ? node.Out(0) : ctx.Temp(node.Out(0));
+    ctx.Emit("Slice", {current, starts, ends}, {out});
+    current = out;
+  }
+  ctx.Note("Slice: bounds computed by the net, normalized by ops, parity's Slice input form");
+}
+
 // Caffe2's Slice cuts leading dims with starts/ends where a negative end v means dim + 1 + v, and
 // no steps; the reference (like Caffe2) cuts one dim per op. So ONNX's starts/ends are clamped
 // with the static shape and each cut axis gets its own Slice. An axis with a step other than 1
@@ -182,6 +266,10 @@ void Slice(ImportContext& ctx, const Node& node) {
     ends = node.RequiredInts("ends");
     axes = node.Ints("axes");
   } else {
+    if (ctx.Constant(node.In(1)) == nullptr || ctx.Constant(node.In(2)) == nullptr) {
+      DynamicSlice(ctx, node);
+      return;
+    }
     starts = ctx.ConstantInts(node.In(1), "Slice's starts (input 1)");
     ends = ctx.ConstantInts(node.In(2), "Slice's ends (input 2)");
     if (node.HasIn(3)) axes = ctx.ConstantInts(node.In(3), "Slice's axes (input 3)");

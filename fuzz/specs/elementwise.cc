@@ -9,6 +9,8 @@
 // whose Max / Min do not broadcast; production's broadcasting is tested by its unit tests).
 #include <rapidcheck.h>
 
+#include <cstdint>
+
 #include "fuzz/spec.h"
 
 namespace parity::fuzz {
@@ -78,13 +80,27 @@ void AddBroadcastArgs(OpInstance& op, const BinaryForm& f) {
   if (f.write_axis) op.Arg("axis", f.axis);
 }
 
-// Add, Sub, Mul: float (any values), or int32 when there is no primary.
+// The narrow integer dtypes (ONNX's arithmetic, Max / Min, Clip take them all), drawn over their
+// whole range so sums and products wrap.
+DataType NarrowIntegerType() {
+  return *rc::gen::element(DataType::kInt8, DataType::kUint8, DataType::kInt16,
+                           DataType::kUint16);
+}
+
+// Add, Sub, Mul: float (any values), or integers when there is no primary: int32 in [0, 20), or
+// a narrow dtype over its whole range.
 std::optional<OpInstance> MakeArithmetic(const std::string& type, const Primary* primary) {
   const BinaryForm f = DrawBinaryForm(primary);
   OpInstance op(type);
   if (!primary && *rc::gen::inRange(0, 4) == 0) {
-    op.IndexInput(f.a, 20, DataType::kInt32);
-    op.IndexInput(f.b, 20, DataType::kInt32);
+    if (Pick(2) == 0) {
+      op.IndexInput(f.a, 20, DataType::kInt32);
+      op.IndexInput(f.b, 20, DataType::kInt32);
+    } else {
+      const DataType dtype = NarrowIntegerType();
+      op.IntegerInput(f.a, dtype, INT64_MIN, INT64_MAX);
+      op.IntegerInput(f.b, dtype, INT64_MIN, INT64_MAX);
+    }
   } else {
     op.Input(f.a);
     op.Input(f.b);
@@ -105,11 +121,19 @@ PARITY_OP_SPEC(Mul).Tolerance("default").ConsumesIntermediates(true).Make([](con
   return MakeArithmetic("Mul", p);
 });
 
-// Div: the denominator positive, away from its pole at 0.
+// Div: the denominator positive, away from its pole at 0; one fresh case in 4 integers (int32 or
+// a narrow dtype) with a non-zero divisor of either sign.
 PARITY_OP_SPEC(Div).Tolerance("default").ConsumesIntermediates(true).Make(
     [](const Primary* p) -> std::optional<OpInstance> {
       BinaryForm f = DrawBinaryForm(p);
       OpInstance op("Div");
+      if (!p && Pick(4) == 0) {
+        const DataType dtype = Pick(5) == 0 ? DataType::kInt32 : NarrowIntegerType();
+        op.IntegerInput(f.a, dtype, -1000, 1000);
+        op.IntegerInput(f.b, dtype, -20, 20, /*nonzero=*/true);
+        AddBroadcastArgs(op, f);
+        return op;
+      }
       op.Input(f.a);
       op.Input(f.b, Domain::kPositive);
       AddBroadcastArgs(op, f);
@@ -117,11 +141,20 @@ PARITY_OP_SPEC(Div).Tolerance("default").ConsumesIntermediates(true).Make(
     });
 
 // Pow: positive bases (ln X is in the exponent's gradient; fractional powers of negatives are
-// NaN); the exponent an input in [-1, 1] or an argument.
+// NaN); the exponent an input in [-1, 1] or an argument. One case in 5 integer powers (int32 or
+// int64, bases of either sign, exponents up to 20: int32 wraps).
 PARITY_OP_SPEC(Pow)
     .Tolerance("transcendental")
     .Make([](const Primary*) -> std::optional<OpInstance> {
       OpInstance op("Pow");
+      if (Pick(5) == 0) {
+        const BinaryForm f = DrawBinaryForm(nullptr);
+        const DataType dtype = *rc::gen::element(DataType::kInt32, DataType::kInt64);
+        op.IntegerInput(f.a, dtype, -6, 6);
+        op.IntegerInput(f.b, dtype, 0, 20);
+        AddBroadcastArgs(op, f);
+        return op;
+      }
       if (*rc::gen::arbitrary<bool>()) {
         op.Input(AnyDims(), Domain::kPositive);
         op.Arg("exponent", *rc::gen::element(2.0f, 3.0f, 0.5f, -1.0f, 1.5f, -0.5f));
@@ -150,12 +183,18 @@ std::vector<int64_t> SmallDims() {
 std::optional<OpInstance> MakeExtremum(const std::string& type) {
   OpInstance op(type);
   const int count = *rc::gen::inRange(1, 4);
-  // One case in 4: int64 vectors of one length (ties allowed: no gradient to check).
+  // One case in 4: integer vectors of one length (ties allowed: no gradient to check), int64 or
+  // a narrow dtype over its whole range.
   if (*rc::gen::inRange(0, 4) == 0) {
     const int64_t n = *rc::gen::inRange<int64_t>(1, 9);
+    const DataType dtype = Pick(2) == 0 ? DataType::kInt64 : NarrowIntegerType();
     for (int i = 0; i < count; ++i) {
-      op.ShapeInput(*rc::gen::container<std::vector<int64_t>>(n, rc::gen::inRange(-50, 51)),
-                    DataType::kInt64);
+      if (dtype == DataType::kInt64) {
+        op.ShapeInput(*rc::gen::container<std::vector<int64_t>>(n, rc::gen::inRange(-50, 51)),
+                      DataType::kInt64);
+      } else {
+        op.IntegerInput({n}, dtype, INT64_MIN, INT64_MAX);
+      }
       op.NotDifferentiable(i);
     }
     return op;

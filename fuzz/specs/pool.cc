@@ -1,9 +1,11 @@
 // Test specs of the pooling family: MaxPool and AveragePool (2-D, NCHW, global_pooling,
-// count_include_pad, dilation, every argument spelling). MaxPool's inputs are distinct (no ties, so no
-// window's maximum is straddled by finite differences); AveragePool is linear.
+// count_include_pad, dilation, every argument spelling; MaxPool also int8 / uint8 and its Indices
+// output). MaxPool's float inputs are distinct (no ties, so no window's maximum is straddled by
+// finite differences); AveragePool is linear.
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "fuzz/spec.h"
 #include "fuzz/specs/conv_args.h"
@@ -29,8 +31,16 @@ std::optional<OpInstance> MakePool(const Primary* primary, bool average) {
   }
   if (x.size() != 4 || x[1] < 1 || x[2] < 1 || x[3] < 1) return std::nullopt;
 
-  OpInstance op(average ? "AveragePool" : "MaxPool");
-  op.Input(x, average ? Domain::kAny : Domain::kDistinct);
+  // One fresh MaxPool in 4 also writes its Indices (output 1, int64).
+  const int outputs = !average && !primary && Pick(4) == 0 ? 2 : 1;
+  OpInstance op(average ? "AveragePool" : "MaxPool", outputs);
+  if (!average && !primary && Pick(5) == 0) {
+    // ONNX's MaxPool on int8 / uint8 over the whole range (ties allowed: no gradient).
+    op.IntegerInput(x, *rc::gen::element(DataType::kInt8, DataType::kUint8), INT64_MIN,
+                    INT64_MAX);
+  } else {
+    op.Input(x, average ? Domain::kAny : Domain::kDistinct);
+  }
   if (*rc::gen::inRange(0, 5) == 0) {
     // Global pooling: the window is the whole image; no kernel, stride or pads.
     op.Arg("global_pooling", int64_t{1});

@@ -122,9 +122,24 @@ PARITY_OP_SPEC(Scale).Tolerance("default").ConsumesIntermediates(true).Make(
     });
 
 // Clip: bounds 0.005 off the 0.01 grid of kDistinct values (tensors of at most 100 elements), so no
-// input sits within the finite-difference steps of a bound. Either bound may be absent.
+// input sits within the finite-difference steps of a bound. Either bound may be absent. One fresh
+// case in 5 clips integers (every integer dtype) by whole-number bounds, sometimes beyond an int8's
+// range (they saturate).
 PARITY_OP_SPEC(Clip).Tolerance("exact").ConsumesIntermediates(true).Make(
     [](const Primary* p) -> std::optional<OpInstance> {
+      if (!p && Pick(5) == 0) {
+        OpInstance op("Clip");
+        const DataType dtype =
+            *rc::gen::element(DataType::kInt8, DataType::kUint8, DataType::kInt16,
+                              DataType::kUint16, DataType::kInt32, DataType::kInt64);
+        op.IntegerInput(AnyDims(), dtype, -300, 300);
+        const int64_t lo = *rc::gen::inRange<int64_t>(-200, 101);
+        const int64_t hi = lo + *rc::gen::inRange<int64_t>(0, 200);
+        const int bounds = Pick(4);  // 0: both, 1: min, 2: max, 3: both again
+        if (bounds != 2) op.Arg("min", static_cast<float>(lo));
+        if (bounds != 1) op.Arg("max", static_cast<float>(hi));
+        return op;
+      }
       std::vector<int64_t> dims = p ? *p : AnyDims();
       if (!p) {
         int64_t n = 1;

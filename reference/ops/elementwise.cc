@@ -3,9 +3,12 @@
 //
 // Binary ops broadcast as numpy does unless `broadcast=1`, which selects Caffe2's legacy form
 // (B matched against A's dims from `axis`, or from the position of `axis_str` in `order`).
-// Arithmetic keeps its input dtype: floating, int32 or int64 (Caffe2's NumericTypes); integer
-// results wrap like two's-complement C++ arithmetic, and integer division truncates toward zero
-// (a zero divisor is an error: it is undefined behaviour in C++, so no ground truth exists).
+// Arithmetic keeps its input dtype: floating or any integer dtype (Caffe2's NumericTypes were
+// floating, int32 and int64; ONNX adds int8, int16, uint8, uint16); integer results are computed
+// exactly in int64 and wrapped to the dtype's width, as two's-complement arithmetic (and numpy)
+// do, and integer division truncates toward zero (a zero divisor is an error: it is undefined
+// behaviour in C++, so no ground truth exists). Pow on int32 / int64 is the exact power wrapped
+// likewise; a negative integer exponent is an error, as in numpy (the result is no integer).
 #include <algorithm>
 #include <cmath>
 
@@ -53,9 +56,8 @@ void ArithKernel(OpContext<T>& c) {
   const Value<T>& a = c.Input(0);
   const Value<T>& b = c.Input(1);
   RequireSameDtype(c, a, b, 1);
-  PARITY_ENFORCE(a.is_real() || a.dtype == DType::kInt32 || a.dtype == DType::kInt64,
-                 ErrorKind::kShapeMismatch, "arithmetic needs float, int32 or int64 inputs, got ",
-                 Describe(c, 0));
+  PARITY_ENFORCE(a.dtype != DType::kBool, ErrorKind::kShapeMismatch,
+                 "arithmetic needs floating or integer inputs, got ", Describe(c, 0));
   const Broadcast m = BinaryMap(c, a, b);
   RequireInPlaceKeepsShape(c, m.dims);
   Value<T> y = c.NewTensor(a.dtype, m.dims);
@@ -86,10 +88,39 @@ void Div(OpContext<T>& c) {
   ArithKernel<T, Arith::kDiv>(c);
 }
 
+// x^e for integers, e >= 0, wrapped to the dtype's width: the low 64 bits of the exact power by
+// binary exponentiation in uint64 (exponents reach 2^63, too many for e multiplications), then
+// wrapped to the dtype (the low bits of a product depend only on the low bits of its factors).
+int64_t IntPow(DType dtype, int64_t x, int64_t e) {
+  PARITY_ENFORCE(e >= 0, ErrorKind::kBadArgument, "Pow: integer ", x,
+                 " to the negative integer power ", e, " (numpy refuses it too)");
+  uint64_t result = 1, power = static_cast<uint64_t>(x);
+  for (uint64_t bits = static_cast<uint64_t>(e); bits != 0; bits >>= 1) {
+    if (bits & 1) result *= power;
+    power *= power;
+  }
+  return WrapInt(dtype, static_cast<int64_t>(result));
+}
+
 // Pow: the exponent is the second input (broadcast like the other binary ops) or the `exponent`
-// argument, never both.
+// argument, never both. Integer bases (int32, int64) take an exponent input of their dtype.
 template <typename T>
 void Pow(OpContext<T>& c) {
+  const Value<T>& in0 = c.Input(0);
+  if (c.InputSize() == 2 && (in0.dtype == DType::kInt32 || in0.dtype == DType::kInt64)) {
+    PARITY_ENFORCE(!c.args.Has("exponent"), ErrorKind::kBadArgument,
+                   "Pow takes the exponent from input 1 or the 'exponent' argument, not both");
+    const Value<T>& e = c.Input(1);
+    RequireSameDtype(c, in0, e, 1);
+    const Broadcast m = BinaryMap(c, in0, e);
+    RequireInPlaceKeepsShape(c, m.dims);
+    Value<T> y = c.NewTensor(in0.dtype, m.dims);
+    for (size_t k = 0; k < m.a.size(); ++k) {
+      y.i()[k] = IntPow(in0.dtype, in0.i()[m.a[k]], e.i()[m.b[k]]);
+    }
+    c.SetOutput(0, std::move(y));
+    return;
+  }
   const Value<T>& x = c.RealInput(0);
   if (c.InputSize() == 1) {
     PARITY_ENFORCE(c.args.Has("exponent"), ErrorKind::kBadArgument,
@@ -223,9 +254,15 @@ template <typename T, Fold kOp>
 void FoldKernel(OpContext<T>& c) {
   const Value<T>& a = c.Input(0);
   if (kOp == Fold::kMean) c.RealInput(0);
-  PARITY_ENFORCE(a.is_real() || a.dtype == DType::kInt32 || a.dtype == DType::kInt64,
-                 ErrorKind::kShapeMismatch, "needs float, int32 or int64 inputs, got ",
-                 Describe(c, 0));
+  // Max / Min take every integer dtype (ONNX's); Sum keeps Caffe2's float, int32, int64.
+  if (kOp == Fold::kSum) {
+    PARITY_ENFORCE(a.is_real() || a.dtype == DType::kInt32 || a.dtype == DType::kInt64,
+                   ErrorKind::kShapeMismatch, "needs float, int32 or int64 inputs, got ",
+                   Describe(c, 0));
+  } else {
+    PARITY_ENFORCE(a.dtype != DType::kBool, ErrorKind::kShapeMismatch,
+                   "needs floating or integer inputs, got ", Describe(c, 0));
+  }
   Value<T> y = a.Clone();
   for (int i = 1; i < c.InputSize(); ++i) {
     const Value<T>& b = c.Input(i);

@@ -1,4 +1,4 @@
-// 2-D NCHW max and average pooling and their gradients, written as loops over windows (geometry
+// 2-D NCHW max and average pooling (MaxPool also on int8 / uint8) and their gradients, written as loops over windows (geometry
 // in conv_geometry.h). Pooling ignores padded positions (MaxPool takes the max of the real inputs
 // in the window; AveragePool divides by the real inputs unless count_include_pad, which counts
 // taps inside the padded extent). A window without any real input has no defined value:
@@ -39,20 +39,34 @@ void ForEachWindow(const OpContext<T>& c, const Value<T>& x, const ConvGeometry&
       }
 }
 
+// MaxPool also takes int8 and uint8 (ONNX's MaxPool): the maximum of the window's integers. The
+// optional output 1 (ONNX's Indices) is the flat index in X (N * C * H * W, row-major) of the
+// window's first maximal element in tap order (rows, then columns), or of its first NaN.
 template <typename T>
 void MaxPool(OpContext<T>& c) {
-  const Value<T>& x = c.RealInput(0);
+  const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(x.is_real() || x.dtype == DType::kInt8 || x.dtype == DType::kUInt8,
+                 ErrorKind::kShapeMismatch, "MaxPool takes floating, int8 or uint8 tensors, got ",
+                 Describe(c, 0));
   const ConvGeometry g = ParseGeometry<T>(c, x, nullptr);
-  Value<T> y = c.NewReal(OutDims(x.dims, x.dims[1], g));
+  const Dims out_dims = OutDims(x.dims, x.dims[1], g);
+  Value<T> y = c.NewTensor(x.dtype, out_dims);
+  Value<T> indices = c.NewTensor(DType::kInt64, c.OutputSize() == 2 ? out_dims : Dims{0});
   ForEachWindow(c, x, g, [&](int64_t yi, const std::vector<int64_t>& taps, int64_t) {
-    T best = x.r()[taps[0]];
+    int64_t best = taps[0];
     for (int64_t t : taps) {
-      if (std::isnan(x.r()[t]) || x.r()[t] > best) best = x.r()[t];
-      if (std::isnan(best)) break;
+      if (x.is_real()) {
+        if (std::isnan(x.r()[best])) break;
+        if (std::isnan(x.r()[t]) || x.r()[t] > x.r()[best]) best = t;
+      } else if (x.i()[t] > x.i()[best]) {
+        best = t;
+      }
     }
-    y.r()[yi] = best;
+    y.CopyElem(yi, x, best);
+    if (c.OutputSize() == 2) indices.i()[yi] = best;
   });
   c.SetOutput(0, std::move(y));
+  if (c.OutputSize() == 2) c.SetOutput(1, std::move(indices));
 }
 
 template <typename T>
@@ -110,7 +124,7 @@ void AveragePoolGradient(OpContext<T>& c) {
 void RegisterPoolOps(Registry* r) {
   const ArgTable max_pool = WithArgs(ConvArgs(), {{"global_pooling", "0"}});
   const ArgTable average_pool = WithArgs(max_pool, {{"count_include_pad", "0"}});
-  r->Add({"MaxPool", 1, 1, 1, 1, max_pool, PARITY_REF_KERNEL(MaxPool)});
+  r->Add({"MaxPool", 1, 1, 1, 2, max_pool, PARITY_REF_KERNEL(MaxPool)});
   r->Add({"AveragePool", 1, 1, 1, 1, average_pool, PARITY_REF_KERNEL(AveragePool)});
   r->Add({"MaxPoolGradient", 3, 3, 1, 1, max_pool, PARITY_REF_KERNEL(MaxPoolGradient)});
   r->Add({"AveragePoolGradient", 3, 3, 1, 1, average_pool, PARITY_REF_KERNEL(AveragePoolGradient)});

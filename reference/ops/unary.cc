@@ -1,8 +1,10 @@
-// Elementwise unary ops on floating tensors (Neg, Abs, Cast and StopGradient also take integers).
+// Elementwise unary ops on floating tensors (Neg, Abs, Clip, Cast and StopGradient also take
+// integers).
 // NaN inputs propagate to NaN outputs everywhere (Relu/Clip included): the ground truth keeps
 // a NaN visible rather than depending on how a max() happens to order its operands.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "reference/ops/util.h"
 
@@ -128,15 +130,55 @@ void Abs(OpContext<T>& c) {
   SignKernel<T, true>(c);
 }
 
+// The smallest and largest value of an integer dtype.
+std::pair<int64_t, int64_t> IntLimits(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8: return {-128, 127};
+    case DType::kUInt8: return {0, 255};
+    case DType::kInt16: return {-32768, 32767};
+    case DType::kUInt16: return {0, 65535};
+    case DType::kInt32: return {std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max()};
+    default: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+  }
+}
+
+// An integer Clip's bound: the argument, a whole number, saturated to [lo, hi]; the limit
+// itself when the argument is absent.
+template <typename T>
+int64_t IntBound(const OpContext<T>& c, const char* name, int64_t limit, int64_t lo, int64_t hi) {
+  if (!c.args.Has(name)) return limit;
+  const double v = c.args.Float(name);
+  PARITY_ENFORCE(std::floor(v) == v, ErrorKind::kBadArgument, "argument '", name, "' = ", v,
+                 " is not a whole number, but ", Describe(c, 0), " is an integer tensor");
+  // Compared in double: lo and hi are exact there except int64's max, 2^63 - 1, which rounds to
+  // 2^63, so `v >= hi` sends 2^63 itself to hi.
+  if (v <= static_cast<double>(lo)) return lo;
+  if (v >= static_cast<double>(hi)) return hi;
+  return static_cast<int64_t>(v);
+}
+
 template <typename T>
 void Clip(OpContext<T>& c) {
-  const T lo = static_cast<T>(c.args.Float("min"));
-  const T hi = static_cast<T>(c.args.Float("max"));
   // Caffe2's ClipOp computes min(max(x, min), max) without a check, which for min > max is `max`
   // everywhere: never what a net means, so both halves reject it as a bad argument instead.
   PARITY_ENFORCE(!(c.args.Float("min") > c.args.Float("max")), ErrorKind::kBadArgument,
                  "argument 'min' = ", c.args.Float("min"),
                  " is greater than 'max' = ", c.args.Float("max"));
+  const Value<T>& x = c.Input(0);
+  if (IsIntegral(x.dtype) && x.dtype != DType::kBool) {
+    // ONNX's Clip on integers: whole-number bounds, saturated to the dtype (an int8 min of -1000
+    // bounds nothing).
+    const auto [lowest, highest] = IntLimits(x.dtype);
+    const int64_t lo = IntBound(c, "min", lowest, lowest, highest);
+    const int64_t hi = IntBound(c, "max", highest, lowest, highest);
+    Value<T> y = c.NewTensor(x.dtype, x.dims);
+    for (int64_t k = 0; k < x.size(); ++k) y.i()[k] = std::min(std::max(x.i()[k], lo), hi);
+    c.SetOutput(0, std::move(y));
+    return;
+  }
+  const T lo = static_cast<T>(c.args.Float("min"));
+  const T hi = static_cast<T>(c.args.Float("max"));
   UnaryReal(c, [lo, hi](T x) { return std::isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x)); });
 }
 

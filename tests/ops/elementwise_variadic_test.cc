@@ -84,7 +84,8 @@ TEST(Max, Errors) {
   }, ErrorKind::kShapeMismatch, {"Min", "input 1", "double [1]", "float [1]"});
   ExpectError([] {
     RunOp(MakeOp("Max", {"a"}, {"y"}), {{"a", MakeTensor<bool>({1}, {true})}});
-  }, ErrorKind::kShapeMismatch, {"Max", "bool [1]", "float, double, int32, int64"});
+  }, ErrorKind::kShapeMismatch,
+              {"Max", "bool [1]", "float, double, int8, int16, int32, int64, uint8, uint16"});
   // In place over input 0 when broadcasting would grow it.
   ExpectError([] {
     RunOp(MakeOp("Max", {"a", "b"}, {"a"}),

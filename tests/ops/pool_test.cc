@@ -25,6 +25,32 @@ TEST(MaxPool, Kernel2Stride1) {
   ExpectTensorNear(ws->GetTensor("y"), {1, 1, 2, 2}, {7, 9, 8, 9});
 }
 
+TEST(MaxPool, IndicesOutput) {
+  // X [1, 2, 3, 3]: plane 0 = [[1, 200, 3], [4, 5, 255], [7, 8, 9]], plane 1 all 7 (ties).
+  // kernel 2, stride 1. Plane 0's maxima: 200 at (0, 1) = 1, 255 at (1, 2) = 5, 8 at (2, 1) = 7,
+  // 255 again = 5. Plane 1: each window's first element in scan order, (0, 0), (0, 1), (1, 0),
+  // (1, 1) = 0, 1, 3, 4, offset by the plane's 9 elements.
+  std::vector<float> x = {1, 200, 3, 4, 5, 255, 7, 8, 9};
+  x.resize(18, 7.0f);
+  auto ws = RunOp(MakeOp("MaxPool", {"x"}, {"y", "i"}, {{"kernel", 2}}),
+                  {{"x", MakeTensor<float>({1, 2, 3, 3}, x)}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 2, 2, 2}, {200, 255, 8, 255, 7, 7, 7, 7});
+  EXPECT_EQ(ws->GetTensor("i").dtype(), DataType::kInt64);
+  EXPECT_EQ(ws->GetTensor("i").dims(), (std::vector<int64_t>{1, 2, 2, 2}));
+  EXPECT_EQ(Values<int64_t>(ws->GetTensor("i")),
+            (std::vector<int64_t>{1, 5, 7, 5, 9, 10, 12, 13}));
+  // Padding is never an index: kernel 2, stride 2, pad 1 over kX puts (0, 0) alone in the first
+  // window, and the last window {3, 9, 8, 6} picks 9 at (1, 2) = 5.
+  ws = RunOp(MakeOp("MaxPool", {"x"}, {"y", "i"}, {{"kernel", 2}, {"stride", 2}, {"pad", 1}}),
+             {{"x", MakeTensor<float>({1, 1, 3, 3}, kX)}});
+  EXPECT_EQ(Values<int64_t>(ws->GetTensor("i")), (std::vector<int64_t>{0, 1, 3, 5}));
+  const auto out = Infer(MakeOp("MaxPool", {"x"}, {"y", "i"}, {{"kernel", 2}}),
+                         {TensorType{DataType::kUint8, {2, 3, 4, 4}}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].dtype, DataType::kInt64);
+  EXPECT_EQ(out[1].dims, (std::vector<int64_t>{2, 3, 3, 3}));
+}
+
 TEST(MaxPool, PaddingNeverWins) {
   // kernel 2, stride 2, pad 1: output floor((3 + 2 - 2) / 2) + 1 = 2; window rows {0} then {1, 2},
   // likewise columns: {1} -> 1, {5, 2} -> 5, {7, 4} -> 7, {3, 9, 8, 6} -> 9. All inputs are

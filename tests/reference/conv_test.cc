@@ -124,6 +124,15 @@ TEST(Pool, MaxPool) {
                  {{"x", F({1, 1, 3, 3}, neg)}}, "y");
   EXPECT_EQ(Dims(p), (std::vector<int64_t>{1, 1, 2, 2}));
   EXPECT_VALUES_NEAR(p, (std::vector<double>{-1, -2, -3, 0}), 0);
+  // Output 1: the flat index in X of each maximum. Unpadded windows {1,5,3,4} -> 5 at 1,
+  // {5,2,4,6} -> 6 at 5, {3,4,7,0} -> 7 at 6, {4,6,0,8} -> 8 at 8; padded, -X's windows pick
+  // (0,0) = 0, -2 at (0,2) = 2 over (0,1), -3 at (1,0) = 3 over (2,0), and 0 at (2,1) = 7.
+  auto i = RunOps({Op("MaxPool", {"x"}, {"y", "i"}).I("kernel", 2)}, {{"x", F({1, 1, 3, 3}, x)}});
+  EXPECT_EQ(i.blobs["i"].data_type(), caffe2::TensorProto::INT64);
+  EXPECT_EQ(IntValues(i.blobs["i"]), (std::vector<int64_t>{1, 5, 6, 8}));
+  auto pi = RunOps({Op("MaxPool", {"x"}, {"y", "i"}).I("kernel", 2).I("pad", 1).I("stride", 2)},
+                   {{"x", F({1, 1, 3, 3}, neg)}});
+  EXPECT_EQ(IntValues(pi.blobs["i"]), (std::vector<int64_t>{0, 2, 3, 7}));
   auto g =
       RunOp(Op("MaxPool", {"x"}, {"y"}).I("global_pooling", 1), {{"x", F({1, 1, 3, 3}, x)}}, "y");
   EXPECT_EQ(Dims(g), (std::vector<int64_t>{1, 1, 1, 1}));

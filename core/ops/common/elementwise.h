@@ -203,12 +203,16 @@ void ReluInPlace(T* data, int64_t n) {
   }
 }
 
-// Integer arithmetic in the unsigned type, so overflow wraps (two's complement) instead of being
-// undefined behaviour; floating point is left alone.
+// Integer arithmetic in an unsigned type, so overflow wraps (two's complement) instead of being
+// undefined behaviour; floating point is left alone. Types narrower than int widen to unsigned int
+// first: C++ promotes them to (signed) int before an operation, and uint16 * uint16 would overflow
+// int. FromWrapping's narrowing cast then keeps the low bits, the wrapped result.
+template <typename T>
+using WrappingType = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
 template <typename T, typename X>
 auto AsWrapping(const X& x) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    return x.template cast<std::make_unsigned_t<T>>();
+    return x.template cast<WrappingType<T>>();
   } else {
     return x;
   }

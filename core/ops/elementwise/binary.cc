@@ -2,9 +2,16 @@
 // And Or Xor (bool), and Not. Caffe2 semantics (caffe2/operators/elementwise_ops_schema.cc,
 // elementwise_ops.h, pow_op.cc); broadcasting rules in elementwise_binary.h.
 //
-// Integer arithmetic wraps on overflow (two's complement) rather than being undefined; integer
-// division truncates toward zero as in C++, INT_MIN / -1 wraps to INT_MIN, and division by zero is
-// an error (Caffe2 would crash with SIGFPE).
+// Arithmetic takes float, double and every integer dtype parity stores (int8, int16, int32, int64,
+// uint8, uint16: ONNX's Add / Sub / Mul / Div; Caffe2 registered float, double, int32, int64).
+// Integer arithmetic wraps on overflow (two's complement, numpy's result: uint8 200 + 100 = 44)
+// rather than being undefined; integer division truncates toward zero as in C++ (for unsigned
+// operands that is numpy's floor division, ONNX's expected values), INT_MIN / -1 wraps to INT_MIN,
+// and division by zero is an error (Caffe2 would crash with SIGFPE).
+//
+// Pow also takes int32 and int64 (ONNX's Pow) with an exponent input of the same dtype, exactly:
+// repeated squaring with wrap-around (numpy's integer power: 3^21 in int32 is 3^21 mod 2^32); a
+// negative integer exponent is an error, as in numpy (its result is no integer).
 #include "core/ops/elementwise/binary.h"
 
 #include <cmath>
@@ -86,7 +93,8 @@ struct Types {
   template <typename T>
   static constexpr bool kSupports = kIsOneOf<T, Ts...>;
 };
-using ArithmeticTypes = Types<float, double, int32_t, int64_t>;
+using ArithmeticTypes =
+    Types<float, double, int32_t, int64_t, int8_t, int16_t, uint8_t, uint16_t>;
 
 struct AddFn : ArithmeticTypes, NoDataCheck {
   static constexpr simd::BinaryKind kSimd = simd::BinaryKind::kAdd;
@@ -121,9 +129,12 @@ struct MulFn : ArithmeticTypes, NoDataCheck {
 template <typename T>
 struct IntDivide {
   T operator()(T x, T y) const {
-    // x / -1 is the one quotient that overflows (INT_MIN / -1): negate with wrap-around instead.
-    if (y == -1) return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(x));
-    return x / y;
+    if constexpr (std::is_signed_v<T>) {
+      // x / -1 is the one quotient that overflows (INT_MIN / -1): negate with wrap-around instead.
+      using U = elementwise::WrappingType<T>;
+      if (y == T(-1)) return static_cast<T>(U(0) - static_cast<U>(x));
+    }
+    return static_cast<T>(x / y);
   }
 };
 
@@ -152,15 +163,39 @@ struct DivFn : ArithmeticTypes {
 
 template <typename T>
 struct PowOf {
-  T operator()(T x, T y) const { return std::pow(x, y); }
+  T operator()(T x, T y) const {
+    if constexpr (std::is_integral_v<T>) {
+      // Square-and-multiply in the unsigned type: the low bits of the exact power (wrap-around).
+      // y >= 0 here (PowFn::Check).
+      using U = elementwise::WrappingType<T>;
+      U base = static_cast<U>(x), result = 1;
+      for (T e = y; e > 0; e /= 2) {
+        if (e % 2 == 1) result *= base;
+        base *= base;
+      }
+      return static_cast<T>(result);
+    } else {
+      return std::pow(x, y);
+    }
+  }
 };
 
-struct PowFn : Types<float, double>, NoDataCheck {
+struct PowFn : Types<float, double, int32_t, int64_t> {
   template <typename T>
   using Out = T;
   template <typename T, typename X, typename Y>
   static auto Apply(const X& x, const Y& y) {
     return x.binaryExpr(y, PowOf<T>());
+  }
+  template <typename T>
+  static void Check(const T* b, int64_t count, const std::string& label) {
+    if constexpr (std::is_integral_v<T>) {
+      for (int64_t i = 0; i < count; ++i) {
+        PARITY_ENFORCE(b[i] >= 0, ErrorKind::kBadArgument, label,
+                       ": integer to a negative integer power (element ", i, " of B is ", b[i],
+                       "); numpy refuses it too");
+      }
+    }
   }
 };
 
@@ -252,7 +287,8 @@ OpSchema& BinaryOpSchema(OpSchema& schema) {
       .AllowInplace(inplace)                                                      \
       .DifferentiableInputs({0, 1})                                               \
       .ShapeInference(BinaryShape<Name##Fn>)                                      \
-      .Doc(doc " Dtypes float, double, int32, int64; output dtype = input dtype."); \
+      .Doc(doc " Dtypes float, double, int8, int16, int32, int64, uint8, uint16 (integers " \
+           "wrap on overflow); output dtype = input dtype.");                          \
   PARITY_REGISTER_CPU_OPERATOR(Name, BinaryOp<Name##Fn>)
 
 // Caffe2: Add, Sub and Mul may write over either input, Div only over A.
@@ -317,6 +353,9 @@ PARITY_LOGICAL_OP(Xor, "xor");
 // ---------------------------------------------------------------------------------------------
 // Pow: X ^ exponent, the exponent either the argument (one input) or a broadcast second input.
 
+// The one-input form's dtypes: its exponent is a float argument.
+using PowArgumentTypes = Types<float, double>;
+
 void CheckPowArity(int inputs, const ArgumentHelper& args) {
   PARITY_ENFORCE(inputs == 2 || args.Has("exponent"), ErrorKind::kBadArgument, args.op_label(),
                  ": with one input the argument 'exponent' is required");
@@ -339,9 +378,10 @@ class PowOp final : public Operator {
       return;
     }
     const Tensor& x = Input(0);
-    PARITY_ENFORCE(elementwise::Supports<PowFn>(x.dtype()), ErrorKind::kShapeMismatch, label(),
-                   ": unsupported dtype of X (", x.DebugString(), "); supported: ",
-                   elementwise::SupportedTypes<PowFn>());
+    PARITY_ENFORCE(elementwise::Supports<PowArgumentTypes>(x.dtype()), ErrorKind::kShapeMismatch,
+                   label(), ": unsupported dtype of X (", x.DebugString(),
+                   ") with the 'exponent' argument; supported: ",
+                   elementwise::SupportedTypes<PowArgumentTypes>());
     Tensor* y = Output(0);
     y->Resize(x.dims());
     const int64_t n = x.numel();
@@ -386,16 +426,18 @@ PARITY_OP_SCHEMA(Pow)
                        const std::vector<TensorType>& in) {
       CheckPowArity(def.input_size(), args);
       if (in.size() == 2) return BinaryShape<PowFn>(def, args, in);
-      PARITY_ENFORCE(elementwise::Supports<PowFn>(in[0].dtype), ErrorKind::kShapeMismatch,
-                     args.op_label(), ": unsupported dtype of X (", TensorTypeString(in[0]),
-                     "); supported: ", elementwise::SupportedTypes<PowFn>());
+      PARITY_ENFORCE(elementwise::Supports<PowArgumentTypes>(in[0].dtype),
+                     ErrorKind::kShapeMismatch, args.op_label(), ": unsupported dtype of X (",
+                     TensorTypeString(in[0]), ") with the 'exponent' argument; supported: ",
+                     elementwise::SupportedTypes<PowArgumentTypes>());
       return std::vector<TensorType>{in[0]};
     })
-    .InputDoc(0, "X", "Base (float or double).")
+    .InputDoc(0, "X", "Base: float or double; int32 or int64 with an exponent input.")
     .InputDoc(1, "exponent", "Optional exponent tensor, broadcast against X like Add's B.")
     .OutputDoc(0, "Y", "X raised to the exponent elementwise.")
     .Doc("Y = X ^ exponent elementwise (std::pow); the exponent is the `exponent` argument or a "
-         "second input broadcast as in Add.");
+         "second input broadcast as in Add. Integer powers (int32, int64, exponent input of the "
+         "same dtype) are exact with wrap-around; a negative integer exponent is an error.");
 PARITY_REGISTER_CPU_OPERATOR(Pow, PowOp);
 
 // ---------------------------------------------------------------------------------------------

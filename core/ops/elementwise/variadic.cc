@@ -5,8 +5,9 @@
 //
 // Max and Min propagate NaN (a NaN in any input gives NaN), as numpy's maximum / minimum do. Pytorch's
 // Caffe2 requires equal shapes for Max / Min; parity broadcasts, which agrees wherever Caffe2
-// accepts the inputs. Caffe2 registers them for float; parity also takes double, int32 and int64
-// (ONNX's Max / Min; the reference agrees).
+// accepts the inputs. Caffe2 registers them for float; parity also takes double and every integer
+// dtype it stores (int8, int16, int32, int64, uint8, uint16: ONNX's Max / Min; the reference
+// agrees).
 #include <cstring>
 #include <limits>
 #include <string>
@@ -75,7 +76,10 @@ struct MinFn {
   }
 };
 
-constexpr char kMinMaxTypes[] = "float, double, int32, int64";
+constexpr char kMinMaxTypes[] = "float, double, int8, int16, int32, int64, uint8, uint16";
+
+// The C++ types of kMinMaxTypes, for CheckVariadicTypes and the kernel's dispatch.
+#define PARITY_MINMAX_TYPES float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
 
 template <class Fn>
 class MinMaxOp final : public Operator {
@@ -90,7 +94,7 @@ class MinMaxOp final : public Operator {
       dtypes_.push_back(Input(i).dtype());
       dims_.push_back(&Input(i).dims());
     }
-    CheckVariadicTypes<float, double, int32_t, int64_t>(
+    CheckVariadicTypes<PARITY_MINMAX_TYPES>(
         dtypes_, [&](size_t i) { return Input(static_cast<int>(i)).DebugString(); }, label(),
         kMinMaxTypes);
     std::vector<int64_t> out_dims = VariadicBroadcast(dims_, label());
@@ -105,7 +109,7 @@ class MinMaxOp final : public Operator {
     out->Resize(out_dims);
     elementwise::VisitType(x0.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      if constexpr (elementwise::kIsOneOf<T, float, double, int32_t, int64_t>) Compute<T>(out);
+      if constexpr (elementwise::kIsOneOf<T, PARITY_MINMAX_TYPES>) Compute<T>(out);
     });
   }
 
@@ -154,7 +158,7 @@ class MinMaxOp final : public Operator {
 
 std::vector<TensorType> MinMaxShape(const caffe2::OperatorDef& def, const ArgumentHelper& args,
                                     const std::vector<TensorType>& in) {
-  CheckVariadicTypes<float, double, int32_t, int64_t>(
+  CheckVariadicTypes<PARITY_MINMAX_TYPES>(
       DtypesOf(in), [&](size_t i) { return TensorTypeString(in[i]); }, args.op_label(),
       kMinMaxTypes);
   std::vector<const std::vector<int64_t>*> dims;
@@ -176,13 +180,14 @@ std::vector<TensorType> MinMaxShape(const caffe2::OperatorDef& def, const Argume
       .ShapeInference(MinMaxShape)                                                             \
       .InputDoc(0, "X0", "First input; further inputs X1, X2, ... of the same dtype.")         \
       .OutputDoc(0, "Y", "The elementwise " what " over all inputs, in their broadcast shape.") \
-      .Doc("Elementwise " what " of any number of float, double, int32 or int64 inputs with " \
-           "numpy broadcasting; NaN propagates.");                                             \
+      .Doc("Elementwise " what " of any number of inputs of one dtype (float, double, int8, " \
+           "int16, int32, int64, uint8, uint16) with numpy broadcasting; NaN propagates.");     \
   PARITY_REGISTER_CPU_OPERATOR(Name, MinMaxOp<Name##Fn>)
 
 PARITY_MINMAX_OP(Max, "maximum");
 PARITY_MINMAX_OP(Min, "minimum");
 #undef PARITY_MINMAX_OP
+#undef PARITY_MINMAX_TYPES
 
 // ---------------------------------------------------------------------------------------------
 // Sum, Mean: inputs of one shape.

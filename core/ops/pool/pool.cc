@@ -1,4 +1,5 @@
-// MaxPool and AveragePool: 2-D pooling, NCHW, float and double, after Caffe2's pool_op.h / .cc
+// MaxPool and AveragePool: 2-D pooling, NCHW, float and double (MaxPool also int8 and uint8, as
+// ONNX's: a maximum needs no arithmetic), after Caffe2's pool_op.h / .cc
 // (the newer version with count_include_pad). Geometry arguments and output size:
 // conv_geometry.h; each pad must be smaller than the kernel, and with a dilation (taps every
 // dilation-th element, as ONNX's MaxPool / AveragePool `dilations`; Caffe2 pools took none) every
@@ -61,6 +62,27 @@ void MaxPool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometr
   });
 }
 
+// MaxPool with its optional second output: indices[i] is the flat index in X (N * C * H * W,
+// row-major: plane * H * W + h * W + w) of the element y[i] holds, the one WindowArgMax picks
+// (ONNX's MaxPool Indices with storage_order 0; padding is never an index).
+template <typename T>
+void MaxPoolWithIndices(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
+                        int64_t out_h, int64_t out_w, T* y, int64_t* indices) {
+  const PoolPlan plan(g, H, W, out_h, out_w);
+  ParallelFor(0, planes, GrainFor(PoolPlaneWork(g, H, W, out_h, out_w)),
+              [&](int64_t first, int64_t last) {
+                for (int64_t p = first; p < last; ++p) {
+                  const T* plane = x + p * H * W;
+                  const int64_t o = p * out_h * out_w;
+                  for (int64_t i = 0; i < out_h * out_w; ++i) {
+                    const int64_t k = WindowArgMax(plane, W, plan.Window(i / out_w, i % out_w));
+                    y[o + i] = plane[k];
+                    indices[o + i] = p * H * W + k;
+                  }
+                }
+              });
+}
+
 template <typename T>
 void AveragePool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
                  int64_t out_h, int64_t out_w, bool count_include_pad, T* y) {
@@ -73,6 +95,22 @@ void AveragePool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeo
                   }
                   return sum * (T(1) / static_cast<T>(AverageCount(g, count_include_pad, win)));
                 });
+}
+
+// Calls fn(T{}) for the dtypes the pool computes in: float and double, and for MaxPool int8 and
+// uint8; kShapeMismatch naming the op and X otherwise.
+template <bool kAverage, typename Fn>
+void DispatchPoolType(DataType dtype, const std::string& label, const std::vector<int64_t>& dims,
+                      Fn&& fn) {
+  if constexpr (!kAverage) {
+    if (dtype == DataType::kInt8) return fn(int8_t{});
+    if (dtype == DataType::kUint8) return fn(uint8_t{});
+    PARITY_ENFORCE(IsFloatingDataType(dtype) && dtype != DataType::kFloat16,
+                   ErrorKind::kShapeMismatch, label,
+                   ": takes float, double, int8 or uint8 tensors, got X ", DataTypeName(dtype),
+                   " ", ShapeString(dims));
+  }
+  DispatchFloatOrDouble(dtype, label, "X", dims, fn);
 }
 
 template <bool kAverage>
@@ -90,13 +128,21 @@ class PoolOp final : public Operator {
     EnforceWindowsCoverInput(label(), g, X.dim(2), X.dim(3), y_dims_[2], y_dims_[3]);
     Tensor* Y = Output(0);
     Y->Resize(y_dims_);
-    DispatchFloatOrDouble(X.dtype(), label(), "X", X.dims(), [&](auto zero) {
+    Tensor* indices = nullptr;
+    if (OutputSize() == 2) {
+      indices = Output(1);
+      indices->Resize(y_dims_);
+    }
+    DispatchPoolType<kAverage>(X.dtype(), label(), X.dims(), [&](auto zero) {
       using T = decltype(zero);
       const T* x = X.data<T>();
       T* y = Y->mutable_data<T>();
       const int64_t planes = X.dim(0) * X.dim(1);
       if constexpr (kAverage) {
         AveragePool(x, planes, X.dim(2), X.dim(3), g, Y->dim(2), Y->dim(3), count_include_pad_, y);
+      } else if (indices != nullptr) {
+        MaxPoolWithIndices(x, planes, X.dim(2), X.dim(3), g, Y->dim(2), Y->dim(3), y,
+                           indices->mutable_data<int64_t>());
       } else {
         MaxPool(x, planes, X.dim(2), X.dim(3), g, Y->dim(2), Y->dim(3), y);
       }
@@ -109,7 +155,8 @@ class PoolOp final : public Operator {
   std::vector<int64_t> y_dims_;
 };
 
-std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const ArgumentHelper& args,
+template <bool kAverage>
+std::vector<TensorType> PoolInference(const caffe2::OperatorDef& def, const ArgumentHelper& args,
                                       const std::vector<TensorType>& in) {
   ConvGeometry g = ParseConvGeometry(args, ConvKind::kPool);
   TensorType y;
@@ -117,7 +164,8 @@ std::vector<TensorType> PoolInference(const caffe2::OperatorDef&, const Argument
   ConvOutputDims(args.op_label(), in[0].dims, in[0].dims.size() > 1 ? in[0].dims[1] : 0, &g,
                  &y.dims);
   EnforceWindowsCoverInput(args.op_label(), g, in[0].dims[2], in[0].dims[3], y.dims[2], y.dims[3]);
-  DispatchFloatOrDouble(in[0].dtype, args.op_label(), "X", in[0].dims, [](auto) {});
+  DispatchPoolType<kAverage>(in[0].dtype, args.op_label(), in[0].dims, [](auto) {});
+  if (def.output_size() == 2) return {y, TensorType{DataType::kInt64, y.dims}};
   return {y};
 }
 
@@ -143,19 +191,26 @@ OpSchema& PoolSchema(OpSchema& schema) {
       .NumOutputs(1)
       .Apply(PoolArgs)
       .DifferentiableInputs({0})
-      .ShapeInference(PoolInference)
-      .InputDoc(0, "X", "Input [N, C, H, W], float or double.")
+      .InputDoc(0, "X", "Input [N, C, H, W]: float or double (MaxPool also int8, uint8).")
       .OutputDoc(0, "Y", "Output [N, C, out_h, out_w].");
 }
 
 PARITY_OP_SCHEMA(MaxPool)
     .Apply(PoolSchema)
+    .NumOutputs(1, 2)
+    .ShapeInference(PoolInference<false>)
+    .OutputDoc(1, "Indices",
+               "Optional, int64 [N, C, out_h, out_w]: the flat row-major index in X (over "
+               "N * C * H * W) of each output's element (ONNX's MaxPool Indices, storage_order "
+               "0).")
     .Doc("2-D max pooling (NCHW). Padding never wins; among equal maxima the first in scan "
-         "order (row-major within the window) is the one selected (for the gradient).");
+         "order (row-major within the window) is the one selected (for the gradient, and the "
+         "optional Indices output).");
 PARITY_REGISTER_CPU_OPERATOR(MaxPool, PoolOp<false>);
 
 PARITY_OP_SCHEMA(AveragePool)
     .Apply(PoolSchema)
+    .ShapeInference(PoolInference<true>)
     .Apply(CountIncludePadArg)
     .Doc("2-D average pooling (NCHW) over each window clipped to the image.");
 PARITY_REGISTER_CPU_OPERATOR(AveragePool, PoolOp<true>);

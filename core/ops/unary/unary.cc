@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include "core/operator.h"
@@ -54,12 +55,20 @@ bool TryDirect(const float* in, float* out, int64_t n) {
   }
 }
 
+// Whether Fn has `void CheckDtype(DataType, const std::string& label) const`: arguments that are
+// valid for some dtypes only (Clip's bounds on integers).
+template <class Fn, class = void>
+struct HasCheckDtype : std::false_type {};
+template <class Fn>
+struct HasCheckDtype<Fn, std::void_t<decltype(&Fn::CheckDtype)>> : std::true_type {};
+
 // X is Tensor (kernels) or TensorType (shape inference).
 template <class Fn, class X>
-void CheckUnaryType(const X& x, const std::string& label) {
+void CheckUnaryType(const Fn& fn, const X& x, const std::string& label) {
   PARITY_ENFORCE(elementwise::Supports<Fn>(elementwise::DtypeOf(x)), ErrorKind::kShapeMismatch,
                  label, ": unsupported dtype of X (", elementwise::Describe(x),
                  "); supported: ", elementwise::SupportedTypes<Fn>());
+  if constexpr (HasCheckDtype<Fn>::value) fn.CheckDtype(elementwise::DtypeOf(x), label);
 }
 
 // Y = Fn(X), same dims and dtype. Fn is built from the op's arguments once, at construction.
@@ -70,7 +79,7 @@ class UnaryOp final : public Operator {
 
   void Run() override {
     const Tensor& x = Input(0);
-    CheckUnaryType<Fn>(x, label());
+    CheckUnaryType(fn_, x, label());
     Tensor* y = Output(0);
     elementwise::ResizeTo(y, x.dims());
     const int64_t n = x.numel();
@@ -111,9 +120,8 @@ class UnaryOp final : public Operator {
 template <class Fn>
 std::vector<TensorType> UnaryShape(const caffe2::OperatorDef&, const ArgumentHelper& args,
                                    const std::vector<TensorType>& in) {
-  CheckUnaryType<Fn>(in[0], args.op_label());
   Fn check_arguments(args);  // argument errors (e.g. Clip's min > max) surface here too
-  (void)check_arguments;
+  CheckUnaryType(check_arguments, in[0], args.op_label());
   return {in[0]};
 }
 
@@ -324,7 +332,14 @@ struct AbsFn : NoArgs {
   }
 };
 
-struct ClipFn : FloatTypes {
+// Clip takes float, double and the integer dtypes (ONNX's Clip; Caffe2's was float only). The
+// bounds are float arguments: on an integer X each given bound must be a whole number (a
+// fractional bound has no integer result to clamp to), and one outside X's range saturates to it
+// (int8 with min = -1000 has no effective lower bound).
+struct ClipFn {
+  template <typename T>
+  static constexpr bool kSupports =
+      kIsOneOf<T, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t>;
   explicit ClipFn(const ArgumentHelper& args)
       : has_min(args.Has("min")),
         has_max(args.Has("max")),
@@ -333,12 +348,34 @@ struct ClipFn : FloatTypes {
     PARITY_ENFORCE(!(min > max), ErrorKind::kBadArgument, args.op_label(),
                    ": argument 'min' = ", min, " is greater than 'max' = ", max);
   }
+  void CheckDtype(DataType dtype, const std::string& label) const {
+    if (IsFloatingDataType(dtype)) return;
+    for (const auto& [given, name, value] :
+         {std::tuple{has_min, "min", min}, std::tuple{has_max, "max", max}}) {
+      PARITY_ENFORCE(!given || std::floor(value) == value, ErrorKind::kBadArgument, label,
+                     ": argument '", name, "' = ", value, " is not a whole number, but X is ",
+                     DataTypeName(dtype));
+    }
+  }
+  // A whole-number bound in T's range (saturated), or T's own limit for an absent bound.
+  template <typename T>
+  static T Bound(bool given, double value, T absent) {
+    if (!given || std::is_floating_point_v<T>) return given ? static_cast<T>(value) : absent;
+    if (value <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+      return std::numeric_limits<T>::lowest();
+    }
+    // int64's max rounds up to 2^63 as a double: >= catches it before the cast would overflow.
+    if (value >= static_cast<double>(std::numeric_limits<T>::max())) {
+      return std::numeric_limits<T>::max();
+    }
+    return static_cast<T>(value);
+  }
   // min(max(x, lo), hi); an absent bound is the dtype's lowest / largest value (Caffe2's
   // numeric_limits defaults, which the schema states for float).
   template <typename T, typename X>
   auto Apply(const X& x) const {
-    const T lo = has_min ? static_cast<T>(min) : std::numeric_limits<T>::lowest();
-    const T hi = has_max ? static_cast<T>(max) : std::numeric_limits<T>::max();
+    const T lo = Bound<T>(has_min, min, std::numeric_limits<T>::lowest());
+    const T hi = Bound<T>(has_max, max, std::numeric_limits<T>::max());
     return x.binaryExpr(Array<T>::Constant(x.size(), lo), elementwise::MaxNaN<T>())
         .binaryExpr(Array<T>::Constant(x.size(), hi), elementwise::MinNaN<T>());
   }
@@ -432,7 +469,9 @@ PARITY_OP_SCHEMA(Clip)
     .Arg("max", ArgType::kFloat, static_cast<double>(FLT_MAX),
          "Upper bound (absent: the largest value of X's dtype).")
     .ShapeInference(UnaryShape<ClipFn>)
-    .Doc("Y = min(max(X, min), max) elementwise; min > max is an error.");
+    .Doc("Y = min(max(X, min), max) elementwise; min > max is an error. Float, double and the "
+         "integer dtypes (int8, int16, int32, int64, uint8, uint16); on integers a bound must be "
+         "a whole number and saturates to X's range.");
 PARITY_REGISTER_CPU_OPERATOR(Clip, UnaryOp<ClipFn>);
 
 PARITY_OP_SCHEMA(Scale)
