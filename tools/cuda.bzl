@@ -29,7 +29,12 @@ NVCC_FLAGS = [
 ] + CUDA_ARCH_FLAGS
 
 def cuda_library(name, srcs, hdrs = [], deps = [], **kwargs):
-    """A cc_library of nvcc-compiled `srcs` (.cu) under --define=parity_cuda=1, else empty."""
+    """A cc_library of nvcc-compiled `srcs` (.cu) under --define=parity_cuda=1, else empty.
+
+    `hdrs` are the headers the .cu files include; nvcc sees them, but they are not exported: the
+    code calling the kernels lists them among its own srcs, so that editing a kernel header
+    recompiles that code and not every target above it.
+    """
     archive = "lib%s_nvcc.lo" % name
     objects = []
     commands = []
@@ -62,7 +67,6 @@ def cuda_library(name, srcs, hdrs = [], deps = [], **kwargs):
             "//gpu:cuda_build": [":" + archive],
             "//conditions:default": [],
         }),
-        hdrs = hdrs,
         deps = select({
             "//gpu:cuda_build": deps + ["//third_party:cuda"],
             "//conditions:default": deps,
