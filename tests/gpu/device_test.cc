@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include "core/net.h"
 #include "core/proto/error.h"
 #include "core/tensor.h"
+#include "core/workspace.h"
+#include "tests/test_util.h"
 
 namespace parity::gpu {
 namespace {
@@ -39,6 +42,24 @@ TEST(DeviceTest, DeviceTensorWithoutDeviceIsAClearError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnknownOp);
     EXPECT_NE(std::string(e.what()).find(CudaBuild() ? "no CUDA device" : "allocator"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A CPU op handed a tensor in device memory refuses it instead of reading a device pointer on the
+// host. The tensor holds no data, so this runs without a device.
+TEST(DeviceTest, CpuOpRefusesADeviceTensor) {
+  Workspace ws;
+  *ws.CreateTensor("x") = Tensor(Device{kCudaDeviceType, 0});
+  caffe2::NetDef net;
+  *net.add_op() = testing::MakeOp("Relu", {"x"}, {"y"});
+  try {
+    ws.RunNetOnce(net);
+    FAIL() << "a CPU op ran on a device tensor";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadArgument);
+    EXPECT_NE(std::string(e.what()).find("input 'x' is in the memory of device type 1"),
               std::string::npos)
         << e.what();
   }
