@@ -1,54 +1,15 @@
 // FC, FCTransposed, MatMul and BatchMatMul on the device through cuBLAS (f32, no TF32: see
 // context.cc). Sizes and errors come from the CPU kernels' shape functions (core/ops/linalg).
-//
-// cuBLAS is column-major and parity row-major: a row-major Y[M, N] = op(A) op(B) is the
-// column-major Y^T[N, M] = op(B)^T op(A)^T, so every call passes B before A and N before M.
 #include <climits>
 #include <vector>
 
 #include "core/ops/linalg/linalg.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/kernels/kernels.h"
+#include "gpu/ops/gemm.h"
 
 namespace parity::gpu {
 namespace {
-
-// cuBLAS takes int sizes; larger products are refused rather than truncated.
-int CheckedInt(const std::string& label, const char* what, int64_t value) {
-  PARITY_ENFORCE(value <= INT_MAX, ErrorKind::kResourceLimit, label, ": ", what, " = ", value,
-                 " exceeds cuBLAS's int range");
-  return static_cast<int>(value);
-}
-
-struct GemmCall {
-  bool trans_a = false, trans_b = false;
-  int64_t M = 0, N = 0, K = 0;
-  float beta = 0.0f;
-};
-
-// Y[M, N] (+)= op(A)[M, K] op(B)[K, N] for `batch` products with element strides between them
-// (0: the same matrix for every product).
-void StridedBatchedGemm(const std::string& label, cublasHandle_t handle, const GemmCall& g,
-                        const float* a, int64_t stride_a, const float* b, int64_t stride_b,
-                        float* y, int64_t stride_y, int64_t batch) {
-  if (g.M == 0 || g.N == 0 || batch == 0) return;
-  const int m = CheckedInt(label, "M", g.M), n = CheckedInt(label, "N", g.N);
-  const int k = CheckedInt(label, "K", g.K);
-  const float alpha = 1.0f;
-  const int lda = g.trans_a ? m : k;
-  const int ldb = g.trans_b ? k : n;
-  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (batch == 1) {
-    CublasCheck(cublasSgemm(handle, op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &g.beta, y, n),
-                "cublasSgemm");
-    return;
-  }
-  CublasCheck(cublasSgemmStridedBatched(handle, op_b, op_a, n, m, k, &alpha, b, ldb, stride_b, a,
-                                        lda, stride_a, &g.beta, y, n, stride_y,
-                                        CheckedInt(label, "batch", batch)),
-              "cublasSgemmStridedBatched");
-}
 
 template <bool kTransposedWeight>
 class FullyConnectedCudaOp final : public CudaOperator {
@@ -69,7 +30,7 @@ class FullyConnectedCudaOp final : public CudaOperator {
     kernels::FillRows(b.data<float>(), out, s.M, s.N, stream());
     CheckLaunch();
     GemmCall g{false, !kTransposedWeight, s.M, s.N, s.K, 1.0f};
-    StridedBatchedGemm(label(), context().cublas(), g, x.data<float>(), 0, w.data<float>(), 0,
+    StridedBatchedGemm(label(), context(), g, x.data<float>(), 0, w.data<float>(), 0,
                        out, 0, 1);
   }
 
@@ -101,13 +62,8 @@ class MatMulCudaOp final : public CudaOperator {
     Tensor* y = DeviceOutput(0);
     y->Resize(y_dims_);
     float* out = y->mutable_data<float>();
-    if (s.K == 0) {  // an empty sum: cuBLAS with k = 0 leaves Y unwritten under beta = 0
-      kernels::FillFloat(0.0f, out, y->numel(), stream());
-      CheckLaunch();
-      return;
-    }
     GemmCall g{trans_a_, trans_b_, s.M, s.N, s.K, 0.0f};
-    StridedBatchedGemm(label(), context().cublas(), g, a.data<float>(), 0, b.data<float>(), 0,
+    StridedBatchedGemm(label(), context(), g, a.data<float>(), 0, b.data<float>(), 0,
                        out, 0, 1);
   }
 
@@ -138,11 +94,6 @@ class BatchMatMulCudaOp final : public CudaOperator {
     float* out = y->mutable_data<float>();
     const BatchMatMulPlan& p = plan_;
     if (p.y_batch == 0 || p.M == 0 || p.N == 0) return;
-    if (p.K == 0) {
-      kernels::FillFloat(0.0f, out, y->numel(), stream());
-      CheckLaunch();
-      return;
-    }
     const int64_t a_size = p.M * p.K, b_size = p.K * p.N, y_size = p.M * p.N;
     GemmCall g{p.trans_a, p.trans_b, p.M, p.N, p.K, 0.0f};
     // One strided-batched call where each operand either walks every batch or is one matrix
@@ -150,7 +101,7 @@ class BatchMatMulCudaOp final : public CudaOperator {
     // batch dims takes one GEMM per output batch.
     const bool a_walks = p.a_batch == p.y_batch, b_walks = p.b_batch == p.y_batch;
     if ((a_walks || p.a_batch == 1) && (b_walks || p.b_batch == 1)) {
-      StridedBatchedGemm(label(), context().cublas(), g, a.data<float>(),
+      StridedBatchedGemm(label(), context(), g, a.data<float>(),
                          p.a_batch == 1 ? 0 : a_size, b.data<float>(), p.b_batch == 1 ? 0 : b_size,
                          out, y_size, p.y_batch);
       return;
@@ -164,7 +115,7 @@ class BatchMatMulCudaOp final : public CudaOperator {
         a_index += coord * p.a_strides[d];
         b_index += coord * p.b_strides[d];
       }
-      StridedBatchedGemm(label(), context().cublas(), g, a.data<float>() + a_index * a_size, 0,
+      StridedBatchedGemm(label(), context(), g, a.data<float>() + a_index * a_size, 0,
                          b.data<float>() + b_index * b_size, 0, out + i * y_size, 0, 1);
     }
   }

@@ -27,7 +27,8 @@ Tensor Values(std::vector<int64_t> dims, float start, float step) {
 
 // Kernels are registered in CUDA builds only; `parity ops` shows them in its cuda column.
 TEST(CudaRegistry, KernelsRegisteredExactlyInCudaBuilds) {
-  for (const char* type : {"FC", "FCTransposed", "MatMul", "BatchMatMul", "Relu", "Add", "Div",
+  for (const char* type : {"FC", "FCTransposed", "FCGradient", "FCTransposedGradient", "MatMul",
+                           "BatchMatMul", "Relu", "Add", "Div",
                            "Softmax", "ReduceSum", "ReduceMean", "CopyCPUToGPU", "CopyGPUToCPU",
                            "EnsureCPUOutput"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
@@ -124,6 +125,20 @@ TEST(DeviceChecks, Gemms) {
   EXPECT_TRUE(oracles::DeviceChecks(
       MakeOp("BatchMatMul", {"a", "b"}, {"y"}, {{"broadcast", 1}}),
       {{"a", Values({2, 1, 4, 6}, -1, 0.1f)}, {"b", Values({3, 6, 5}, -0.5f, 0.07f)}}));
+}
+
+TEST(DeviceChecks, FcGradients) {
+  SKIP_WITHOUT_DEVICE();
+  for (const char* type : {"FCGradient", "FCTransposedGradient"}) {
+    const bool transposed = std::string(type) == "FCTransposedGradient";
+    EXPECT_TRUE(oracles::DeviceChecks(
+        MakeOp(type, {"x", "w", "dy"}, {"dw", "db", "dx"}),
+        {{"x", Values({4, 6}, -1, 0.1f)},
+         {"w", Values(transposed ? std::vector<int64_t>{6, 5} : std::vector<int64_t>{5, 6},
+                      -0.5f, 0.07f)},
+         {"dy", Values({4, 5}, 0.2f, -0.05f)}}))
+        << type;
+  }
 }
 
 TEST(DeviceChecks, SoftmaxAndReductions) {

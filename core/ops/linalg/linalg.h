@@ -26,6 +26,13 @@ FcSizes FcShape(const std::string& label, bool transposed_weight, int64_t axis, 
 // and on their gradients', which receive the forward op's arguments.
 OpSchema& FcArgs(OpSchema& schema);
 
+// FCGradient's sizes: X and W coerced as the forward op does, and dY holding M x N values
+// (kShapeMismatch otherwise). Shared with the CUDA kernel.
+FcSizes FcGradientShape(const std::string& label, bool transposed_weight, int64_t axis,
+                        int64_t axis_w, const std::vector<int64_t>& x,
+                        const std::vector<int64_t>& w, const std::vector<int64_t>& dy,
+                        std::vector<int64_t>* y_dims);
+
 // MatMul's sizes: A coerced to 2-D at axis_a, B at axis_b, optionally transposed; Y's dims are
 // [M, N] or shape_like's. Shared with the CUDA kernel (gpu/ops), so both raise the same errors.
 struct MatMulSizes {
