@@ -50,9 +50,29 @@ NetBase::NetBase(const caffe2::NetDef& def, Workspace* ws) : def_(WithNetDeviceO
   }
 }
 
+namespace {
+
+// A CPU kernel handed a tensor in device memory would read it through a host pointer and crash:
+// device tensors reach CPU ops only through CopyGPUToCPU / EnsureCPUOutput (run on the device).
+void EnforceHostInputs(const Operator& op) {
+  if (op.device().type != kCpuDeviceType) return;
+  for (int i = 0; i < op.InputSize(); ++i) {
+    const Blob* blob = op.InputBlob(i);
+    if (!blob->IsTensor()) continue;
+    const Device device = blob->GetTensor().device();
+    PARITY_ENFORCE(device.type == kCpuDeviceType, ErrorKind::kBadArgument, "input '",
+                   op.InputName(i), "' is in the memory of device type ", device.type, " (id ",
+                   device.id, ") but the op runs on the CPU (copy it with CopyGPUToCPU, or give "
+                   "the op that device's DeviceOption)");
+  }
+}
+
+}  // namespace
+
 void NetBase::RunOp(int index) {
   try {
     RunningOpScope running(&def_.op(index), index);  // for crash reports (core/running_op.h)
+    EnforceHostInputs(*ops_[index]);
     ops_[index]->Run();
     ops_[index]->CommitAliasedOutputs();
   } catch (Error& error) {

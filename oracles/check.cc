@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/proto/error.h"
+#include "gpu/device.h"
 #include "oracles/backend.h"
 #include "oracles/finding.h"
 #include "oracles/op_facts.h"
@@ -13,8 +14,13 @@
 namespace parity::oracles {
 
 const std::vector<std::string>& DefaultOracles() {
-  static const auto* oracles = new std::vector<std::string>{
-      "validity", "forward", "gradient", "determinism", "roundtrip", "shape", "transform"};
+  static const auto* oracles = [] {
+    auto* names = new std::vector<std::string>{
+        "validity", "forward", "gradient", "determinism", "roundtrip", "shape", "transform"};
+    // CPU vs GPU joins wherever a device can run it (issue 19).
+    if (gpu::DeviceCount() > 0) names->push_back("device");
+    return names;
+  }();
   return *oracles;
 }
 
@@ -27,6 +33,7 @@ std::vector<std::string> BackendsCompared(const std::string& oracle, const std::
   }
   if (oracle == "shape") return {backend, kReferenceF32};
   if (oracle == "validity") return {backend, kReference};
+  if (oracle == "device") return {backend, "production-cuda", kReference, kReferenceF32};
   return {backend};
 }
 
@@ -70,6 +77,13 @@ void EnforceKnownOracles(const std::vector<std::string>& names) {
     std::string known;
     for (const auto& n : OracleNames()) known += (known.empty() ? "" : ", ") + n;
     throw MakeError(ErrorKind::kBadArgument, "unknown oracle '", name, "' (known: ", known, ")");
+  }
+  // Asked for by name where it cannot run: a usage error (exit 2), not a clean check. In a
+  // campaign's default list it never appears without a device (DefaultOracles).
+  for (const std::string& name : names) {
+    PARITY_ENFORCE(name != "device" || gpu::DeviceCount() > 0, ErrorKind::kBadArgument,
+                   "the device oracle needs a CUDA device: no CUDA device: ",
+                   gpu::NoDeviceReason());
   }
 }
 

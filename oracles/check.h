@@ -20,7 +20,8 @@
 
 namespace parity::oracles {
 
-// The oracles a check runs when none are named: forward, gradient, determinism, roundtrip, shape.
+// The oracles a check runs when none are named: validity, forward, gradient, determinism,
+// roundtrip, shape, transform, and device where a CUDA device is present.
 const std::vector<std::string>& DefaultOracles();
 
 struct CheckRequest {

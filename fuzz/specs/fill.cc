@@ -86,6 +86,10 @@ PARITY_OP_SPEC(CopyGPUToCPU)
     .Tolerance("exact")
     .ConsumesIntermediates(true)
     .Make([](const Primary* p) { return MakeCopy("CopyGPUToCPU", p); });
+PARITY_OP_SPEC(EnsureCPUOutput)
+    .Tolerance("exact")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) { return MakeCopy("EnsureCPUOutput", p); });
 
 // Range: one, two or three one-element inputs (dims [] or [1]) of float, double, int32 or int64,
 // integer values (a float quotient of integers is exact, so ceil gives one length everywhere);

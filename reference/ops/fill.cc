@@ -257,6 +257,7 @@ void RegisterFillOps(Registry* r) {
   // Between host and device memory: the reference has only one memory.
   r->Add({"CopyCPUToGPU", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)});
   r->Add({"CopyGPUToCPU", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)});
+  r->Add({"EnsureCPUOutput", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Copy)});
   r->Add({"Alias", 1, 1, 1, 1, {}, PARITY_REF_KERNEL(Alias)});
 }
 

@@ -31,7 +31,7 @@ const char* const kOpSet[] = {
     // Fills and plumbing.
     "ConstantFill", "GivenTensorFill", "GivenTensorDoubleFill", "GivenTensorIntFill",
     "GivenTensorInt64Fill", "GivenTensorBoolFill", "UniformFill", "GaussianFill", "XavierFill",
-    "Copy", "CopyCPUToGPU", "CopyGPUToCPU", "Alias",
+    "Copy", "CopyCPUToGPU", "CopyGPUToCPU", "EnsureCPUOutput", "Alias",
     // Fused inference ops (the fuse_relu transform).
     "FCRelu", "ConvRelu",
     // RNN cells.

@@ -363,6 +363,14 @@ PARITY_OP_SCHEMA(CopyGPUToCPU)
     .Doc("Copies a tensor from the GPU to the CPU (an identity copy on the CPU).");
 PARITY_REGISTER_CPU_OPERATOR(CopyGPUToCPU, CopyOp);
 
+PARITY_OP_SCHEMA(EnsureCPUOutput)
+    .Apply(DeviceCopySchema)
+    .InputDoc(0, "input", "A tensor on any device.")
+    .OutputDoc(0, "output", "Its copy in host memory.")
+    .Doc("Copies a tensor to the CPU wherever it is (Caffe2's EnsureCPUOutput; an identity copy "
+         "on the CPU).");
+PARITY_REGISTER_CPU_OPERATOR(EnsureCPUOutput, CopyOp);
+
 PARITY_OP_SCHEMA(Alias)
     .NumInputs(1)
     .NumOutputs(1)

@@ -26,6 +26,12 @@ PARITY_REGISTER_GRADIENT(CopyGPUToCPU, [](GradientContext& g) {
   return Ops{g.Op("CopyCPUToGPU", {g.GO(0)}, {g.GI(0)})};
 });
 
+// A copy to the CPU from wherever the input is: its gradient is a plain copy (the values are the
+// identity's; where the gradient lands is the device inference's business, as for Copy).
+PARITY_REGISTER_GRADIENT(EnsureCPUOutput, [](GradientContext& g) {
+  return Ops{g.Op("Copy", {g.GO(0)}, {g.GI(0)})};
+});
+
 PARITY_REGISTER_GRADIENT(Alias, [](GradientContext& g) {
   g.SetGI(0, g.GO(0));
   return Ops{};

@@ -191,9 +191,7 @@ PARITY_REGISTER_CPU_OPERATOR(FCRelu, FullyConnectedOp<false, true>);
 // [M, N]. An optional third input only gives Y its dims (Caffe2 uses it in the gradient to restore
 // an input's shape); its element count must be M * N.
 
-struct MatMulSizes {
-  int64_t M = 0, N = 0, K = 0;
-};
+}  // namespace
 
 MatMulSizes MatMulShape(const std::string& label, int64_t axis_a, int64_t axis_b, bool trans_a,
                         bool trans_b, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
@@ -221,6 +219,8 @@ MatMulSizes MatMulShape(const std::string& label, int64_t axis_a, int64_t axis_b
   }
   return s;
 }
+
+namespace {
 
 class MatMulOp final : public Operator {
  public:
@@ -294,13 +294,7 @@ PARITY_REGISTER_CPU_OPERATOR(MatMul, MatMulOp);
 // Divergence from Caffe2: for B 1-D with trans_a=1, Caffe2 sizes Y as A.dims[:-1], which holds K
 // (not M) entries per batch and is wrong whenever M != K; parity gives A.dims[:-2] + [M].
 
-struct BatchMatMulPlan {
-  int64_t M = 0, N = 0, K = 0;
-  bool trans_a = false, trans_b = false;  // effective: a 1-D operand is never transposed
-  int64_t a_batch = 1, b_batch = 1, y_batch = 1;
-  // Per broadcast batch dim: Y's size and A's / B's stride in matrices (0 where broadcast).
-  std::vector<int64_t> y_batch_dims, a_strides, b_strides;
-};
+}  // namespace
 
 void PlanBatchMatMul(const std::string& label, const std::vector<int64_t>& a,
                      const std::vector<int64_t>& b, bool trans_a, bool trans_b, bool broadcast,
@@ -371,6 +365,8 @@ void PlanBatchMatMul(const std::string& label, const std::vector<int64_t>& a,
   if (!a_vector) y_dims->push_back(p->M);
   if (!b_vector) y_dims->push_back(p->N);
 }
+
+namespace {
 
 class BatchMatMulOp final : public Operator {
  public:

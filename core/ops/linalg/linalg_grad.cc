@@ -25,9 +25,7 @@
 #include "core/tensor.h"
 
 namespace parity {
-namespace {
 
-// Checks X, W and dY (shapes against the forward coercion, one dtype) and returns the sizes.
 FcSizes FcGradientShape(const std::string& label, bool transposed_weight, int64_t axis,
                         int64_t axis_w, const std::vector<int64_t>& x,
                         const std::vector<int64_t>& w, const std::vector<int64_t>& dy,
@@ -40,6 +38,8 @@ FcSizes FcGradientShape(const std::string& label, bool transposed_weight, int64_
                  " and W ", ShapeString(w), ")");
   return s;
 }
+
+namespace {
 
 template <bool kTransposedWeight>
 class FullyConnectedGradientOp final : public Operator {

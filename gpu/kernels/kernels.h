@@ -1,0 +1,61 @@
+// Kernel launchers: plain functions over device pointers, compiled by nvcc (tools/cuda.bzl), so
+// the operator code in gpu/ops/*.cc (compiled by g++, with protobuf and core/) never meets nvcc and
+// the .cu files never meet protobuf. Every launcher enqueues on `stream` and returns at once; a
+// launch error surfaces at the caller's CudaCheck(cudaGetLastError()).
+#ifndef PARITY_GPU_KERNELS_KERNELS_H_
+#define PARITY_GPU_KERNELS_KERNELS_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace parity::gpu::kernels {
+
+// Float elementwise functions, named after their ops; each matches the CPU kernel's definition
+// (core/ops/unary/unary.cc), NaN kept where the CPU keeps it.
+enum class Unary {
+  kRelu, kSigmoid, kTanh, kExp, kLog, kSqrt, kSqr, kAbs, kNeg, kReciprocal, kSin, kCos,
+  kSoftsign, kFloor, kCeil,
+};
+void UnaryFloat(Unary fn, const float* x, float* y, int64_t n, cudaStream_t stream);
+
+enum class Binary { kAdd, kSub, kMul, kDiv };
+
+// Broadcast geometry of a binary op, the output's dims padded to kMaxRank on the left with 1s;
+// an operand's stride is 0 along a dim it broadcasts.
+constexpr int kMaxRank = 8;
+struct BroadcastGeometry {
+  int rank = 0;
+  int64_t out_dims[kMaxRank] = {};
+  int64_t a_strides[kMaxRank] = {};
+  int64_t b_strides[kMaxRank] = {};
+};
+void BinaryFloat(Binary fn, const float* a, const float* b, float* y, int64_t n,
+                 const BroadcastGeometry& geometry, cudaStream_t stream);
+
+// y[i * cols + j] = row[j] for i < rows: FC's bias, written before the GEMM accumulates onto it.
+void FillRows(const float* row, float* y, int64_t rows, int64_t cols, cudaStream_t stream);
+
+// Softmax over rows of length d: exp(x - max) / sum, one block per row.
+void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t d, cudaStream_t stream);
+
+// Sum (or mean) over the reduced dims: the input seen as kept dims and reduced dims (each list up
+// to kMaxRank, with the input's element strides); one thread per output element, summing its
+// reduced elements in order (deterministic, no atomics).
+struct ReduceGeometry {
+  int kept_rank = 0;
+  int64_t kept_dims[kMaxRank] = {};
+  int64_t kept_strides[kMaxRank] = {};
+  int reduced_rank = 0;
+  int64_t reduced_dims[kMaxRank] = {};
+  int64_t reduced_strides[kMaxRank] = {};
+};
+void ReduceSumFloat(const float* x, float* y, int64_t out_numel, int64_t count, bool mean,
+                    const ReduceGeometry& geometry, cudaStream_t stream);
+
+// y[0, n) = value.
+void FillFloat(float value, float* y, int64_t n, cudaStream_t stream);
+
+}  // namespace parity::gpu::kernels
+
+#endif  // PARITY_GPU_KERNELS_KERNELS_H_

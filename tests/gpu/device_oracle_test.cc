@@ -1,0 +1,161 @@
+// The device oracle and the "production-cuda" backend: CPU vs GPU where a device is present
+// (each such test skips with one line where none is), and clear answers where none is.
+#include <gtest/gtest.h>
+
+#include "core/operator.h"
+#include "core/proto/error.h"
+#include "gpu/device.h"
+#include "oracles/backend.h"
+#include "oracles/check.h"
+#include "oracles/testing/op_checks.h"
+#include "tests/test_util.h"
+
+namespace parity::testing {
+namespace {
+
+using oracles::NamedTensors;
+
+#define SKIP_WITHOUT_DEVICE() \
+  if (gpu::DeviceCount() == 0) GTEST_SKIP() << "no CUDA device: skipped"
+
+Tensor Values(std::vector<int64_t> dims, float start, float step) {
+  Tensor t(DataType::kFloat, dims);
+  float* data = t.mutable_data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) data[i] = start + step * static_cast<float>(i % 17);
+  return t;
+}
+
+// Kernels are registered in CUDA builds only; `parity ops` shows them in its cuda column.
+TEST(CudaRegistry, KernelsRegisteredExactlyInCudaBuilds) {
+  for (const char* type : {"FC", "FCTransposed", "FCGradient", "FCTransposedGradient", "MatMul",
+                           "BatchMatMul", "Relu", "Add", "Div",
+                           "Softmax", "ReduceSum", "ReduceMean", "CopyCPUToGPU", "CopyGPUToCPU",
+                           "EnsureCPUOutput"}) {
+    EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
+  }
+  // CPU-only ops stay so.
+  EXPECT_FALSE(OperatorRegistry::HasKernel("Conv", kCudaDeviceType));
+}
+
+TEST(CudaBackend, NamesTheCpuOnlyOpBeforeLookingForADevice) {
+  Case c;
+  *c.mutable_net()->add_op() = MakeOp("Elu", {"x"}, {"y"});
+  oracles::BackendRun run = oracles::GetBackend("production-cuda").Run(c);
+  ASSERT_TRUE(run.error.has_value());
+  EXPECT_EQ(run.error->kind(), ErrorKind::kUnknownOp);
+  EXPECT_NE(std::string(run.error->what()).find("Elu has no CUDA kernel (CPU only)"),
+            std::string::npos)
+      << run.error->what();
+}
+
+TEST(CudaBackend, WithoutADeviceSaysSo) {
+  if (gpu::DeviceCount() > 0) GTEST_SKIP() << "a CUDA device is present: nothing to refuse";
+  if (!gpu::CudaBuild()) GTEST_SKIP() << "no CUDA build: every op is CPU only (test above)";
+  Case c = oracles::SingleOpCase(MakeOp("Relu", {"x"}, {"y"}), {{"x", Values({2, 3}, -1, 0.2f)}});
+  oracles::BackendRun run = oracles::GetBackend("production-cuda").Run(c);
+  ASSERT_TRUE(run.error.has_value());
+  EXPECT_EQ(run.error->kind(), ErrorKind::kUnknownOp);
+  EXPECT_NE(std::string(run.error->what()).find("no CUDA device"), std::string::npos)
+      << run.error->what();
+}
+
+TEST(DeviceOracle, AskedForWithoutADeviceIsABadArgument) {
+  if (gpu::DeviceCount() > 0) GTEST_SKIP() << "a CUDA device is present: nothing to refuse";
+  Case c = oracles::SingleOpCase(MakeOp("Relu", {"x"}, {"y"}), {{"x", Values({2, 3}, -1, 0.2f)}});
+  oracles::CheckRequest request;
+  request.oracles = {"device"};
+  try {
+    oracles::CheckCase(c, request);
+    FAIL() << "the device oracle ran without a device";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadArgument);
+    EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
+  }
+  // Not in the default list either.
+  for (const std::string& name : oracles::DefaultOracles()) EXPECT_NE(name, "device");
+}
+
+// ---- On a device: CPU vs GPU through the device oracle (compiled everywhere, run on a GPU) ----
+
+TEST(DeviceChecks, Unary) {
+  SKIP_WITHOUT_DEVICE();
+  for (const char* type : {"Relu", "Sigmoid", "Tanh", "Exp", "Sqr", "Abs", "Neg", "Softsign",
+                           "Sin", "Cos", "Floor", "Ceil"}) {
+    EXPECT_TRUE(oracles::DeviceChecks(MakeOp(type, {"x"}, {"y"}),
+                                      {{"x", Values({3, 5, 7}, -2.0f, 0.25f)}}))
+        << type;
+  }
+  for (const char* type : {"Log", "Sqrt", "Reciprocal"}) {
+    EXPECT_TRUE(oracles::DeviceChecks(MakeOp(type, {"x"}, {"y"}),
+                                      {{"x", Values({4, 9}, 0.5f, 0.25f)}}))
+        << type;
+  }
+}
+
+TEST(DeviceChecks, BinaryWithBroadcasting) {
+  SKIP_WITHOUT_DEVICE();
+  for (const char* type : {"Add", "Sub", "Mul", "Div"}) {
+    EXPECT_TRUE(oracles::DeviceChecks(MakeOp(type, {"a", "b"}, {"c"}),
+                                      {{"a", Values({2, 3, 4}, -1.0f, 0.3f)},
+                                       {"b", Values({3, 1}, 0.5f, 0.5f)}}))
+        << type;
+    EXPECT_TRUE(oracles::DeviceChecks(
+        MakeOp(type, {"a", "b"}, {"c"}, {{"broadcast", 1}, {"axis", 1}}),
+        {{"a", Values({2, 3, 4}, -1.0f, 0.3f)}, {"b", Values({3}, 0.5f, 0.5f)}}))
+        << type << " legacy";
+  }
+}
+
+TEST(DeviceChecks, Gemms) {
+  SKIP_WITHOUT_DEVICE();
+  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("FC", {"x", "w", "b"}, {"y"}),
+                                    {{"x", Values({4, 6}, -1, 0.1f)},
+                                     {"w", Values({5, 6}, -0.5f, 0.07f)},
+                                     {"b", Values({5}, 0.1f, 0.1f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("FCTransposed", {"x", "w", "b"}, {"y"}),
+                                    {{"x", Values({4, 6}, -1, 0.1f)},
+                                     {"w", Values({6, 5}, -0.5f, 0.07f)},
+                                     {"b", Values({5}, 0.1f, 0.1f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("MatMul", {"a", "b"}, {"y"}, {{"trans_a", 1}, {"trans_b", 1}}),
+      {{"a", Values({6, 4}, -1, 0.1f)}, {"b", Values({5, 6}, -0.5f, 0.07f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("BatchMatMul", {"a", "b"}, {"y"}),
+                                    {{"a", Values({3, 4, 6}, -1, 0.1f)},
+                                     {"b", Values({3, 6, 5}, -0.5f, 0.07f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("BatchMatMul", {"a", "b"}, {"y"}, {{"broadcast", 1}}),
+      {{"a", Values({2, 1, 4, 6}, -1, 0.1f)}, {"b", Values({3, 6, 5}, -0.5f, 0.07f)}}));
+}
+
+TEST(DeviceChecks, FcGradients) {
+  SKIP_WITHOUT_DEVICE();
+  for (const char* type : {"FCGradient", "FCTransposedGradient"}) {
+    const bool transposed = std::string(type) == "FCTransposedGradient";
+    EXPECT_TRUE(oracles::DeviceChecks(
+        MakeOp(type, {"x", "w", "dy"}, {"dw", "db", "dx"}),
+        {{"x", Values({4, 6}, -1, 0.1f)},
+         {"w", Values(transposed ? std::vector<int64_t>{6, 5} : std::vector<int64_t>{5, 6},
+                      -0.5f, 0.07f)},
+         {"dy", Values({4, 5}, 0.2f, -0.05f)}}))
+        << type;
+  }
+}
+
+TEST(DeviceChecks, SoftmaxAndReductions) {
+  SKIP_WITHOUT_DEVICE();
+  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("Softmax", {"x"}, {"y"}),
+                                    {{"x", Values({4, 300}, -3, 0.4f)}}));
+  for (const char* type : {"ReduceSum", "ReduceMean"}) {
+    EXPECT_TRUE(oracles::DeviceChecks(
+        MakeOp(type, {"x"}, {"y"}, {{"axes", Ints{0, 2}}, {"keepdims", 0}}),
+        {{"x", Values({3, 4, 5, 2}, -1, 0.3f)}}))
+        << type;
+  }
+}
+
+TEST(DeviceChecks, MacroRunsOrSkips) {
+  EXPECT_DEVICE_CHECKS(MakeOp("Relu", {"x"}, {"y"}), {{"x", Values({2, 3}, -1, 0.3f)}});
+}
+
+}  // namespace
+}  // namespace parity::testing
