@@ -120,11 +120,11 @@ void BM_ConvCreateAndRun(benchmark::State& state, const std::string& engine) {
 // The peer: bench/torch_conv.py on the same shape and threads.
 void BM_Torch(benchmark::State& state, const std::string& mode) {
   const Shape s = ShapeOf(state);
-  std::string arguments = "--mode " + mode + " --threads " + std::to_string(ThreadsOf(state));
+  std::string arguments = "--mode " + mode;
   for (int64_t v : {s.n, s.c, s.h, s.m, s.k, s.stride, s.group}) {
     arguments += " " + std::to_string(v);
   }
-  bench::TimeTorchPeer(state, "torch_conv.py", arguments, kTorchIterations);
+  bench::TimeTorchPeer(state, "torch_conv.py", ThreadsOf(state), arguments, kTorchIterations);
 }
 
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }

@@ -144,9 +144,7 @@ void BM_Gather(benchmark::State& state) {
 
 // The peer: bench/torch_ops.py on the same work and threads.
 void BM_Torch(benchmark::State& state, const std::string& work) {
-  bench::TimeTorchPeer(state, "torch_ops.py",
-                       "--threads " + std::to_string(state.range(0)) + " " + work,
-                       kTorchIterations);
+  bench::TimeTorchPeer(state, "torch_ops.py", state.range(0), work, kTorchIterations);
 }
 
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }

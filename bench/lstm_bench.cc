@@ -83,10 +83,10 @@ void BM_ParityLstm(benchmark::State& state, bool backward) {
 
 // The peer: bench/torch_lstm.py with the same sizes and threads.
 void BM_TorchLstm(benchmark::State& state, const char* mode) {
-  bench::TimeTorchPeer(state, "torch_lstm.py",
+  bench::TimeTorchPeer(state, "torch_lstm.py", state.range(0),
                        "--T " + std::to_string(kSteps) + " --N " + std::to_string(kBatch) +
                            " --D " + std::to_string(kInput) + " --H " + std::to_string(kHidden) +
-                           " --mode " + mode + " --threads " + std::to_string(state.range(0)),
+                           " --mode " + mode,
                        kIterations);
 }
 // Rows named BM_<Op>/<side>/threads:T, as bench/compare.py pairs them.

@@ -132,10 +132,9 @@ void BM_ResNetBlock(benchmark::State& state) {
 // The peer: bench/torch_nets.py MODEL MODE SIZES... on the row's threads (its last argument).
 void BM_Torch(benchmark::State& state, const std::string& model, const std::string& mode,
               int sizes) {
-  std::string arguments =
-      "--threads " + std::to_string(state.range(sizes)) + " " + model + " " + mode;
+  std::string arguments = model + " " + mode;
   for (int i = 0; i < sizes; ++i) arguments += " " + std::to_string(state.range(i));
-  bench::TimeTorchPeer(state, "torch_nets.py", arguments, kIterations);
+  bench::TimeTorchPeer(state, "torch_nets.py", state.range(sizes), arguments, kIterations);
 }
 
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }

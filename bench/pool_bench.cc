@@ -82,11 +82,11 @@ void BM_Parity(benchmark::State& state, const std::string& type) {
 
 void BM_Torch(benchmark::State& state, const std::string& type) {
   const Shape s = ShapeOf(state);
-  std::string arguments = "--threads " + std::to_string(ThreadsOf(state)) + " pool " +
-                          (type.find("Gradient") == std::string::npos ? "forward" : "backward") +
-                          (type.rfind("MaxPool", 0) == 0 ? " max" : " avg");
+  std::string arguments =
+      std::string("pool ") + (type.find("Gradient") == std::string::npos ? "forward" : "backward") +
+      (type.rfind("MaxPool", 0) == 0 ? " max" : " avg");
   for (int64_t v : {s.n, s.c, s.h, s.k, s.stride, s.pad}) arguments += " " + std::to_string(v);
-  bench::TimeTorchPeer(state, "torch_ops.py", arguments, kTorchIterations);
+  bench::TimeTorchPeer(state, "torch_ops.py", ThreadsOf(state), arguments, kTorchIterations);
 }
 
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }

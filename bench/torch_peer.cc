@@ -20,10 +20,11 @@ std::map<std::string, std::vector<double>>& Unreported() {
 
 }  // namespace
 
-void TimeTorchPeer(benchmark::State& state, const std::string& script,
+void TimeTorchPeer(benchmark::State& state, const std::string& script, int64_t threads,
                    const std::string& arguments, int iterations) {
   const char* python = std::getenv("PARITY_BENCH_PYTHON");
-  const std::string key = script + " " + arguments;
+  const std::string t = std::to_string(threads);
+  const std::string key = script + " --threads " + t + " " + arguments;
   std::vector<double>& pending = Unreported()[key];
   if (pending.size() >= static_cast<size_t>(iterations)) {
     size_t i = 0;
@@ -32,8 +33,10 @@ void TimeTorchPeer(benchmark::State& state, const std::string& script,
     return;
   }
   const int runs = iterations * kBatchedRepetitions;
-  const std::string command = std::string(python ? python : "/usr/bin/python3") + " bench/" +
-                              key + " --iterations " + std::to_string(runs) + " 2>&1";
+  const std::string command = "OPENBLAS_NUM_THREADS=" + t + " OMP_NUM_THREADS=" + t +
+                              " MKL_NUM_THREADS=" + t + " " +
+                              std::string(python ? python : "/usr/bin/python3") + " bench/" + key +
+                              " --iterations " + std::to_string(runs) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::vector<double> seconds;
   std::string output;

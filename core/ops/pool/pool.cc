@@ -56,9 +56,10 @@ void ForEachWindow(const T* x, int64_t planes, int64_t H, int64_t W, const ConvG
 template <typename T>
 void MaxPool(const T* x, int64_t planes, int64_t H, int64_t W, const ConvGeometry& g,
              int64_t out_h, int64_t out_w, T* y) {
-  // The first maximum in scan order (WindowArgMax, pool.h): the element MaxPoolGradient credits.
+  // The value of the first maximum in scan order (WindowMax, pool.h): that of the element
+  // MaxPoolGradient credits (WindowArgMax).
   ForEachWindow(x, planes, H, W, g, out_h, out_w, y, [W](const T* plane, const PoolWindow& win) {
-    return plane[WindowArgMax(plane, W, win)];
+    return WindowMax(plane, W, win);
   });
 }
 
