@@ -70,7 +70,8 @@ TEST(BackendSeam, UnknownBackendIsBadInputNamingTheRegisteredOnes) {
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
     EXPECT_TRUE(Contains(r.output, "unknown engine 'NOPE'")) << r.output;
     EXPECT_TRUE(Contains(r.output,
-                         "production, production-im2col, production-swapped-relu, reference, "
+                         "production, production-cuda, production-im2col, "
+                         "production-swapped-relu, reference, "
                          "reference-f32"))
         << r.output;
   }
