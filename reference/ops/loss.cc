@@ -228,7 +228,7 @@ void SoftmaxWithLossGradient(OpContext<T>& c) {
 
 // SigmoidCrossEntropyWithLogits(X, targets) -> dims[:-1]: the mean over the last dim of
 // -(t log sigmoid(x) + (1-t) log(1 - sigmoid(x))), in the overflow-free form
-// -(x (t - [x >= 0]) - log(1 + exp(x - 2x[x >= 0]))).
+// -(x (t - [x >= 0]) - log(1 + exp(-|x|))).
 template <typename T>
 void SigmoidXentSetup(const OpContext<T>& c, const Value<T>& x, int targets, int64_t* outer,
                       int64_t* inner) {
@@ -254,7 +254,9 @@ void SigmoidCrossEntropyWithLogits(OpContext<T>& c) {
     for (int64_t j = 0; j < inner; ++j) {
       const T v = x.r()[i * inner + j], tv = t.r()[i * inner + j];
       const T pos = v >= 0 ? T(1) : T(0);
-      acc += v * (tv - pos) - std::log1p(std::exp(v - T(2) * v * pos));
+      // Caffe2 writes exp(x - 2x[x >= 0]), which is exp(-|x|) for every finite x but NaN at
+      // x = +inf (inf - inf); -|x| keeps the loss's limit there (+inf for t = 0).
+      acc += v * (tv - pos) - std::log1p(std::exp(-std::abs(v)));
     }
     y.r()[i] = -acc / static_cast<T>(inner);
   }

@@ -17,6 +17,19 @@ TEST(Loss, SquaredL2DistanceAndAveragedLoss) {
   EXPECT_VALUES_NEAR(a, (std::vector<double>{3}), 0);
 }
 
+TEST(Loss, SigmoidCrossEntropyWithLogitsAtInfiniteLogits) {
+  // -(t log s(x) + (1 - t) log(1 - s(x))): a logit of +inf with target 0 is a loss of +inf (a
+  // campaign found the reference's NaN there: Caffe2's exp(x - 2x) is inf - inf at x = inf, where
+  // production's exp(-|x|) is 0); x = 2, t = 0 is softplus(2) = 2.1269280110429727. (x = -inf
+  // gives NaN in both engines, x (t - [x >= 0]) being -inf * 0, where the limit is 0.)
+  auto y = RunOp(Op("SigmoidCrossEntropyWithLogits", {"x", "t"}, {"y"}),
+                 {{"x", F({2, 1}, {INFINITY, 2})}, {"t", F({2, 1}, {0, 0})}}, "y");
+  const std::vector<double> v = Values(y);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0], INFINITY);
+  EXPECT_NEAR(v[1], 2.1269280110429727, 1e-15);
+}
+
 TEST(Loss, LabelCrossEntropy) {
   // -ln 0.5 = 0.6931471805599453, -ln 0.8 = 0.2231435513142097.
   const Tensors in = {{"x", F({2, 3}, {0.2, 0.5, 0.3, 0.1, 0.1, 0.8})}, {"l", Int({2}, {1, 2})}};
