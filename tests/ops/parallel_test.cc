@@ -377,6 +377,38 @@ TEST(ParallelOpsTest, SoftmaxLayerNormSpatialBNAndGatherAreBitIdenticalAndRight)
   }
 }
 
+// Gather checks each index inside its parallel copy; an index out of range in any chunk, on any
+// thread count, is the same error naming the first bad position (found by the serial walk after
+// the copy stops), also with several outer slices (axis 1) and without wrapping.
+TEST(ParallelOpsTest, GatherNamesTheFirstIndexOutOfRangeOnEveryThreadCount) {
+  const Tensor table = RandomTensor({5000, 67}, 28);
+  for (const int threads : {1, 2, 3}) {
+    std::vector<int64_t> picks(4001);
+    for (size_t i = 0; i < picks.size(); ++i) picks[i] = static_cast<int64_t>((i * 13) % 5000);
+    picks[3999] = 5000;  // in the last chunk
+    picks[4000] = -5001;
+    testing::ExpectError([&] { RunAt(MakeOp("Gather", {"t", "i"}, {"y"}),
+                            {{"t", table}, {"i", testing::MakeTensor<int64_t>({4001}, picks)}},
+                            threads); },
+                ErrorKind::kBadArgument, {"Gather", "index 5000", "position 3999", "[-5000, 5000)"});
+    picks[3999] = 7;
+    picks[2] = -1;  // wraps on axis 0; not on axis 1 (Caffe2's default), below
+    picks[4000] = 4999;
+    const Tensor good = RunAt(MakeOp("Gather", {"t", "i"}, {"y"}),
+                              {{"t", table}, {"i", testing::MakeTensor<int64_t>({4001}, picks)}},
+                              threads)[0];
+    ASSERT_EQ(std::memcmp(good.data<float>() + 2 * 67, table.data<float>() + 4999 * 67,
+                          67 * sizeof(float)),
+              0);
+    std::vector<int32_t> columns(2000, 3);
+    columns[1500] = -1;
+    testing::ExpectError([&] { RunAt(MakeOp("Gather", {"t", "i"}, {"y"}, {{"axis", 1}}),
+                            {{"t", table}, {"i", testing::MakeTensor<int32_t>({2000}, columns)}},
+                            threads); },
+                ErrorKind::kBadArgument, {"Gather", "index -1", "position 1500", "[0, 67)"});
+  }
+}
+
 // Pools split planes (N x C): each plane's windows, and each plane's gradient accumulation, run on
 // one thread in output order. 3 x 7 planes of 37 x 41 (a 3 x 3 window's plane is ~13.7K taps, so
 // chunks of 3 planes). MaxPool and AveragePool checked against a plain loop over the window.
