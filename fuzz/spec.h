@@ -47,6 +47,10 @@ enum class Domain {
   // Rows that are nearly constant: 0.5 + s * [-1, 1] with one s per tensor, log-uniform in
   // [1e-3, 1] (row variances down to ~1e-7: LayerNorm's epsilon dominates).
   kNarrow,
+  // The tame form of kVariance in whole nets: variances from 1e-3 to 1, log-uniform. An epsilon
+  // of 1e-3 is then up to half the denominator, so a pass that drops it (fuse_conv_bn) changes
+  // the output visibly, while 1 / sqrt(var) amplifies at most ~32x, no more than a kLogits scale.
+  kModestVariance,
   kIndex,  // integers in [0, bound)
   kBool,   // true / false
   kShape,  // the exact values given (shape inputs, split sizes)
