@@ -171,8 +171,13 @@ std::string ComparableFinding(const std::string& file) {
 // last and smallest cases. Under Bazel's sharding protocol (TEST_TOTAL_SHARDS, TEST_SHARD_INDEX)
 // the campaign takes its slice and touches TEST_SHARD_STATUS_FILE.
 TEST(MutantsCommand, ShardsOfACampaignRunExactlyItsCases) {
+  // The reductions (reduced.pb) are compared too: a generous time box, so that each one ends
+  // where its search ends, not where a loaded machine's clock stops it (a 10-s box did, once,
+  // with helper builds running beside the suite).
   const std::string args =
-      "fuzz --engine MUTANT_FC_BIAS_DROPPED --ops FC,Relu --cases 60 --seed 5 --out " + TestTmp();
+      "fuzz --engine MUTANT_FC_BIAS_DROPPED --ops FC,Relu --cases 60 --seed 5 "
+      "--reduce-seconds 100 --out " +
+      TestTmp();
   const CliResult whole = RunCli(kBinary, args + "/whole");
   const CliResult first = RunCli(kBinary, args + "/shard0 --shard 0/2");
   const std::string status_file = TestTmp() + "/shard_status";
