@@ -166,7 +166,9 @@ PARITY_OP_SPEC(Cast)
     .Make([](const Primary*) -> std::optional<OpInstance> {
       // TensorProto.DataType values: FLOAT 1, INT32 2, BOOL 5, DOUBLE 13.
       const int64_t from = *rc::gen::element<int64_t>(1, 1, 2, 5);
-      const int64_t to = *rc::gen::element<int64_t>(1, 2, 5, 13);
+      // int32 twice as often as the others: float -> int32 (truncation towards zero) is the
+      // conversion with a rule to get wrong, and only one Cast case in eight drew it.
+      const int64_t to = *rc::gen::element<int64_t>(1, 2, 2, 5, 13);
       OpInstance op("Cast");
       const std::vector<int64_t> dims = AnyDims();
       if (from == 1) {
