@@ -153,6 +153,39 @@ TEST(SimdRowSum, WithinTheSummationBoundOfTheExactSum) {
   EXPECT_EQ(simd::RowSum(specials, 3), kInf);
 }
 
+// Column sums add row after row, as a plain loop does: the same bits, for every row count
+// around the four-row sweep (1-9 rows), every width around the 8-lane pieces (0-19), strides
+// wider than the width and offsets off 32-byte alignment, with infinities and NaN in the data.
+TEST(SimdColumnSum, BitsOfTheRowOrderLoop) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x(9 * 24 + 3);
+  for (float& v : x) v = uniform(gen) * 1e3f;  // magnitudes where the order shows in the bits
+  x[5] = kInf;
+  x[2 * 24 + 17] = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t rows = 1; rows <= 9; ++rows) {
+    for (int64_t width = 0; width < 20; ++width) {
+      for (int64_t stride : {width, int64_t{24}}) {
+        if (stride == 0) continue;
+        for (int64_t offset = 0; offset < 3; ++offset) {
+          std::vector<float> expected(width), got(width + 1, -7.0f);
+          for (int64_t c = 0; c < width; ++c) {
+            expected[c] = x[offset + c];
+            for (int64_t r = 1; r < rows; ++r) expected[c] += x[offset + r * stride + c];
+          }
+          simd::ColumnSum(x.data() + offset, rows, stride, got.data(), width);
+          for (int64_t c = 0; c < width; ++c) {
+            EXPECT_EQ(std::memcmp(&got[c], &expected[c], sizeof(float)), 0)
+                << rows << " rows, width " << width << ", stride " << stride << ", offset "
+                << offset << ", column " << c << ": " << got[c] << " vs " << expected[c];
+          }
+          EXPECT_EQ(got[width], -7.0f) << "wrote past the width";
+        }
+      }
+    }
+  }
+}
+
 // Through the operators: a row broadcast long enough for the direct path, and in place.
 TEST(SimdThroughOps, RowBroadcastAddAndReluMatchHandComputedValues) {
   std::vector<float> x(3 * 40), row(40);

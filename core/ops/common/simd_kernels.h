@@ -1,5 +1,5 @@
 // Direct float kernels for the memory-bound elementwise ops that dominate large nets: Relu, the
-// four arithmetic ops, and row sums.
+// four arithmetic ops, and row and column sums.
 //
 // Why: the build targets baseline x86-64 (SSE2), so Eigen moves 4 floats per instruction; on the
 // 1M-float working sets the benchmarks use (they sit in L3), that halves the throughput PyTorch
@@ -37,6 +37,12 @@ void Binary(BinaryKind kind, const float* a, bool a_vector, const float* b, bool
 
 // The sum of x[0, n); 0 for n = 0.
 float RowSum(const float* x, int64_t n);
+
+// Column sums of `rows` (>= 1) rows of `width` floats, `stride` floats apart:
+// y[c] = (((x[c] + x[stride + c]) + x[2 stride + c]) + ...), added in row order. That is the
+// order of the portable path (the first row, then each next row added), so the bits are the
+// same on every path and for any split of the columns.
+void ColumnSum(const float* x, int64_t rows, int64_t stride, float* y, int64_t width);
 
 }  // namespace simd
 }  // namespace parity
