@@ -68,4 +68,23 @@ kernels::ReduceGeometry ReduceGeometryOf(const std::string& label,
   return g;
 }
 
+kernels::ConvPoolGeometry ConvPoolGeometryOf(const ConvGeometry& g, int64_t planes, int64_t H,
+                                             int64_t W, int64_t out_h, int64_t out_w) {
+  kernels::ConvPoolGeometry k;
+  k.planes = planes;
+  k.H = H;
+  k.W = W;
+  k.out_h = out_h;
+  k.out_w = out_w;
+  k.kernel_h = g.kernel_h;
+  k.kernel_w = g.kernel_w;
+  k.stride_h = g.stride_h;
+  k.stride_w = g.stride_w;
+  k.dilation_h = g.dilation_h;
+  k.dilation_w = g.dilation_w;
+  k.pad_t = g.pad_t;
+  k.pad_l = g.pad_l;
+  return k;
+}
+
 }  // namespace parity::gpu

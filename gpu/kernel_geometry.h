@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/common/conv_geometry.h"
+#include "gpu/kernels/conv_pool_body.h"
 #include "gpu/kernels/elementwise_body.h"
 #include "gpu/kernels/reduce_body.h"
 
@@ -27,6 +29,11 @@ kernels::BroadcastGeometry BroadcastGeometryOf(const std::string& label,
 kernels::ReduceGeometry ReduceGeometryOf(const std::string& label,
                                          const std::vector<int64_t>& dims,
                                          const std::vector<bool>& reduced);
+
+// A convolution's or pooling's geometry `g` (after ConvOutputDims: global pooling is a kernel of
+// H x W) over `planes` planes of H x W with an out_h x out_w output.
+kernels::ConvPoolGeometry ConvPoolGeometryOf(const ConvGeometry& g, int64_t planes, int64_t H,
+                                             int64_t W, int64_t out_h, int64_t out_w);
 
 }  // namespace parity::gpu
 
