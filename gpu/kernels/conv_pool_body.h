@@ -186,8 +186,8 @@ PARITY_HD void AveragePoolBody(const float* x, float* y, const ConvPoolGeometry&
 }
 
 // The output positions along one dim whose window may cover input coordinate `in`:
-// [*first, *last], the window of `out` spanning [out * stride - pad, ... + (kernel - 1) * dilation].
-// Empty (*first > *last) when none does.
+// [*first, *last], the window of `out` spanning [out * stride - pad, ... + (kernel - 1) *
+// dilation]. Empty (*first > *last) when none does.
 PARITY_HD void CoveringOutputs(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
                                int64_t dilation, int64_t out_size, int64_t* first, int64_t* last) {
   const int64_t lowest = in + pad - (kernel - 1) * dilation;  // out * stride >= lowest

@@ -3,8 +3,8 @@
 // CPU: im2col and col2im against core's Im2Col / Col2ImAdd, the pools and their gradients and the
 // activation gradients against the CPU engine's ops, bit for bit (the same float operations in the
 // same order: a wrong window, pad or stride moves some element and shows); Conv and ConvGradient
-// assembled as the CUDA ops do (bodies plus a plain GEMM standing in for cuBLAS) within a tolerance,
-// since the GEMMs' summation orders differ.
+// assembled as the CUDA ops do (bodies plus a plain GEMM standing in for cuBLAS) within a
+// tolerance, since the GEMMs' summation orders differ.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -122,13 +122,15 @@ TEST(ConvPoolBody, Im2ColAndCol2ImMatchCoreBitForBit) {
 
     std::vector<float> expected_col(col_size, -1.0f), col(col_size, -2.0f);
     Im2Col(x.data<float>(), C, H, W, cg, 0, out_h, out_w, expected_col.data());
-    k::RunBodyOnHost(col_size, [&](int64_t i) { k::Im2ColBody(x.data<float>(), col.data(), kg, i); });
+    k::RunBodyOnHost(col_size,
+                     [&](int64_t i) { k::Im2ColBody(x.data<float>(), col.data(), kg, i); });
     ExpectSameBits(col, expected_col.data(), col_size, "im2col " + geo.name());
 
     const Tensor dcol = Data({col_size}, seed++, false);
     std::vector<float> expected_dx(C * H * W, 0.0f), dx(C * H * W, -3.0f);
     Col2ImAdd(dcol.data<float>(), C, H, W, cg, 0, out_h, out_w, expected_dx.data());
-    k::RunBodyOnHost(C * H * W, [&](int64_t i) { k::Col2ImBody(dcol.data<float>(), dx.data(), kg, i); });
+    k::RunBodyOnHost(C * H * W,
+                     [&](int64_t i) { k::Col2ImBody(dcol.data<float>(), dx.data(), kg, i); });
     ExpectSameBits(dx, expected_dx.data(), dx.size(), "col2im " + geo.name());
   }
 }
@@ -250,7 +252,8 @@ void CheckPools(const std::vector<int64_t>& x_dims, const std::vector<TestArg>& 
       k::MaxPoolBody(x.data<float>(), y.data(), indices.data(), kg, i);
     });
     ExpectSameBits(y, expected_y.data<float>(), out, "MaxPool " + name);
-    EXPECT_EQ(indices, Values<int64_t>(ws->GetBlob("i")->GetTensor())) << "MaxPool indices " << name;
+    EXPECT_EQ(indices, Values<int64_t>(ws->GetBlob("i")->GetTensor()))
+        << "MaxPool indices " << name;
 
     const Tensor dy = Data(y_dims, seed + 1, false);
     auto gws = RunOp(MakeOp("MaxPoolGradient", {"x", "y", "dy"}, {"dx"}, args),
@@ -310,7 +313,9 @@ TEST(ConvPoolBody, MaxPoolNaNOnlyAsTheFirstElement) {
                                             ConvKind::kPool, 1, {1, 1, 2, 4}, 1, &y_dims);
   std::vector<float> y(2);
   std::vector<int64_t> indices(2);
-  k::RunBodyOnHost(2, [&](int64_t i) { k::MaxPoolBody(x.data<float>(), y.data(), indices.data(), kg, i); });
+  k::RunBodyOnHost(2, [&](int64_t i) {
+    k::MaxPoolBody(x.data<float>(), y.data(), indices.data(), kg, i);
+  });
   EXPECT_TRUE(std::isnan(y[0]));  // first element of window 0
   EXPECT_EQ(y[1], 2.0f);          // the NaN at (0, 3) is not first in window 1
   EXPECT_EQ(indices, (std::vector<int64_t>{0, 2}));

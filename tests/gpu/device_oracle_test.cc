@@ -172,6 +172,13 @@ TEST(DeviceChecks, ConvAndItsGradient) {
       {{"x", Values({2, 3, 8, 6}, -1, 0.1f)},
        {"w", Values({4, 3, 3, 3}, -0.5f, 0.07f)},
        {"dy", Values({2, 4, 6, 6}, 0.2f, -0.05f)}}));
+  // no_bias: (dW, dX); and a pointwise convolution (no unfolding) with groups.
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("ConvGradient", {"x", "w", "dy"}, {"dw", "dx"},
+             {{"kernel", 1}, {"group", 2}, {"no_bias", 1}}),
+      {{"x", Values({2, 4, 3, 5}, -1, 0.1f)},
+       {"w", Values({6, 2, 1, 1}, -0.5f, 0.07f)},
+       {"dy", Values({2, 6, 3, 5}, 0.2f, -0.05f)}}));
 }
 
 TEST(DeviceChecks, PoolsAndTheirGradients) {

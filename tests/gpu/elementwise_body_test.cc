@@ -36,7 +36,8 @@ void ExpectBodyMatchesCpu(const char* type, Binary fn, const Case& c, uint32_t s
   auto ws = RunOp(def, {{"a", a}, {"b", b}});
   const Tensor& expected = ws->GetBlob("y")->GetTensor();
 
-  const BroadcastArgs bargs = ReadBroadcastArgs(def, ArgumentHelper(def, OpSchemaRegistry::Find(type)));
+  const BroadcastArgs bargs =
+      ReadBroadcastArgs(def, ArgumentHelper(def, OpSchemaRegistry::Find(type)));
   std::vector<int64_t> out, b_plan;
   BinaryDims(bargs, c.a, c.b, type, &out, &b_plan);
   ASSERT_EQ(out, expected.dims()) << type;
