@@ -87,4 +87,16 @@ kernels::ConvPoolGeometry ConvPoolGeometryOf(const ConvGeometry& g, int64_t plan
   return k;
 }
 
+ConvGemms ConvGemmsOf(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                      const ConvGeometry& g, int64_t group) {
+  const int64_t out_hw = y[2] * y[3];
+  const int64_t mg = y[1] / group;                           // output channels per group
+  const int64_t k = x[1] / group * g.kernel_h * g.kernel_w;  // inner size per group
+  ConvGemms gemms;
+  gemms.forward = {false, false, mg, out_hw, k, mg * k, k * out_hw, mg * out_hw, group};
+  gemms.weight_grad = {false, true, mg, k, out_hw, mg * out_hw, k * out_hw, mg * k, group};
+  gemms.data_grad = {true, false, k, out_hw, mg, mg * k, mg * out_hw, k * out_hw, group};
+  return gemms;
+}
+
 }  // namespace parity::gpu

@@ -35,6 +35,28 @@ kernels::ReduceGeometry ReduceGeometryOf(const std::string& label,
 kernels::ConvPoolGeometry ConvPoolGeometryOf(const ConvGeometry& g, int64_t planes, int64_t H,
                                              int64_t W, int64_t out_h, int64_t out_w);
 
+// One strided-batched GEMM, row-major: for b < batch, Y_b [M, N] = op(A_b) [M, K] op(B_b) [K, N]
+// (+ Y_b), A_b = a + b * stride_a and likewise B_b, Y_b (gpu/ops/gemm.h's StridedBatchedGemm,
+// which hands it to cuBLAS).
+struct BatchedGemm {
+  bool trans_a = false, trans_b = false;
+  int64_t M = 0, N = 0, K = 0;
+  int64_t stride_a = 0, stride_b = 0, stride_y = 0;
+  int64_t batch = 0;
+};
+
+// The GEMMs Conv and ConvGradient run per image n, over the groups (batch = group), with col the
+// image unfolded (im2col, [C * kh * kw, out_hw]; a pointwise convolution's image itself):
+//   forward      Y_n [M/G, out_hw] per group = W_g * col_g           (A = W, B = col, Y = Y_n)
+//   weight_grad  dW_g [M/G, k] += dY_n,g * col_g^T                  (A = dY_n, B = col, Y = dW)
+//   data_grad    dcol_g [k, out_hw] = W_g^T * dY_n,g                (A = W, B = dY_n, Y = dcol)
+// x [N, C, H, W] and y [N, M, out_h, out_w] are the op's dims.
+struct ConvGemms {
+  BatchedGemm forward, weight_grad, data_grad;
+};
+ConvGemms ConvGemmsOf(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                      const ConvGeometry& g, int64_t group);
+
 }  // namespace parity::gpu
 
 #endif  // PARITY_GPU_KERNEL_GEOMETRY_H_

@@ -7,6 +7,7 @@
 // input element, no atomics) and db sums dY with the deterministic reduction kernel.
 //
 // Compiled, not yet run on a GPU (README's GPU section).
+#include <string>
 #include <vector>
 
 #include "core/ops/common/conv_geometry.h"
@@ -20,15 +21,12 @@
 namespace parity::gpu {
 namespace {
 
-// The sizes one image's GEMMs use.
+// X's and Y's dims by name.
 struct ConvSizes {
   int64_t N, C, H, W, M, out_h, out_w, out_hw;
-  int64_t m_per_group;  // output channels per group
-  int64_t k;            // GEMM inner size per group: C / group * kh * kw
 };
 
-ConvSizes SizesOf(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
-                  const ConvGeometry& g, int64_t group) {
+ConvSizes SizesOf(const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
   ConvSizes s;
   s.N = x[0];
   s.C = x[1];
@@ -38,9 +36,14 @@ ConvSizes SizesOf(const std::vector<int64_t>& x, const std::vector<int64_t>& y,
   s.out_h = y[2];
   s.out_w = y[3];
   s.out_hw = s.out_h * s.out_w;
-  s.m_per_group = s.M / group;
-  s.k = s.C / group * g.kernel_h * g.kernel_w;
   return s;
+}
+
+// One of ConvGemmsOf's GEMMs through cuBLAS, with `beta`.
+void RunGemm(const std::string& label, CudaContext& context, const BatchedGemm& p, float beta,
+             const float* a, const float* b, float* y) {
+  StridedBatchedGemm(label, context, {p.trans_a, p.trans_b, p.M, p.N, p.K, beta}, a, p.stride_a,
+                     b, p.stride_b, y, p.stride_y, p.batch);
 }
 
 // kRelu: ConvRelu, Relu applied in place on the output after the convolution (as on the CPU).
@@ -61,7 +64,7 @@ class ConvCudaOp final : public CudaOperator {
     const Tensor* b = InputSize() == 3 ? &FloatInput(2) : nullptr;
     ConvShape(label(), geometry_, group_, X.dims(), Wt.dims(), b ? &b->dims() : nullptr, &y_dims_);
     const ConvGeometry& g = geometry_;
-    const ConvSizes s = SizesOf(X.dims(), y_dims_, g, group_);
+    const ConvSizes s = SizesOf(X.dims(), y_dims_);
     Tensor* Y = DeviceOutput(0);
     Y->Resize(y_dims_);
     float* y = Y->mutable_data<float>();
@@ -81,7 +84,7 @@ class ConvCudaOp final : public CudaOperator {
       col = col_.mutable_data<float>();
     }
     const float* x = X.data<float>();
-    const GemmCall call{false, false, s.m_per_group, s.out_hw, s.k, b != nullptr ? 1.0f : 0.0f};
+    const BatchedGemm forward = ConvGemmsOf(X.dims(), y_dims_, g, group_).forward;
     for (int64_t n = 0; n < s.N; ++n) {
       const float* image = x + n * s.C * s.H * s.W;
       const float* source = image;
@@ -90,9 +93,9 @@ class ConvCudaOp final : public CudaOperator {
         CheckLaunch();
         source = col;
       }
-      // Per group g: Y_g [M/G, out_hw] = W_g [M/G, k] * col_g [k, out_hw] (+ Y_g).
-      StridedBatchedGemm(label(), context(), call, Wt.data<float>(), s.m_per_group * s.k, source,
-                         s.k * s.out_hw, y + n * s.M * s.out_hw, s.m_per_group * s.out_hw, group_);
+      // Per group g: Y_g [M/G, out_hw] = W_g [M/G, k] * col_g [k, out_hw] (+ the bias).
+      RunGemm(label(), context(), forward, b != nullptr ? 1.0f : 0.0f, Wt.data<float>(), source,
+              y + n * s.M * s.out_hw);
     }
     if (kRelu) {
       kernels::UnaryFloat(kernels::Unary::kRelu, y, y, Y->numel(), stream());
@@ -129,7 +132,7 @@ class ConvGradientCudaOp final : public CudaOperator {
     const Tensor& dY = FloatInput(2);
     ConvGradientShape(label(), geometry_, group_, X.dims(), Wt.dims(), dY.dims(), &y_dims_);
     const ConvGeometry& g = geometry_;
-    const ConvSizes s = SizesOf(X.dims(), y_dims_, g, group_);
+    const ConvSizes s = SizesOf(X.dims(), y_dims_);
     const float* x = X.data<float>();
     const float* w = Wt.data<float>();
     const float* dy = dY.data<float>();
@@ -161,6 +164,7 @@ class ConvGradientCudaOp final : public CudaOperator {
 
     const kernels::ConvPoolGeometry kg =
         ConvPoolGeometryOf(g, s.C, s.H, s.W, s.out_h, s.out_w);
+    const ConvGemms gemms = ConvGemmsOf(X.dims(), y_dims_, g, group_);
     const bool pointwise = IsPointwiseConv(g);
     float* col = nullptr;
     float* dcol = nullptr;
@@ -183,16 +187,11 @@ class ConvGradientCudaOp final : public CudaOperator {
         source = col;
       }
       // dW_g [M/G, k] (+)= dY_g [M/G, out_hw] * col_g^T; the first image writes (beta = 0).
-      StridedBatchedGemm(label(), context(),
-                         {false, true, s.m_per_group, s.k, s.out_hw, n == 0 ? 0.0f : 1.0f}, dy_n,
-                         s.m_per_group * s.out_hw, source, s.k * s.out_hw, dw,
-                         s.m_per_group * s.k, group_);
+      RunGemm(label(), context(), gemms.weight_grad, n == 0 ? 0.0f : 1.0f, dy_n, source, dw);
       if (dx == nullptr) continue;
       // dcol_g [k, out_hw] = W_g^T * dY_g; pointwise: straight into dX_g.
       float* dx_n = dx + n * s.C * s.H * s.W;
-      StridedBatchedGemm(label(), context(), {true, false, s.k, s.out_hw, s.m_per_group, 0.0f}, w,
-                         s.m_per_group * s.k, dy_n, s.m_per_group * s.out_hw,
-                         pointwise ? dx_n : dcol, s.k * s.out_hw, group_);
+      RunGemm(label(), context(), gemms.data_grad, 0.0f, w, dy_n, pointwise ? dx_n : dcol);
       if (!pointwise) {
         kernels::Col2ImFloat(dcol, dx_n, kg, stream());
         CheckLaunch();

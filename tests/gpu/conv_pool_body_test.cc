@@ -135,26 +135,33 @@ TEST(ConvPoolBody, Im2ColAndCol2ImMatchCoreBitForBit) {
   }
 }
 
-// Y_g = W_g [mg, k] * col_g [k, cols] (+ Y_g): what the ops ask cuBLAS for, in plain loops.
-void HostGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* a,
-              const float* b, float beta, float* y) {
-  for (int64_t i = 0; i < M; ++i) {
-    for (int64_t j = 0; j < N; ++j) {
-      double sum = 0;
-      for (int64_t p = 0; p < K; ++p) {
-        sum += static_cast<double>(trans_a ? a[p * M + i] : a[i * K + p]) *
-               (trans_b ? b[j * K + p] : b[p * N + j]);
+// What StridedBatchedGemm (gpu/ops/gemm.h) asks of cuBLAS, in plain row-major loops (in
+// double): Y_b = op(A_b) op(B_b) + beta Y_b for each product b of the batch.
+void HostBatchedGemm(const gpu::BatchedGemm& p, float beta, const float* a, const float* b,
+                     float* y) {
+  for (int64_t batch = 0; batch < p.batch; ++batch) {
+    const float* ab = a + batch * p.stride_a;
+    const float* bb = b + batch * p.stride_b;
+    float* yb = y + batch * p.stride_y;
+    for (int64_t i = 0; i < p.M; ++i) {
+      for (int64_t j = 0; j < p.N; ++j) {
+        double sum = 0;
+        for (int64_t q = 0; q < p.K; ++q) {
+          sum += static_cast<double>(p.trans_a ? ab[q * p.M + i] : ab[i * p.K + q]) *
+                 (p.trans_b ? bb[j * p.K + q] : bb[q * p.N + j]);
+        }
+        yb[i * p.N + j] = static_cast<float>(sum + beta * yb[i * p.N + j]);
       }
-      y[i * N + j] = static_cast<float>(sum + beta * y[i * N + j]);
     }
   }
 }
 
-// Conv and ConvGradient as gpu/ops/conv.cc assembles them (per image: im2col body, one GEMM per
-// group; bias by FillChannelsBody; db by the reduction body over the op's geometry; dX by GEMM and
-// the col2im body), against the CPU engine's IM2COL kernels. Tolerance: the GEMMs sum in other
-// orders (here in double), so 1e-5 absolute on values of magnitude <= ~10; db is the same serial
-// sum as the CPU's and must match exactly.
+// Conv and ConvGradient as gpu/ops/conv.cc assembles them: per image the im2col body (for a
+// pointwise convolution the identity, which the op skips), then the op's own batched GEMMs
+// (ConvGemmsOf) over the groups; the bias by FillChannelsBody, db by the reduction body over the
+// op's geometry, dX by the col2im body. Against the CPU engine's IM2COL kernels. Tolerance: the
+// GEMMs sum in other orders (here in double), so 1e-5 absolute on values of magnitude <= ~10; db
+// is the same serial sum as the CPU's and must match exactly.
 TEST(ConvPoolBody, ConvAndConvGradientAssembledAsTheCudaOpsMatchTheCpu) {
   uint32_t seed = 50;
   for (const Geo& geo : ConvGeos()) {
@@ -171,8 +178,12 @@ TEST(ConvPoolBody, ConvAndConvGradientAssembledAsTheCudaOpsMatchTheCpu) {
     std::vector<int64_t> y_dims;
     const k::ConvPoolGeometry kg = OpGeometry(conv, ConvKind::kConv, C, geo.x, M, &y_dims);
     ASSERT_EQ(y_dims, expected_y.dims()) << geo.name();
-    const int64_t out_hw = y_dims[2] * y_dims[3], mg = M / geo.group;
+    const int64_t out_hw = y_dims[2] * y_dims[3];
     const int64_t kk = C / geo.group * geo.kh * geo.kw;
+    const gpu::ConvGemms gemms = gpu::ConvGemmsOf(
+        geo.x, y_dims,
+        ParseConvGeometry(ArgumentHelper(conv, OpSchemaRegistry::Find("Conv")), ConvKind::kConv),
+        geo.group);
     std::vector<float> y(N * M * out_hw), col(C * geo.kh * geo.kw * out_hw);
     k::RunBodyOnHost(y.size(), [&](int64_t i) {
       k::FillChannelsBody(b.data<float>(), y.data(), M, out_hw, i);
@@ -181,10 +192,7 @@ TEST(ConvPoolBody, ConvAndConvGradientAssembledAsTheCudaOpsMatchTheCpu) {
       k::RunBodyOnHost(col.size(), [&](int64_t i) {
         k::Im2ColBody(x.data<float>() + n * C * H * W, col.data(), kg, i);
       });
-      for (int64_t grp = 0; grp < geo.group; ++grp) {
-        HostGemm(false, false, mg, out_hw, kk, w.data<float>() + grp * mg * kk,
-                 col.data() + grp * kk * out_hw, 1.0f, y.data() + (n * M + grp * mg) * out_hw);
-      }
+      HostBatchedGemm(gemms.forward, 1.0f, w.data<float>(), col.data(), y.data() + n * M * out_hw);
     }
     for (size_t i = 0; i < y.size(); ++i) {
       ASSERT_NEAR(y[i], expected_y.data<float>()[i], 1e-5) << "Conv " << geo.name() << " " << i;
@@ -208,12 +216,8 @@ TEST(ConvPoolBody, ConvAndConvGradientAssembledAsTheCudaOpsMatchTheCpu) {
         k::Im2ColBody(x.data<float>() + n * C * H * W, col.data(), kg, i);
       });
       const float* dy_n = dy.data<float>() + n * M * out_hw;
-      for (int64_t grp = 0; grp < geo.group; ++grp) {
-        HostGemm(false, true, mg, kk, out_hw, dy_n + grp * mg * out_hw,
-                 col.data() + grp * kk * out_hw, 1.0f, dw.data() + grp * mg * kk);
-        HostGemm(true, false, kk, out_hw, mg, w.data<float>() + grp * mg * kk,
-                 dy_n + grp * mg * out_hw, 0.0f, dcol.data() + grp * kk * out_hw);
-      }
+      HostBatchedGemm(gemms.weight_grad, n == 0 ? 0.0f : 1.0f, dy_n, col.data(), dw.data());
+      HostBatchedGemm(gemms.data_grad, 0.0f, w.data<float>(), dy_n, dcol.data());
       k::RunBodyOnHost(C * H * W, [&](int64_t i) {
         k::Col2ImBody(dcol.data(), dx.data() + n * C * H * W, kg, i);
       });
