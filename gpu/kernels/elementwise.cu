@@ -49,29 +49,12 @@ __global__ void UnaryKernel(Unary fn, const float* x, float* y, int64_t n) {
   }
 }
 
-__device__ float ApplyBinary(Binary fn, float a, float b) {
-  switch (fn) {
-    case Binary::kAdd: return a + b;
-    case Binary::kSub: return a - b;
-    case Binary::kMul: return a * b;
-    case Binary::kDiv: return a / b;  // IEEE division (nvcc's default -prec-div=true)
-  }
-  return a;
-}
-
 // The geometry travels by value as a kernel argument (a few hundred bytes, within the limit).
 __global__ void BinaryKernel(Binary fn, const float* a, const float* b, float* y, int64_t n,
                              BroadcastGeometry g) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
-    int64_t rest = i, ai = 0, bi = 0;
-    for (int d = g.rank - 1; d >= 0; --d) {
-      const int64_t coord = rest % g.out_dims[d];
-      rest /= g.out_dims[d];
-      ai += coord * g.a_strides[d];
-      bi += coord * g.b_strides[d];
-    }
-    y[i] = ApplyBinary(fn, a[ai], b[bi]);
+    BinaryBody(fn, a, b, y, g, i);
   }
 }
 

@@ -9,6 +9,9 @@
 
 #include <cstdint>
 
+#include "gpu/kernels/elementwise_body.h"  // Binary, BroadcastGeometry, kMaxRank
+#include "gpu/kernels/reduce_body.h"       // ReduceGeometry
+
 namespace parity::gpu::kernels {
 
 // Float elementwise functions, named after their ops; each matches the CPU kernel's definition
@@ -19,17 +22,7 @@ enum class Unary {
 };
 void UnaryFloat(Unary fn, const float* x, float* y, int64_t n, cudaStream_t stream);
 
-enum class Binary { kAdd, kSub, kMul, kDiv };
-
-// Broadcast geometry of a binary op, the output's dims padded to kMaxRank on the left with 1s;
-// an operand's stride is 0 along a dim it broadcasts.
-constexpr int kMaxRank = 8;
-struct BroadcastGeometry {
-  int rank = 0;
-  int64_t out_dims[kMaxRank] = {};
-  int64_t a_strides[kMaxRank] = {};
-  int64_t b_strides[kMaxRank] = {};
-};
+// Broadcasting binary arithmetic (elementwise_body.h's BinaryBody per output element).
 void BinaryFloat(Binary fn, const float* a, const float* b, float* y, int64_t n,
                  const BroadcastGeometry& geometry, cudaStream_t stream);
 
@@ -39,17 +32,8 @@ void FillRows(const float* row, float* y, int64_t rows, int64_t cols, cudaStream
 // Softmax over rows of length d: exp(x - max) / sum, one block per row.
 void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t d, cudaStream_t stream);
 
-// Sum (or mean) over the reduced dims: the input seen as kept dims and reduced dims (each list up
-// to kMaxRank, with the input's element strides); one thread per output element, summing its
-// reduced elements in order (deterministic, no atomics).
-struct ReduceGeometry {
-  int kept_rank = 0;
-  int64_t kept_dims[kMaxRank] = {};
-  int64_t kept_strides[kMaxRank] = {};
-  int reduced_rank = 0;
-  int64_t reduced_dims[kMaxRank] = {};
-  int64_t reduced_strides[kMaxRank] = {};
-};
+// Sum (or mean) over the reduced dims (reduce_body.h's ReduceSumBody): one thread per output
+// element, summing its reduced elements in order (deterministic, no atomics).
 void ReduceSumFloat(const float* x, float* y, int64_t out_numel, int64_t count, bool mean,
                     const ReduceGeometry& geometry, cudaStream_t stream);
 

@@ -49,21 +49,7 @@ __global__ void ReduceSumKernel(const float* x, float* y, int64_t out_numel, int
                                 bool mean, ReduceGeometry g) {
   for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < out_numel;
        o += static_cast<int64_t>(blockDim.x) * gridDim.x) {
-    int64_t rest = o, base = 0;
-    for (int d = g.kept_rank - 1; d >= 0; --d) {
-      base += (rest % g.kept_dims[d]) * g.kept_strides[d];
-      rest /= g.kept_dims[d];
-    }
-    float sum = 0.0f;
-    for (int64_t r = 0; r < count; ++r) {
-      int64_t rr = r, offset = base;
-      for (int d = g.reduced_rank - 1; d >= 0; --d) {
-        offset += (rr % g.reduced_dims[d]) * g.reduced_strides[d];
-        rr /= g.reduced_dims[d];
-      }
-      sum += x[offset];
-    }
-    y[o] = mean ? sum / static_cast<float>(count) : sum;
+    ReduceSumBody(x, y, count, mean, g, o);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/ops/elementwise/binary.h"
 #include "gpu/cuda_operator.h"
+#include "gpu/kernel_geometry.h"
 #include "gpu/kernels/kernels.h"
 
 namespace parity::gpu {
@@ -43,32 +44,6 @@ PARITY_REGISTER_CUDA_OPERATOR(Softsign, UnaryCudaOp<Unary::kSoftsign>);
 PARITY_REGISTER_CUDA_OPERATOR(Floor, UnaryCudaOp<Unary::kFloor>);
 PARITY_REGISTER_CUDA_OPERATOR(Ceil, UnaryCudaOp<Unary::kCeil>);
 
-// The output's dims padded on the left to kMaxRank's budget, with each operand's element strides
-// (0 along the dims it broadcasts). `b_plan` is B as the numpy plan sees it (BinaryDims).
-kernels::BroadcastGeometry Geometry(const std::string& label, const std::vector<int64_t>& out,
-                                    const std::vector<int64_t>& a,
-                                    const std::vector<int64_t>& b_plan) {
-  kernels::BroadcastGeometry g;
-  const int rank = static_cast<int>(out.size());
-  PARITY_ENFORCE(rank <= kernels::kMaxRank, ErrorKind::kUnknownOp, label,
-                 ": the CUDA kernel broadcasts up to rank ", kernels::kMaxRank, ", the output is ",
-                 ShapeString(out));
-  g.rank = rank;
-  int64_t a_stride = 1, b_stride = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    g.out_dims[d] = out[d];
-    const int ad = d - (rank - static_cast<int>(a.size()));
-    const int bd = d - (rank - static_cast<int>(b_plan.size()));
-    const int64_t a_dim = ad >= 0 ? a[ad] : 1;
-    const int64_t b_dim = bd >= 0 ? b_plan[bd] : 1;
-    g.a_strides[d] = a_dim == 1 ? 0 : a_stride;
-    g.b_strides[d] = b_dim == 1 ? 0 : b_stride;
-    a_stride *= a_dim;
-    b_stride *= b_dim;
-  }
-  return g;
-}
-
 template <Binary kFn>
 class BinaryCudaOp final : public CudaOperator {
  public:
@@ -82,7 +57,8 @@ class BinaryCudaOp final : public CudaOperator {
     // Checked before Resize: in place, the output is the input tensor itself.
     if (OutputBlob(0) == InputBlob(0)) CheckInPlaceDims(label(), "A", a.dims(), out_dims_);
     if (OutputBlob(0) == InputBlob(1)) CheckInPlaceDims(label(), "B", b.dims(), out_dims_);
-    const kernels::BroadcastGeometry g = Geometry(label(), out_dims_, a.dims(), b_plan_dims_);
+    const kernels::BroadcastGeometry g =
+        BroadcastGeometryOf(label(), out_dims_, a.dims(), b_plan_dims_);
     Tensor* y = DeviceOutput(0);
     y->Resize(out_dims_);
     kernels::BinaryFloat(kFn, a.data<float>(), b.data<float>(), y->mutable_data<float>(),

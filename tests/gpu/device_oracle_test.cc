@@ -30,11 +30,13 @@ TEST(CudaRegistry, KernelsRegisteredExactlyInCudaBuilds) {
   for (const char* type : {"FC", "FCTransposed", "FCGradient", "FCTransposedGradient", "MatMul",
                            "BatchMatMul", "Relu", "Add", "Div",
                            "Softmax", "ReduceSum", "ReduceMean", "CopyCPUToGPU", "CopyGPUToCPU",
-                           "EnsureCPUOutput"}) {
+                           "EnsureCPUOutput", "Conv", "ConvRelu", "ConvGradient", "MaxPool",
+                           "AveragePool", "MaxPoolGradient", "AveragePoolGradient",
+                           "ReluGradient", "SigmoidGradient", "TanhGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
   // CPU-only ops stay so.
-  EXPECT_FALSE(OperatorRegistry::HasKernel("Conv", kCudaDeviceType));
+  EXPECT_FALSE(OperatorRegistry::HasKernel("ConvTranspose", kCudaDeviceType));
 }
 
 TEST(CudaBackend, NamesTheCpuOnlyOpBeforeLookingForADevice) {
@@ -149,6 +151,57 @@ TEST(DeviceChecks, SoftmaxAndReductions) {
     EXPECT_TRUE(oracles::DeviceChecks(
         MakeOp(type, {"x"}, {"y"}, {{"axes", Ints{0, 2}}, {"keepdims", 0}}),
         {{"x", Values({3, 4, 5, 2}, -1, 0.3f)}}))
+        << type;
+  }
+}
+
+TEST(DeviceChecks, ConvAndItsGradient) {
+  SKIP_WITHOUT_DEVICE();
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("Conv", {"x", "w", "b"}, {"y"},
+             {{"kernel", 3}, {"stride", 2}, {"pad", 1}, {"dilation", 1}, {"group", 2}}),
+      {{"x", Values({2, 4, 9, 7}, -1, 0.1f)},
+       {"w", Values({6, 2, 3, 3}, -0.5f, 0.07f)},
+       {"b", Values({6}, 0.1f, 0.1f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("ConvRelu", {"x", "w"}, {"y"}, {{"kernel", 1}}),
+      {{"x", Values({2, 4, 5, 5}, -1, 0.1f)}, {"w", Values({3, 4, 1, 1}, -0.5f, 0.07f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("ConvGradient", {"x", "w", "dy"}, {"dw", "db", "dx"},
+             {{"kernel", 3}, {"pad", 1}, {"dilations", Ints{2, 1}}}),
+      {{"x", Values({2, 3, 8, 6}, -1, 0.1f)},
+       {"w", Values({4, 3, 3, 3}, -0.5f, 0.07f)},
+       {"dy", Values({2, 4, 6, 6}, 0.2f, -0.05f)}}));
+  // no_bias: (dW, dX); and a pointwise convolution (no unfolding) with groups.
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("ConvGradient", {"x", "w", "dy"}, {"dw", "dx"},
+             {{"kernel", 1}, {"group", 2}, {"no_bias", 1}}),
+      {{"x", Values({2, 4, 3, 5}, -1, 0.1f)},
+       {"w", Values({6, 2, 1, 1}, -0.5f, 0.07f)},
+       {"dy", Values({2, 6, 3, 5}, 0.2f, -0.05f)}}));
+}
+
+TEST(DeviceChecks, PoolsAndTheirGradients) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<TestArg> args = {{"kernel", 3}, {"stride", 2}, {"pad", 1}};
+  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("MaxPool", {"x"}, {"y"}, args),
+                                    {{"x", Values({2, 3, 9, 8}, -1, 0.1f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(
+      MakeOp("AveragePool", {"x"}, {"y"}, {{"kernel", 3}, {"pad", 1}, {"count_include_pad", 1}}),
+      {{"x", Values({2, 3, 9, 8}, -1, 0.1f)}}));
+  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("AveragePool", {"x"}, {"y"}, {{"global_pooling", 1}}),
+                                    {{"x", Values({2, 3, 9, 8}, -1, 0.1f)}}));
+  for (const char* type : {"MaxPoolGradient", "AveragePoolGradient"}) {
+    EXPECT_TRUE(oracles::DeviceChecks(MakeOp(type, {"x", "y", "dy"}, {"dx"}, args),
+                                      {{"x", Values({2, 3, 9, 8}, -1, 0.1f)},
+                                       {"y", Values({2, 3, 5, 4}, 0, 0.1f)},
+                                       {"dy", Values({2, 3, 5, 4}, 0.2f, -0.05f)}}))
+        << type;
+  }
+  for (const char* type : {"ReluGradient", "SigmoidGradient", "TanhGradient"}) {
+    EXPECT_TRUE(oracles::DeviceChecks(MakeOp(type, {"y", "dy"}, {"dx"}),
+                                      {{"y", Values({3, 7}, -0.8f, 0.1f)},
+                                       {"dy", Values({3, 7}, 0.2f, -0.05f)}}))
         << type;
   }
 }

@@ -27,6 +27,24 @@ void ConvShape(const std::string& label, ConvGeometry g, int64_t group,
                const std::vector<int64_t>& x, const std::vector<int64_t>& w,
                const std::vector<int64_t>* b, std::vector<int64_t>* y_dims);
 
+// Which outputs a ConvGradient op has: (dW, db[, dX]), or (dW[, dX]) with no_bias=1 (kBadArgument
+// for another count). Shared with the CUDA kernel (gpu/ops/conv.cc).
+struct ConvGradOutputs {
+  bool db = false;
+  bool dx = false;
+  int dx_index = -1;
+};
+ConvGradOutputs ConvGradientOutputs(const std::string& label, bool no_bias, int outputs);
+
+// ConvGradient's shape checks: X and W as Conv's (ConvShape), dY against the forward output;
+// writes Y's dims.
+void ConvGradientShape(const std::string& label, const ConvGeometry& g, int64_t group,
+                       const std::vector<int64_t>& x, const std::vector<int64_t>& w,
+                       const std::vector<int64_t>& dy, std::vector<int64_t>* y_dims);
+
+// kBadArgument unless `group` > 0.
+void EnforceConvGroup(const std::string& label, int64_t group);
+
 // Conv's arguments: the geometry (ConvGeometryArgs) and `group`. ConvGradient declares them too,
 // since it receives the forward op's arguments.
 OpSchema& ConvArgs(OpSchema& schema);

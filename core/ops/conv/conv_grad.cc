@@ -32,14 +32,6 @@
 #include "core/schema.h"
 
 namespace parity {
-namespace {
-
-// Which outputs a ConvGradient op with `outputs` outputs has.
-struct ConvGradOutputs {
-  bool db = false;
-  bool dx = false;
-  int dx_index = -1;
-};
 
 ConvGradOutputs ConvGradientOutputs(const std::string& label, bool no_bias, int outputs) {
   ConvGradOutputs o;
@@ -60,7 +52,6 @@ ConvGradOutputs ConvGradientOutputs(const std::string& label, bool no_bias, int 
   return o;
 }
 
-// Checks X and W as Conv does, dY against the forward output, and the dtypes; writes Y's dims.
 void ConvGradientShape(const std::string& label, const ConvGeometry& g, int64_t group,
                        const std::vector<int64_t>& x, const std::vector<int64_t>& w,
                        const std::vector<int64_t>& dy, std::vector<int64_t>* y_dims) {
@@ -70,10 +61,12 @@ void ConvGradientShape(const std::string& label, const ConvGeometry& g, int64_t 
                  ShapeString(x), ", W ", ShapeString(w), ")");
 }
 
-void EnforceGroup(const std::string& label, int64_t group) {
+void EnforceConvGroup(const std::string& label, int64_t group) {
   PARITY_ENFORCE(group > 0, ErrorKind::kBadArgument, label, ": argument 'group' = ", group,
                  " must be positive");
 }
+
+namespace {
 
 template <ConvEngine kEngine>
 class ConvGradientOp final : public Operator {
@@ -84,7 +77,7 @@ class ConvGradientOp final : public Operator {
         group_(Arg<int64_t>("group")),
         outputs_(ConvGradientOutputs(label(), Arg<bool>("no_bias"), OutputSize())),
         dnnl_(geometry_, group_) {
-    EnforceGroup(label(), group_);
+    EnforceConvGroup(label(), group_);
   }
 
   void Run() override {
@@ -239,7 +232,7 @@ PARITY_OP_SCHEMA(ConvGradient)
                        const std::vector<TensorType>& in) {
       const ConvGeometry g = ParseConvGeometry(args, ConvKind::kConv);
       const int64_t group = args.Get<int64_t>("group");
-      EnforceGroup(args.op_label(), group);
+      EnforceConvGroup(args.op_label(), group);
       const ConvGradOutputs o =
           ConvGradientOutputs(args.op_label(), args.Get<bool>("no_bias"), def.output_size());
       std::vector<int64_t> y_dims;

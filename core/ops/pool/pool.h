@@ -18,6 +18,13 @@ OpSchema& PoolArgs(OpSchema& schema);
 // `count_include_pad`: AveragePool and AveragePoolGradient.
 OpSchema& CountIncludePadArg(OpSchema& schema);
 
+// The pool gradients' shape checks (shared with the CUDA kernels, gpu/ops/pool.cc): X 4-D as the
+// forward takes it, Y and dY with the forward output's dims; writes them into *y_dims and the
+// effective geometry (global pooling: the kernel is X's H x W) into *g.
+void PoolGradientShape(const std::string& label, const std::vector<int64_t>& x,
+                       const std::vector<int64_t>& y, const std::vector<int64_t>& dy,
+                       ConvGeometry* g, std::vector<int64_t>* y_dims);
+
 // Window of output (oh, ow) clipped to the H x W image: rows h_begin, h_begin + h_step, ... below
 // h_end, columns likewise (the steps are the dilation, 1 without). Empty only with a dilation
 // that puts every tap of a row or column in the padding (EnforceWindowsCoverInput refuses that).

@@ -28,10 +28,7 @@
 #include "core/schema.h"
 
 namespace parity {
-namespace {
 
-// Checks X (4-D, as the forward does) and that Y and dY have the forward output's dims; writes
-// them into *y_dims and the effective geometry (global pooling: the kernel is X's H x W) into *g.
 void PoolGradientShape(const std::string& label, const std::vector<int64_t>& x,
                        const std::vector<int64_t>& y, const std::vector<int64_t>& dy,
                        ConvGeometry* g, std::vector<int64_t>* y_dims) {
@@ -44,6 +41,8 @@ void PoolGradientShape(const std::string& label, const std::vector<int64_t>& x,
                  " should have the forward output's dims ", ShapeString(*y_dims), " (X ",
                  ShapeString(x), ")");
 }
+
+namespace {
 
 void EnforcePoolGradientDtypes(const std::string& label, const std::vector<TensorType>& in) {
   DispatchFloatOrDouble(in[0].dtype, label, "X", in[0].dims, [](auto) {});
