@@ -1,0 +1,105 @@
+// SpatialBN, LayerNorm, LSTMUnit and GRUUnit: grid-stride loops around the bodies of
+// norm_body.h / rnn_unit_body.h. Statistics are summed serially by one thread per channel or row
+// (deterministic, no atomics): slower than a tree for wide rows, but the same bits every run and
+// the CPU's summation order where the CPU's is serial.
+#include "gpu/kernels/grid.h"
+#include "gpu/kernels/norm_rnn.h"
+#include "gpu/kernels/rnn_unit_body.h"
+
+namespace parity::gpu::kernels {
+namespace {
+
+__global__ void BNInferenceKernel(const float* scale, const float* bias, const float* mean,
+                                  const float* var, double epsilon, int64_t c, float* alpha,
+                                  float* shift, float* beta) {
+  PARITY_GRID_STRIDE_LOOP(i, c) {
+    BNInferenceCoefficients(i, scale, bias, mean, var, epsilon, alpha, shift, beta);
+  }
+}
+
+__global__ void BNTrainKernel(const float* x, BNShape shape, BNTrainArgs args, const float* scale,
+                              const float* bias, float* running_mean, float* running_var,
+                              float* saved_mean, float* saved_rstd, float* alpha, float* shift,
+                              float* beta) {
+  PARITY_GRID_STRIDE_LOOP(c, shape.c) {
+    BNTrainChannel(c, x, shape, args, scale, bias, running_mean, running_var, saved_mean,
+                   saved_rstd, alpha, shift, beta);
+  }
+}
+
+__global__ void BNApplyKernel(const float* x, BNShape shape, const float* alpha,
+                              const float* shift, const float* beta, float* y, int64_t numel) {
+  PARITY_GRID_STRIDE_LOOP(i, numel) { BNApply(i, x, shape, alpha, shift, beta, y); }
+}
+
+__global__ void LayerNormKernel(const float* x, int64_t m, int64_t n, float epsilon,
+                                const float* gamma, const float* beta, float* y, float* mean,
+                                float* sd) {
+  PARITY_GRID_STRIDE_LOOP(row, m) { LayerNormRow(row, x, n, epsilon, gamma, beta, y, mean, sd); }
+}
+
+__global__ void LSTMUnitKernel(const float* h_prev, const float* c_prev, const float* gates,
+                               const int32_t* valid, int64_t numel, int64_t d, float forget_bias,
+                               bool drop_states, float* h, float* c) {
+  PARITY_GRID_STRIDE_LOOP(i, numel) {
+    LSTMUnitElement(i, d, h_prev, c_prev, gates, valid, forget_bias, drop_states, h, c);
+  }
+}
+
+__global__ void GRUUnitKernel(const float* h_prev, const float* gates, const int32_t* valid,
+                              int64_t numel, int64_t d, bool drop_states, float* h) {
+  PARITY_GRID_STRIDE_LOOP(i, numel) { GRUUnitElement(i, d, h_prev, gates, valid, drop_states, h); }
+}
+
+}  // namespace
+
+void BNInferenceCoefficientsFloat(const float* scale, const float* bias, const float* mean,
+                                  const float* var, double epsilon, int64_t c, float* alpha,
+                                  float* shift, float* beta, cudaStream_t stream) {
+  if (c == 0) return;
+  BNInferenceKernel<<<GridBlocks(c), kGridThreads, 0, stream>>>(scale, bias, mean, var, epsilon,
+                                                                c, alpha, shift, beta);
+}
+
+void BNTrainFloat(const float* x, const BNShape& shape, const BNTrainArgs& args,
+                  const float* scale, const float* bias, float* running_mean, float* running_var,
+                  float* saved_mean, float* saved_rstd, float* alpha, float* shift, float* beta,
+                  cudaStream_t stream) {
+  if (shape.c == 0) return;
+  BNTrainKernel<<<GridBlocks(shape.c), kGridThreads, 0, stream>>>(
+      x, shape, args, scale, bias, running_mean, running_var, saved_mean, saved_rstd, alpha, shift,
+      beta);
+}
+
+void BNApplyFloat(const float* x, const BNShape& shape, const float* alpha, const float* shift,
+                  const float* beta, float* y, int64_t numel, cudaStream_t stream) {
+  if (numel == 0) return;
+  BNApplyKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(x, shape, alpha, shift, beta, y,
+                                                                numel);
+}
+
+void LayerNormFloat(const float* x, int64_t m, int64_t n, float epsilon, const float* gamma,
+                    const float* beta, float* y, float* mean, float* sd, cudaStream_t stream) {
+  if (m == 0) return;
+  LayerNormKernel<<<GridBlocks(m), kGridThreads, 0, stream>>>(x, m, n, epsilon, gamma, beta, y,
+                                                              mean, sd);
+}
+
+void LSTMUnitFloat(const float* h_prev, const float* c_prev, const float* gates,
+                   const int32_t* valid, int64_t n, int64_t d, float forget_bias,
+                   bool drop_states, float* h, float* c, cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  LSTMUnitKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+      h_prev, c_prev, gates, valid, numel, d, forget_bias, drop_states, h, c);
+}
+
+void GRUUnitFloat(const float* h_prev, const float* gates, const int32_t* valid, int64_t n,
+                  int64_t d, bool drop_states, float* h, cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  GRUUnitKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(h_prev, gates, valid, numel, d,
+                                                                drop_states, h);
+}
+
+}  // namespace parity::gpu::kernels

@@ -1,0 +1,41 @@
+// Launchers of the normalization and RNN-cell kernels (bodies in norm_body.h and rnn_unit_body.h,
+// tested on the host by tests/gpu/bodies). Device pointers; each enqueues on `stream` and returns
+// at once, like kernels.h's.
+#ifndef PARITY_GPU_KERNELS_NORM_RNN_H_
+#define PARITY_GPU_KERNELS_NORM_RNN_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "gpu/kernels/norm_body.h"
+
+namespace parity::gpu::kernels {
+
+// SpatialBN's per-channel coefficients (alpha, shift, beta: c floats each), from the given
+// statistics (inference) or the batch's (training, which also updates the running statistics in
+// place and writes saved_mean / saved_rstd); then Y from them.
+void BNInferenceCoefficientsFloat(const float* scale, const float* bias, const float* mean,
+                                  const float* var, double epsilon, int64_t c, float* alpha,
+                                  float* shift, float* beta, cudaStream_t stream);
+void BNTrainFloat(const float* x, const BNShape& shape, const BNTrainArgs& args,
+                  const float* scale, const float* bias, float* running_mean, float* running_var,
+                  float* saved_mean, float* saved_rstd, float* alpha, float* shift, float* beta,
+                  cudaStream_t stream);
+void BNApplyFloat(const float* x, const BNShape& shape, const float* alpha, const float* shift,
+                  const float* beta, float* y, int64_t numel, cudaStream_t stream);
+
+// LayerNorm over m rows of n (gamma / beta null without elementwise_affine).
+void LayerNormFloat(const float* x, int64_t m, int64_t n, float epsilon, const float* gamma,
+                    const float* beta, float* y, float* mean, float* sd, cudaStream_t stream);
+
+// One LSTMUnit / GRUUnit step over N rows of D; valid: N int32 flags (device memory).
+void LSTMUnitFloat(const float* h_prev, const float* c_prev, const float* gates,
+                   const int32_t* valid, int64_t n, int64_t d, float forget_bias,
+                   bool drop_states, float* h, float* c, cudaStream_t stream);
+void GRUUnitFloat(const float* h_prev, const float* gates, const int32_t* valid, int64_t n,
+                  int64_t d, bool drop_states, float* h, cudaStream_t stream);
+
+}  // namespace parity::gpu::kernels
+
+#endif  // PARITY_GPU_KERNELS_NORM_RNN_H_

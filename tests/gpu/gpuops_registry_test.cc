@@ -1,0 +1,19 @@
+// The CUDA kernels of issue 19's second half are registered in a CUDA build (and only there), so
+// `parity ops` lists them and the device oracle can pick them.
+#include <gtest/gtest.h>
+
+#include "core/operator.h"
+#include "gpu/device.h"
+
+namespace parity {
+namespace {
+
+TEST(GpuOpsRegistryTest, NormAndRnnCellKernelsRegisterUnderCuda) {
+  for (const char* type : {"SpatialBN", "LayerNorm", "LSTMUnit", "GRUUnit"}) {
+    EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
+    EXPECT_TRUE(OperatorRegistry::HasKernel(type, kCpuDeviceType)) << type;
+  }
+}
+
+}  // namespace
+}  // namespace parity
