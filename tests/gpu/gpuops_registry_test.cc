@@ -15,5 +15,12 @@ TEST(GpuOpsRegistryTest, NormAndRnnCellKernelsRegisterUnderCuda) {
   }
 }
 
+TEST(GpuOpsRegistryTest, ShapeKernelsRegisterUnderCuda) {
+  for (const char* type : {"Reshape", "Flatten", "FlattenToVec", "ExpandDims", "Squeeze",
+                           "Transpose", "Slice", "Concat", "Split", "Gather"}) {
+    EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
+  }
+}
+
 }  // namespace
 }  // namespace parity
