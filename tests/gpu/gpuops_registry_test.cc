@@ -22,5 +22,13 @@ TEST(GpuOpsRegistryTest, ShapeKernelsRegisterUnderCuda) {
   }
 }
 
+TEST(GpuOpsRegistryTest, FillersRegisterUnderCuda) {
+  for (const char* type : {"ConstantFill", "GivenTensorFill", "GivenTensorIntFill",
+                           "GivenTensorInt64Fill", "GivenTensorBoolFill", "GivenTensorDoubleFill",
+                           "UniformFill", "GaussianFill", "XavierFill"}) {
+    EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
+  }
+}
+
 }  // namespace
 }  // namespace parity
