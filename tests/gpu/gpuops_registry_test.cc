@@ -30,5 +30,12 @@ TEST(GpuOpsRegistryTest, FillersRegisterUnderCuda) {
   }
 }
 
+TEST(GpuOpsRegistryTest, LossKernelsRegisterUnderCuda) {
+  for (const char* type : {"SquaredL2Distance", "LabelCrossEntropy",
+                           "SigmoidCrossEntropyWithLogits", "SoftmaxWithLoss"}) {
+    EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
+  }
+}
+
 }  // namespace
 }  // namespace parity
