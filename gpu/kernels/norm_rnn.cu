@@ -51,6 +51,25 @@ __global__ void GRUUnitKernel(const float* h_prev, const float* gates, const int
   PARITY_GRID_STRIDE_LOOP(i, numel) { GRUUnitElement(i, d, h_prev, gates, valid, drop_states, h); }
 }
 
+__global__ void LSTMUnitGradientKernel(const float* c_prev, const float* gates, const float* c,
+                                       const float* dh, const float* dc, const int32_t* valid,
+                                       int64_t numel, int64_t d, float forget_bias,
+                                       bool drop_states, float* dh_prev, float* dc_prev,
+                                       float* dgates) {
+  PARITY_GRID_STRIDE_LOOP(i, numel) {
+    LSTMUnitGradientElement(i, d, c_prev, gates, c, dh, dc, valid, forget_bias, drop_states,
+                            dh_prev, dc_prev, dgates);
+  }
+}
+
+__global__ void GRUUnitGradientKernel(const float* h_prev, const float* gates, const float* dh,
+                                      const int32_t* valid, int64_t numel, int64_t d,
+                                      bool drop_states, float* dh_prev, float* dgates) {
+  PARITY_GRID_STRIDE_LOOP(i, numel) {
+    GRUUnitGradientElement(i, d, h_prev, gates, dh, valid, drop_states, dh_prev, dgates);
+  }
+}
+
 }  // namespace
 
 void BNInferenceCoefficientsFloat(const float* scale, const float* bias, const float* mean,
@@ -100,6 +119,26 @@ void GRUUnitFloat(const float* h_prev, const float* gates, const int32_t* valid,
   if (numel == 0) return;
   GRUUnitKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(h_prev, gates, valid, numel, d,
                                                                 drop_states, h);
+}
+
+void LSTMUnitGradientFloat(const float* c_prev, const float* gates, const float* c,
+                           const float* dh, const float* dc, const int32_t* valid, int64_t n,
+                           int64_t d, float forget_bias, bool drop_states, float* dh_prev,
+                           float* dc_prev, float* dgates, cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  LSTMUnitGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+      c_prev, gates, c, dh, dc, valid, numel, d, forget_bias, drop_states, dh_prev, dc_prev,
+      dgates);
+}
+
+void GRUUnitGradientFloat(const float* h_prev, const float* gates, const float* dh,
+                          const int32_t* valid, int64_t n, int64_t d, bool drop_states,
+                          float* dh_prev, float* dgates, cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  GRUUnitGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+      h_prev, gates, dh, valid, numel, d, drop_states, dh_prev, dgates);
 }
 
 }  // namespace parity::gpu::kernels

@@ -36,6 +36,15 @@ void LSTMUnitFloat(const float* h_prev, const float* c_prev, const float* gates,
 void GRUUnitFloat(const float* h_prev, const float* gates, const int32_t* valid, int64_t n,
                   int64_t d, bool drop_states, float* h, cudaStream_t stream);
 
+// Their gradients (rnn_unit_body.h's *GradientElement), N rows of D.
+void LSTMUnitGradientFloat(const float* c_prev, const float* gates, const float* c,
+                           const float* dh, const float* dc, const int32_t* valid, int64_t n,
+                           int64_t d, float forget_bias, bool drop_states, float* dh_prev,
+                           float* dc_prev, float* dgates, cudaStream_t stream);
+void GRUUnitGradientFloat(const float* h_prev, const float* gates, const float* dh,
+                          const int32_t* valid, int64_t n, int64_t d, bool drop_states,
+                          float* dh_prev, float* dgates, cudaStream_t stream);
+
 }  // namespace parity::gpu::kernels
 
 #endif  // PARITY_GPU_KERNELS_NORM_RNN_H_

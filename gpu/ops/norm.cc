@@ -57,6 +57,9 @@ class SpatialBNCudaOp final : public CudaOperator {
   // The running statistic output `out` (in place with input `in`): zeros when it does not hold
   // one float per channel yet, as on the CPU.
   float* RunningStat(int out, int in, int64_t c) {
+    // A running statistic kept on the host would be replaced by zeros below (DeviceOutput drops
+    // a tensor on another device): name it instead. An undefined one starts at zero, as on the CPU.
+    if (Input(in).defined()) DeviceInput(in);
     Tensor* t = DeviceOutput(out);
     if (t->numel() != c || !t->defined()) {
       t->Resize({c});

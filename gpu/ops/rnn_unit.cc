@@ -1,4 +1,4 @@
-// LSTMUnit and GRUUnit forward on the device (float). Shapes, the timestep and the rows past their
+// LSTMUnit and GRUUnit and their gradients on the device (float). Shapes, the timestep and the rows past their
 // sequences come from the CPU kernels' helper (core/ops/rnn_unit/rnn_unit.h), read from host
 // copies of the index inputs (which may live on either device); the per-row validity goes to the
 // device as int32 flags. The arithmetic is gpu/kernels/rnn_unit_body.h's, tested on the host
@@ -93,6 +93,110 @@ class GRUUnitCudaOp final : public RnnUnitCudaBase {
 };
 
 PARITY_REGISTER_CUDA_OPERATOR(GRUUnit, GRUUnitCudaOp);
+
+// The gradients: the forward op's inputs, then `extra` tensors shaped like hidden_prev (the
+// forward outputs and their gradients), checked by the CPU gradients' helper.
+class RnnUnitGradientCudaBase : public CudaOperator {
+ public:
+  RnnUnitGradientCudaBase(const caffe2::OperatorDef& def, Workspace* ws, int state_inputs,
+                          int gate_count, int extra)
+      : CudaOperator(def, ws),
+        state_inputs_(state_inputs),
+        gate_count_(gate_count),
+        drop_states_(Arg<bool>("drop_states")),
+        has_lengths_(Arg<bool>("sequence_lengths")),
+        forward_inputs_(rnn_unit_util::CheckRnnUnitGradientInputCount(*this, state_inputs, extra,
+                                                                     has_lengths_)) {}
+
+ protected:
+  rnn_unit_util::RnnStep Prepare(Tensor* valid) {
+    const int index_begin = forward_inputs_ - (has_lengths_ ? 2 : 1);
+    for (int i = 0; i < InputSize(); ++i) {
+      if (i < index_begin || i >= forward_inputs_) FloatInput(i);
+    }
+    const rnn_unit_util::RnnStep s = rnn_unit_util::PrepareRnnUnitGradientStep(
+        *this, state_inputs_, gate_count_, has_lengths_, [&](int i) { return ToCpu(Input(i)); });
+    *valid = ValidFlags(s);
+    return s;
+  }
+
+  // The per-row flags on the device, as int32.
+  Tensor ValidFlags(const rnn_unit_util::RnnStep& s) {
+    Tensor flags(DataType::kInt32, {s.n});
+    int32_t* f = flags.mutable_data<int32_t>();
+    for (int64_t n = 0; n < s.n; ++n) f[n] = s.valid[n] ? 1 : 0;
+    Tensor on_device(device());
+    CopyTensor(flags, &on_device);
+    return on_device;
+  }
+
+  const int state_inputs_;
+  const int gate_count_;
+  const bool drop_states_;
+  const bool has_lengths_;
+  const int forward_inputs_;
+};
+
+class LSTMUnitGradientCudaOp final : public RnnUnitGradientCudaBase {
+ public:
+  LSTMUnitGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : RnnUnitGradientCudaBase(def, ws, 2, 4, 4), forget_bias_(Arg<double>("forget_bias")) {}
+
+  void Run() override {
+    Tensor valid;
+    const rnn_unit_util::RnnStep s = Prepare(&valid);
+    const int base = forward_inputs_;
+    const float* c_prev = Input(1).data<float>();
+    const float* gates = Input(2).data<float>();
+    const float* c = Input(base + 1).data<float>();
+    const float* dh = Input(base + 2).data<float>();
+    const float* dc = Input(base + 3).data<float>();
+    const std::vector<int64_t> state_dims = Input(0).dims();
+    const std::vector<int64_t> gate_dims = Input(2).dims();
+    Tensor* dH = DeviceOutput(0);
+    Tensor* dC = DeviceOutput(1);
+    Tensor* dG = DeviceOutput(2);
+    dH->Resize(state_dims);
+    dC->Resize(state_dims);
+    dG->Resize(gate_dims);
+    kernels::LSTMUnitGradientFloat(c_prev, gates, c, dh, dc, valid.data<int32_t>(), s.n, s.d,
+                                   static_cast<float>(forget_bias_), drop_states_,
+                                   dH->mutable_data<float>(), dC->mutable_data<float>(),
+                                   dG->mutable_data<float>(), stream());
+    CheckLaunch();
+  }
+
+ private:
+  const double forget_bias_;
+};
+
+PARITY_REGISTER_CUDA_OPERATOR(LSTMUnitGradient, LSTMUnitGradientCudaOp);
+
+class GRUUnitGradientCudaOp final : public RnnUnitGradientCudaBase {
+ public:
+  GRUUnitGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : RnnUnitGradientCudaBase(def, ws, 1, 3, 2) {}
+
+  void Run() override {
+    Tensor valid;
+    const rnn_unit_util::RnnStep s = Prepare(&valid);
+    const float* h_prev = Input(0).data<float>();
+    const float* gates = Input(1).data<float>();
+    const float* dh = Input(forward_inputs_ + 1).data<float>();
+    const std::vector<int64_t> state_dims = Input(0).dims();
+    const std::vector<int64_t> gate_dims = Input(1).dims();
+    Tensor* dH = DeviceOutput(0);
+    Tensor* dG = DeviceOutput(1);
+    dH->Resize(state_dims);
+    dG->Resize(gate_dims);
+    kernels::GRUUnitGradientFloat(h_prev, gates, dh, valid.data<int32_t>(), s.n, s.d,
+                                  drop_states_, dH->mutable_data<float>(),
+                                  dG->mutable_data<float>(), stream());
+    CheckLaunch();
+  }
+};
+
+PARITY_REGISTER_CUDA_OPERATOR(GRUUnitGradient, GRUUnitGradientCudaOp);
 
 }  // namespace
 }  // namespace parity::gpu

@@ -9,7 +9,8 @@ namespace parity {
 namespace {
 
 TEST(GpuOpsRegistryTest, NormAndRnnCellKernelsRegisterUnderCuda) {
-  for (const char* type : {"SpatialBN", "LayerNorm", "LSTMUnit", "GRUUnit"}) {
+  for (const char* type : {"SpatialBN", "LayerNorm", "LSTMUnit", "GRUUnit", "LSTMUnitGradient",
+                           "GRUUnitGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
     EXPECT_TRUE(OperatorRegistry::HasKernel(type, kCpuDeviceType)) << type;
   }

@@ -38,6 +38,17 @@ void CheckRnnUnitInputCount(const Operator& op, int state_inputs, bool has_lengt
 RnnStep PrepareRnnStep(const Operator& op, int state_inputs, int gate_count, bool has_lengths,
                        const std::function<std::vector<int64_t>(int)>& read_index);
 
+// The gradients (rnn_unit_grad.cc): the forward op's inputs (states, gates, [seq_lengths],
+// timestep), then `extra` tensors shaped like hidden_prev (the forward outputs and their
+// gradients). Returns the count of forward inputs; kBadArgument for another input count.
+int CheckRnnUnitGradientInputCount(const Operator& op, int state_inputs, int extra,
+                                   bool has_lengths);
+// The gradients' shape and dtype checks and the rows inside their sequences; `host_input(i)` is
+// input i readable on the host (the timestep and lengths are read from it).
+RnnStep PrepareRnnUnitGradientStep(const Operator& op, int state_inputs, int gate_count,
+                                   bool has_lengths,
+                                   const std::function<Tensor(int)>& host_input);
+
 template <typename T>
 using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
 template <typename T>

@@ -86,6 +86,60 @@ TEST(RnnUnitBodyTest, GRUUnitMatchesTheCpu) {
   }
 }
 
+TEST(RnnUnitBodyTest, LSTMUnitGradientMatchesTheCpu) {
+  for (int drop : {0, 1}) {
+    const int64_t n = 3, d = 4;
+    const Tensor h_prev = RandomTensor({1, n, d}, 11);
+    const Tensor c_prev = RandomTensor({1, n, d}, 12);
+    const Tensor gates = RandomTensor({1, n, 4 * d}, 13, -3, 3);
+    const Tensor lengths = MakeTensor<int32_t>({n}, {1, 3, 3});
+    const Tensor t = MakeTensor<int32_t>({1}, {1});  // row 0 is past its sequence
+    const Tensor h = RandomTensor({1, n, d}, 14);
+    const Tensor c = RandomTensor({1, n, d}, 15, -2, 2);
+    const Tensor dh = RandomTensor({1, n, d}, 16);
+    const Tensor dc = RandomTensor({1, n, d}, 17);
+    auto ws = RunOp(MakeOp("LSTMUnitGradient",
+                           {"hp", "cp", "g", "len", "t", "h", "c", "dh", "dc"},
+                           {"dhp", "dcp", "dg"}, {{"forget_bias", 1.0f}, {"drop_states", drop}}),
+                    {{"hp", h_prev}, {"cp", c_prev}, {"g", gates}, {"len", lengths}, {"t", t},
+                     {"h", h}, {"c", c}, {"dh", dh}, {"dc", dc}});
+    const std::vector<int32_t> valid{0, 1, 1};
+    std::vector<float> dh_prev(n * d), dc_prev(n * d), dgates(n * 4 * d, -1.0f);
+    RunBodyOnHost(n * d, [&](int64_t i) {
+      LSTMUnitGradientElement(i, d, c_prev.data<float>(), gates.data<float>(), c.data<float>(),
+                              dh.data<float>(), dc.data<float>(), valid.data(), 1.0f, drop != 0,
+                              dh_prev.data(), dc_prev.data(), dgates.data());
+    });
+    ExpectWithin(dh_prev, Values<float>(ws->GetTensor("dhp")), "hidden_prev_grad");
+    ExpectWithin(dc_prev, Values<float>(ws->GetTensor("dcp")), "cell_prev_grad");
+    ExpectWithin(dgates, Values<float>(ws->GetTensor("dg")), "gates_grad");
+  }
+}
+
+TEST(RnnUnitBodyTest, GRUUnitGradientMatchesTheCpu) {
+  for (int drop : {0, 1}) {
+    const int64_t n = 2, d = 5;
+    const Tensor h_prev = RandomTensor({1, n, d}, 21);
+    const Tensor gates = RandomTensor({1, n, 3 * d}, 22, -3, 3);
+    const Tensor lengths = MakeTensor<int64_t>({n}, {4, 2});
+    const Tensor t = MakeTensor<int64_t>({1}, {3});  // row 1 is past its sequence
+    const Tensor h = RandomTensor({1, n, d}, 23);
+    const Tensor dh = RandomTensor({1, n, d}, 24);
+    auto ws = RunOp(MakeOp("GRUUnitGradient", {"hp", "g", "len", "t", "h", "dh"}, {"dhp", "dg"},
+                           {{"drop_states", drop}}),
+                    {{"hp", h_prev}, {"g", gates}, {"len", lengths}, {"t", t}, {"h", h},
+                     {"dh", dh}});
+    const std::vector<int32_t> valid{1, 0};
+    std::vector<float> dh_prev(n * d), dgates(n * 3 * d, -1.0f);
+    RunBodyOnHost(n * d, [&](int64_t i) {
+      GRUUnitGradientElement(i, d, h_prev.data<float>(), gates.data<float>(), dh.data<float>(),
+                             valid.data(), drop != 0, dh_prev.data(), dgates.data());
+    });
+    ExpectWithin(dh_prev, Values<float>(ws->GetTensor("dhp")), "hidden_prev_grad");
+    ExpectWithin(dgates, Values<float>(ws->GetTensor("dg")), "gates_grad");
+  }
+}
+
 TEST(RnnUnitBodyTest, GRUUnitByHand) {
   // u = 0 -> s(u) = 1/2, o = 0 -> tanh(o) = 0: h = h_prev / 2.
   const std::vector<float> h_prev{3.0f}, gates{9.0f, 0.0f, 0.0f};
