@@ -300,11 +300,14 @@ class GatherCudaOp final : public CudaOperator {
     const Tensor& indices = DeviceInput(1);
     // The CPU's check, on a host copy of the indices, before anything is written: an index out of
     // range is the same kBadArgument on both devices (a device-side flag could only say "some").
+    // In the CPU kernel's order: the indices' dtype, DATA's axis, then every index.
     const Tensor host_indices = ToCpu(indices);
-    const int axis = shape_index::GatherAxis(data.dims(), axis_, label());
-    const int64_t bound = data.dims()[axis];
     const int64_t n = indices.numel();
+    int axis = 0;
+    int64_t bound = 0;
     shape_util::DispatchIndex(host_indices, label(), InputName(1), "INDICES", [&](const auto* idx) {
+      axis = shape_index::GatherAxis(data.dims(), axis_, label());
+      bound = data.dims()[axis];
       shape_index::CheckGatherIndices(idx, n, bound, wrap_, axis, label(), data.DebugString());
     });
     const size_t esize = WordSize(*this, data);
