@@ -37,6 +37,32 @@ __global__ void SoftmaxLossTotalKernel(const double* row_loss, const double* row
   if (blockIdx.x == 0 && threadIdx.x == 0) SoftmaxLossTotal(row_loss, row_weight, n, scale, loss);
 }
 
+__global__ void SquaredL2GradKernel(const float* x, const float* y, const float* g, int64_t numel,
+                                    int64_t d, float* dx, float* dy) {
+  PARITY_GRID_STRIDE_LOOP(k, numel) { SquaredL2DistanceGradientElement(k, x, y, g, d, dx, dy); }
+}
+
+template <typename Index>
+__global__ void LabelCEGradKernel(const float* x, const Index* labels, const float* g,
+                                  int64_t numel, int64_t d, float* dx) {
+  PARITY_GRID_STRIDE_LOOP(k, numel) { LabelCrossEntropyGradientElement(k, x, labels, g, d, dx); }
+}
+
+template <typename Index>
+__global__ void SoftmaxLossGradKernel(const float* p, int64_t numel, int64_t d,
+                                      const Index* labels, const float* probs,
+                                      const float* weights, double factor, float* dx) {
+  PARITY_GRID_STRIDE_LOOP(k, numel) {
+    SoftmaxLossGradientElement(k, p, d, labels, probs, weights, factor, dx);
+  }
+}
+
+__global__ void SigmoidCEGradKernel(const float* g, const float* x, const float* t,
+                                    int64_t numel, int64_t inner, SigmoidCEMode mode,
+                                    float* dx) {
+  PARITY_GRID_STRIDE_LOOP(k, numel) { SigmoidCEGradientElement(k, g, x, t, inner, mode, dx); }
+}
+
 }  // namespace
 
 void SquaredL2DistanceFloat(const float* x, const float* y, int64_t n, int64_t d, float* out,
@@ -79,6 +105,50 @@ void SoftmaxWithLossFloat(const float* x, int64_t n, int64_t d, const void* labe
   }
   // Always: an empty batch's loss is 0 (the weights sum to 0), written on the device.
   SoftmaxLossTotalKernel<<<1, 1, 0, stream>>>(row_loss, row_weight, n, scale, loss);
+}
+
+void SquaredL2DistanceGradientFloat(const float* x, const float* y, const float* g, int64_t n,
+                                    int64_t d, float* dx, float* dy, cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  SquaredL2GradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(x, y, g, numel, d, dx, dy);
+}
+
+void LabelCrossEntropyGradientFloat(const float* x, const void* labels, bool labels_64,
+                                    const float* g, int64_t n, int64_t d, float* dx,
+                                    cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  if (labels_64) {
+    LabelCEGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        x, static_cast<const int64_t*>(labels), g, numel, d, dx);
+  } else {
+    LabelCEGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        x, static_cast<const int32_t*>(labels), g, numel, d, dx);
+  }
+}
+
+void SoftmaxWithLossGradientFloat(const float* p, int64_t n, int64_t d, const void* labels,
+                                  bool labels_64, const float* probs, const float* weights,
+                                  double factor, float* dx, cudaStream_t stream) {
+  const int64_t numel = n * d;
+  if (numel == 0) return;
+  if (labels_64) {
+    SoftmaxLossGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        p, numel, d, static_cast<const int64_t*>(labels), probs, weights, factor, dx);
+  } else {
+    SoftmaxLossGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        p, numel, d, static_cast<const int32_t*>(labels), probs, weights, factor, dx);
+  }
+}
+
+void SigmoidCrossEntropyGradientFloat(const float* g, const float* x, const float* t,
+                                      int64_t outer, int64_t inner, SigmoidCEMode mode,
+                                      float* dx, cudaStream_t stream) {
+  const int64_t numel = outer * inner;
+  if (numel == 0) return;
+  SigmoidCEGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(g, x, t, numel, inner, mode,
+                                                                      dx);
 }
 
 }  // namespace parity::gpu::kernels

@@ -23,6 +23,19 @@ void SoftmaxWithLossFloat(const float* x, int64_t n, int64_t d, const void* labe
                           bool labels_64, const float* probs, const float* weights, double scale,
                           float* p, double* row_terms, float* loss, cudaStream_t stream);
 
+// The gradients, one thread per element (numel = n * d, or outer * inner).
+void SquaredL2DistanceGradientFloat(const float* x, const float* y, const float* g, int64_t n,
+                                    int64_t d, float* dx, float* dy, cudaStream_t stream);
+void LabelCrossEntropyGradientFloat(const float* x, const void* labels, bool labels_64,
+                                    const float* g, int64_t n, int64_t d, float* dx,
+                                    cudaStream_t stream);
+void SoftmaxWithLossGradientFloat(const float* p, int64_t n, int64_t d, const void* labels,
+                                  bool labels_64, const float* probs, const float* weights,
+                                  double factor, float* dx, cudaStream_t stream);
+void SigmoidCrossEntropyGradientFloat(const float* g, const float* x, const float* t,
+                                      int64_t outer, int64_t inner, SigmoidCEMode mode,
+                                      float* dx, cudaStream_t stream);
+
 }  // namespace parity::gpu::kernels
 
 #endif  // PARITY_GPU_KERNELS_LOSS_H_

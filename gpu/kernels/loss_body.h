@@ -106,6 +106,74 @@ PARITY_HD void SoftmaxLossTotal(const double* row_loss, const double* row_weight
   loss[0] = weight_sum != 0.0 ? static_cast<float>(MulD(loss_sum, scale) / weight_sum) : 0.0f;
 }
 
+// ---- Gradients (core/ops/loss/loss_grad.cc), one element each.
+
+// SquaredL2DistanceGradient: dx = (x - y) * g[row], dy = -dx, rows of d.
+PARITY_HD void SquaredL2DistanceGradientElement(int64_t k, const float* x, const float* y,
+                                                const float* g, int64_t d, float* dx,
+                                                float* dy) {
+  const float v = Mul(Sub(x[k], y[k]), g[k / d]);
+  dx[k] = v;
+  dy[k] = -v;
+}
+
+// LabelCrossEntropyGradient: -g[i] / max(x, 1e-20) at the label of row i, 0 elsewhere.
+template <typename Index>
+PARITY_HD void LabelCrossEntropyGradientElement(int64_t k, const float* x, const Index* labels,
+                                                const float* g, int64_t d, float* dx) {
+  const int64_t i = k / d;
+  if (k % d != static_cast<int64_t>(labels[i])) {
+    dx[k] = 0.0f;
+    return;
+  }
+  const float floor = static_cast<float>(kLossLogThreshold);
+  dx[k] = -g[i] / (x[k] < floor ? floor : x[k]);
+}
+
+// SoftmaxWithLossGradient: with f_i = float(factor * w_i) (factor = scale * dLoss / sum(w),
+// computed on the host in double as the CPU does), dx = p * f_i - f_i at the label and p * f_i
+// elsewhere, or (p - q) * f_i with label probabilities q (probs non-null).
+template <typename Index>
+PARITY_HD void SoftmaxLossGradientElement(int64_t k, const float* p, int64_t d,
+                                          const Index* labels, const float* probs,
+                                          const float* weights, double factor, float* dx) {
+  const int64_t i = k / d;
+  const float f = static_cast<float>(
+      MulD(factor, weights != nullptr ? static_cast<double>(weights[i]) : 1.0));
+  if (probs != nullptr) {
+    dx[k] = Mul(Sub(p[k], probs[k]), f);
+    return;
+  }
+  const float v = Mul(p[k], f);
+  dx[k] = k % d == static_cast<int64_t>(labels[i]) ? Sub(v, f) : v;
+}
+
+// SigmoidCrossEntropyWithLogitsGradient: s = sigmoid(x) (exp of -x or x, as the CPU's
+// StableSigmoid), the term's derivative per mode, times -g[row] / inner.
+PARITY_HD void SigmoidCEGradientElement(int64_t k, const float* g, const float* x,
+                                        const float* t, int64_t inner, SigmoidCEMode mode,
+                                        float* dx) {
+  const float f = g[k / inner] / static_cast<float>(inner);
+  const float xv = x[k];
+  float s;
+  if (xv >= 0.0f) {
+    s = 1.0f / Add(1.0f, ::expf(-xv));
+  } else {
+    const float e = ::expf(xv);
+    s = e / Add(1.0f, e);
+  }
+  const float tv = t[k];
+  float term;
+  if (mode == SigmoidCEMode::kLogDTrick) {
+    term = Mul(Sub(Mul(2.0f, tv), 1.0f), Sub(1.0f, s));
+  } else if (mode == SigmoidCEMode::kUnjoined) {
+    term = Sub(tv, Mul(Sub(1.0f, tv), s));
+  } else {
+    term = Sub(tv, s);
+  }
+  dx[k] = Mul(-term, f);
+}
+
 }  // namespace parity::gpu::kernels
 
 #endif  // PARITY_GPU_KERNELS_LOSS_BODY_H_

@@ -33,7 +33,9 @@ TEST(GpuOpsRegistryTest, FillersRegisterUnderCuda) {
 
 TEST(GpuOpsRegistryTest, LossKernelsRegisterUnderCuda) {
   for (const char* type : {"SquaredL2Distance", "LabelCrossEntropy",
-                           "SigmoidCrossEntropyWithLogits", "SoftmaxWithLoss"}) {
+                           "SigmoidCrossEntropyWithLogits", "SoftmaxWithLoss",
+                           "SquaredL2DistanceGradient", "LabelCrossEntropyGradient",
+                           "SigmoidCrossEntropyWithLogitsGradient", "SoftmaxWithLossGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
 }

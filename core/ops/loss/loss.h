@@ -56,6 +56,14 @@ void CheckLabelProbabilities(const T* probs, int64_t n, int64_t d, const std::st
   }
 }
 
+// `t` must be `dtype` with `dims`, else kShapeMismatch naming it as `what` (the gradients' inputs).
+inline void ExpectTensor(const Tensor& t, const std::vector<int64_t>& dims, DataType dtype,
+                         const std::string& label, const std::string& blob, const char* what) {
+  PARITY_ENFORCE(t.dims() == dims && t.dtype() == dtype, ErrorKind::kShapeMismatch, label, ": ",
+                 what, " '", blob, "' must be ", DataTypeName(dtype), " ", ShapeString(dims),
+                 ", got ", t.DebugString());
+}
+
 // SoftmaxWithLoss takes order "NCHW" only (its axis argument says where the classes are).
 void CheckSoftmaxLossOrder(const std::string& order, const std::string& label);
 

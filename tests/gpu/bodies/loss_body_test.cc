@@ -108,6 +108,86 @@ TEST(LossBodyTest, SoftmaxWithLossMatchesTheCpu) {
   }
 }
 
+TEST(LossBodyTest, SquaredL2DistanceGradientMatchesTheCpuBitForBit) {
+  const Tensor x = RandomTensor({3, 4}, 31);
+  const Tensor y = RandomTensor({3, 4}, 32);
+  const Tensor g = RandomTensor({3}, 33);
+  auto ws = RunOp(MakeOp("SquaredL2DistanceGradient", {"x", "y", "g"}, {"dx", "dy"}),
+                  {{"x", x}, {"y", y}, {"g", g}});
+  std::vector<float> dx(12), dy(12);
+  RunBodyOnHost(12, [&](int64_t k) {
+    SquaredL2DistanceGradientElement(k, x.data<float>(), y.data<float>(), g.data<float>(), 4,
+                                     dx.data(), dy.data());
+  });
+  EXPECT_EQ(dx, Values<float>(ws->GetTensor("dx")));
+  EXPECT_EQ(dy, Values<float>(ws->GetTensor("dy")));
+}
+
+TEST(LossBodyTest, LabelCrossEntropyGradientMatchesTheCpuBitForBit) {
+  const Tensor x = MakeTensor<float>({2, 3}, {0.2f, 0.5f, 0.3f, 0.0f, 1.0f, 0.0f});
+  const Tensor labels = MakeTensor<int64_t>({2}, {2, 0});  // row 1: the 1e-20 floor
+  const Tensor g = MakeTensor<float>({2}, {1.5f, -2.0f});
+  auto ws = RunOp(MakeOp("LabelCrossEntropyGradient", {"x", "l", "g"}, {"dx"}),
+                  {{"x", x}, {"l", labels}, {"g", g}});
+  std::vector<float> dx(6, -7.0f);
+  RunBodyOnHost(6, [&](int64_t k) {
+    LabelCrossEntropyGradientElement(k, x.data<float>(), labels.data<int64_t>(),
+                                     g.data<float>(), 3, dx.data());
+  });
+  EXPECT_EQ(dx, Values<float>(ws->GetTensor("dx")));
+}
+
+TEST(LossBodyTest, SoftmaxWithLossGradientMatchesTheCpuBitForBit) {
+  const int64_t n = 3, d = 4;
+  const Tensor x = RandomTensor({n, d}, 41);
+  const Tensor p = RandomTensor({n, d}, 42, 0, 1);
+  const Tensor labels = MakeTensor<int32_t>({n}, {3, 0, 1});
+  const Tensor probs = MakeTensor<float>({n, d}, {0.5f, 0.5f, 0, 0, 0, 0, 0, 1, 0.25f, 0.25f,
+                                                  0.25f, 0.25f});
+  const Tensor w = MakeTensor<float>({n}, {1.0f, 3.0f, 0.5f});
+  const Tensor dloss = MakeTensor<float>({}, {0.75f});
+  for (bool label_prob : {false, true}) {
+    auto ws = RunOp(MakeOp("SoftmaxWithLossGradient", {"x", "t", "w", "p", "dl"}, {"dx"},
+                           {{"scale", 2.0f}, {"label_prob", label_prob ? 1 : 0}}),
+                    {{"x", x}, {"t", label_prob ? probs : labels}, {"w", w}, {"p", p},
+                     {"dl", dloss}});
+    // The host side of the op: scale * dLoss / sum(w), in double.
+    const double factor = 2.0 * 0.75 / (1.0 + 3.0 + 0.5);
+    std::vector<float> dx(n * d);
+    RunBodyOnHost(n * d, [&](int64_t k) {
+      SoftmaxLossGradientElement(k, p.data<float>(), d, labels.data<int32_t>(),
+                                 label_prob ? probs.data<float>() : nullptr, w.data<float>(),
+                                 factor, dx.data());
+    });
+    EXPECT_EQ(dx, Values<float>(ws->GetTensor("dx"))) << label_prob;
+  }
+}
+
+TEST(LossBodyTest, SigmoidCrossEntropyGradientMatchesTheCpuBitForBitInEveryMode) {
+  Tensor x = RandomTensor({2, 5}, 51, -8, 8);
+  x.mutable_data<float>()[3] = -INFINITY;
+  const Tensor t = RandomTensor({2, 5}, 52, 0, 1);
+  const Tensor g = RandomTensor({2}, 53);
+  struct Mode {
+    const char* arg;
+    SigmoidCEMode mode;
+  };
+  for (const Mode& m : {Mode{nullptr, SigmoidCEMode::kDefault},
+                        Mode{"log_D_trick", SigmoidCEMode::kLogDTrick},
+                        Mode{"unjoined_lr_loss", SigmoidCEMode::kUnjoined}}) {
+    std::vector<testing::TestArg> args;
+    if (m.arg != nullptr) args.push_back({m.arg, 1});
+    auto ws = RunOp(MakeOp("SigmoidCrossEntropyWithLogitsGradient", {"g", "x", "t"}, {"dx"}, args),
+                    {{"g", g}, {"x", x}, {"t", t}});
+    std::vector<float> dx(10);
+    RunBodyOnHost(10, [&](int64_t k) {
+      SigmoidCEGradientElement(k, g.data<float>(), x.data<float>(), t.data<float>(), 5, m.mode,
+                               dx.data());
+    });
+    EXPECT_EQ(dx, Values<float>(ws->GetTensor("dx"))) << (m.arg ? m.arg : "default");
+  }
+}
+
 TEST(LossBodyTest, SoftmaxWithLossByHand) {
   // Two equal logits: p = [1/2, 1/2], loss = log(2) for either label; weights 1, scale 1.
   const std::vector<float> x{3.0f, 3.0f};
