@@ -121,6 +121,111 @@ PARITY_HD void LayerNormRow(int64_t row, const float* x, int64_t n, float epsilo
   }
 }
 
+// ---- Gradients (core/ops/norm/norm_grad.cc).
+
+// SpatialBNGradient, channel c: with mean and rstd from the saved statistics (training) or from
+// the running mean and variance (is_test: rstd = 1 / sqrt(var + epsilon)), the sums
+// dbias = sum(dY) and dscale = sum(dY * (x - mean)) * rstd in double -- summed per spatial plane
+// and then scaled (NCHW) or per element (NHWC), as the CPU groups them -- and the float
+// coefficients of dX = a * dY + b * (x - mean) + k.
+PARITY_HD void BNGradientChannel(int64_t c, const float* x, const float* dy, const BNShape& s,
+                                 bool is_test, double epsilon, const float* scale,
+                                 const float* stat_mean, const float* stat_second, float* dscale,
+                                 float* dbias, float* coefficients) {
+  const double mean = static_cast<double>(stat_mean[c]);
+  const double rstd = is_test ? 1.0 / ::sqrt(AddD(static_cast<double>(stat_second[c]), epsilon))
+                              : static_cast<double>(stat_second[c]);
+  double db = 0.0, ds = 0.0;
+  for (int64_t n = 0; n < s.n; ++n) {
+    double plane_g = 0.0, plane_gx = 0.0;
+    for (int64_t k = 0; k < s.hxw; ++k) {
+      const int64_t at = s.nchw ? (n * s.c + c) * s.hxw + k : (n * s.hxw + k) * s.c + c;
+      const double g = static_cast<double>(dy[at]);
+      const double gx = MulD(g, SubD(static_cast<double>(x[at]), mean));
+      if (s.nchw) {
+        plane_g = AddD(plane_g, g);
+        plane_gx = AddD(plane_gx, gx);
+      } else {
+        db = AddD(db, g);
+        ds = AddD(ds, MulD(gx, rstd));
+      }
+    }
+    if (s.nchw) {
+      db = AddD(db, plane_g);
+      ds = AddD(ds, MulD(plane_gx, rstd));
+    }
+  }
+  const double m = static_cast<double>(s.n * s.hxw);
+  const double sr = MulD(static_cast<double>(scale[c]), rstd);
+  const bool constant_stats = is_test || m == 0;
+  float* a = coefficients;
+  float* b = coefficients + s.c;
+  float* k = coefficients + 2 * s.c;
+  float* centre = coefficients + 3 * s.c;
+  a[c] = static_cast<float>(sr);
+  b[c] = constant_stats ? 0.0f : static_cast<float>(MulD(MulD(-sr, rstd), ds) / m);
+  k[c] = constant_stats ? 0.0f : static_cast<float>(MulD(-sr, db / m));
+  centre[c] = static_cast<float>(mean);
+  dscale[c] = static_cast<float>(ds);
+  dbias[c] = static_cast<float>(db);
+}
+
+// One element of SpatialBNGradient's dX from the channel coefficients (dX may be dY).
+PARITY_HD void BNGradientApply(int64_t index, const float* x, const float* dy, const BNShape& s,
+                               const float* coefficients, float* dx) {
+  const int64_t c = BNChannelOf(index, s);
+  const float a = coefficients[c];
+  const float b = coefficients[s.c + c];
+  const float k = coefficients[2 * s.c + c];
+  const float centre = coefficients[3 * s.c + c];
+  dx[index] = Add(Add(Mul(a, dy[index]), Mul(b, Sub(x[index], centre))), k);
+}
+
+// LayerNormGradient, row i of n, in double: xhat = (x - mean) / std, g = dY (times gamma with
+// elementwise_affine), dX = (g - mean(g) - xhat * mean(g * xhat)) / std.
+PARITY_HD void LayerNormGradientRow(int64_t row, const float* dy, const float* x,
+                                    const float* mean, const float* sd, const float* gamma,
+                                    int64_t n, float* dx) {
+  const double inv = 1.0 / static_cast<double>(sd[row]);
+  const double mu = static_cast<double>(mean[row]);
+  const float* dyr = dy + row * n;
+  const float* xr = x + row * n;
+  double sum_g = 0.0, sum_gx = 0.0;
+  for (int64_t j = 0; j < n; ++j) {
+    const double xhat = MulD(SubD(static_cast<double>(xr[j]), mu), inv);
+    const double g = gamma != nullptr ? MulD(static_cast<double>(dyr[j]), gamma[j])
+                                      : static_cast<double>(dyr[j]);
+    sum_g = AddD(sum_g, g);
+    sum_gx = AddD(sum_gx, MulD(g, xhat));
+  }
+  const double mean_g = sum_g / static_cast<double>(n);
+  const double mean_gx = sum_gx / static_cast<double>(n);
+  for (int64_t j = 0; j < n; ++j) {
+    const double xhat = MulD(SubD(static_cast<double>(xr[j]), mu), inv);
+    const double g = gamma != nullptr ? MulD(static_cast<double>(dyr[j]), gamma[j])
+                                      : static_cast<double>(dyr[j]);
+    dx[row * n + j] = static_cast<float>(MulD(SubD(SubD(g, mean_g), MulD(xhat, mean_gx)), inv));
+  }
+}
+
+// LayerNormGradient's dgamma / dbeta, column j: sums over the m rows, in row order (as the CPU
+// accumulates them), of dY * xhat and dY.
+PARITY_HD void LayerNormParamGradientColumn(int64_t j, const float* dy, const float* x,
+                                            const float* mean, const float* sd, int64_t m,
+                                            int64_t n, float* dgamma, float* dbeta) {
+  double dg = 0.0, db = 0.0;
+  for (int64_t i = 0; i < m; ++i) {
+    const double inv = 1.0 / static_cast<double>(sd[i]);
+    const double xhat =
+        MulD(SubD(static_cast<double>(x[i * n + j]), static_cast<double>(mean[i])), inv);
+    const double g = static_cast<double>(dy[i * n + j]);
+    dg = AddD(dg, MulD(g, xhat));
+    db = AddD(db, g);
+  }
+  dgamma[j] = static_cast<float>(dg);
+  dbeta[j] = static_cast<float>(db);
+}
+
 }  // namespace parity::gpu::kernels
 
 #endif  // PARITY_GPU_KERNELS_NORM_BODY_H_

@@ -32,6 +32,35 @@ __global__ void BNApplyKernel(const float* x, BNShape shape, const float* alpha,
   PARITY_GRID_STRIDE_LOOP(i, numel) { BNApply(i, x, shape, alpha, shift, beta, y); }
 }
 
+__global__ void BNGradientChannelKernel(const float* x, const float* dy, BNShape shape,
+                                        bool is_test, double epsilon, const float* scale,
+                                        const float* stat_mean, const float* stat_second,
+                                        float* dscale, float* dbias, float* coefficients) {
+  PARITY_GRID_STRIDE_LOOP(c, shape.c) {
+    BNGradientChannel(c, x, dy, shape, is_test, epsilon, scale, stat_mean, stat_second, dscale,
+                      dbias, coefficients);
+  }
+}
+
+__global__ void BNGradientApplyKernel(const float* x, const float* dy, BNShape shape,
+                                      const float* coefficients, float* dx, int64_t numel) {
+  PARITY_GRID_STRIDE_LOOP(i, numel) { BNGradientApply(i, x, dy, shape, coefficients, dx); }
+}
+
+__global__ void LayerNormGradientKernel(const float* dy, const float* x, const float* mean,
+                                        const float* sd, const float* gamma, int64_t m,
+                                        int64_t n, float* dx) {
+  PARITY_GRID_STRIDE_LOOP(row, m) { LayerNormGradientRow(row, dy, x, mean, sd, gamma, n, dx); }
+}
+
+__global__ void LayerNormParamGradientKernel(const float* dy, const float* x, const float* mean,
+                                             const float* sd, int64_t m, int64_t n,
+                                             float* dgamma, float* dbeta) {
+  PARITY_GRID_STRIDE_LOOP(j, n) {
+    LayerNormParamGradientColumn(j, dy, x, mean, sd, m, n, dgamma, dbeta);
+  }
+}
+
 __global__ void LayerNormKernel(const float* x, int64_t m, int64_t n, float epsilon,
                                 const float* gamma, const float* beta, float* y, float* mean,
                                 float* sd) {
@@ -95,6 +124,33 @@ void BNApplyFloat(const float* x, const BNShape& shape, const float* alpha, cons
   if (numel == 0) return;
   BNApplyKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(x, shape, alpha, shift, beta, y,
                                                                 numel);
+}
+
+void BNGradientFloat(const float* x, const float* dy, const BNShape& shape, bool is_test,
+                     double epsilon, const float* scale, const float* stat_mean,
+                     const float* stat_second, float* dscale, float* dbias, float* coefficients,
+                     float* dx, cudaStream_t stream) {
+  if (shape.c == 0) return;
+  BNGradientChannelKernel<<<GridBlocks(shape.c), kGridThreads, 0, stream>>>(
+      x, dy, shape, is_test, epsilon, scale, stat_mean, stat_second, dscale, dbias, coefficients);
+  const int64_t numel = shape.n * shape.c * shape.hxw;
+  if (numel == 0) return;
+  // After the channel kernel on the same stream: dX may overwrite dY (in place).
+  BNGradientApplyKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(x, dy, shape,
+                                                                        coefficients, dx, numel);
+}
+
+void LayerNormGradientFloat(const float* dy, const float* x, const float* mean, const float* sd,
+                            const float* gamma, int64_t m, int64_t n, float* dx, float* dgamma,
+                            float* dbeta, cudaStream_t stream) {
+  // The parameter gradients first: they read dY, which dX may overwrite (in place).
+  if (gamma != nullptr && n > 0) {
+    LayerNormParamGradientKernel<<<GridBlocks(n), kGridThreads, 0, stream>>>(dy, x, mean, sd, m,
+                                                                             n, dgamma, dbeta);
+  }
+  if (m == 0) return;
+  LayerNormGradientKernel<<<GridBlocks(m), kGridThreads, 0, stream>>>(dy, x, mean, sd, gamma, m,
+                                                                      n, dx);
 }
 
 void LayerNormFloat(const float* x, int64_t m, int64_t n, float epsilon, const float* gamma,

@@ -25,6 +25,17 @@ void BNTrainFloat(const float* x, const BNShape& shape, const BNTrainArgs& args,
 void BNApplyFloat(const float* x, const BNShape& shape, const float* alpha, const float* shift,
                   const float* beta, float* y, int64_t numel, cudaStream_t stream);
 
+// SpatialBNGradient: per-channel sums and coefficients (4c floats of scratch), then dX.
+void BNGradientFloat(const float* x, const float* dy, const BNShape& shape, bool is_test,
+                     double epsilon, const float* scale, const float* stat_mean,
+                     const float* stat_second, float* dscale, float* dbias, float* coefficients,
+                     float* dx, cudaStream_t stream);
+
+// LayerNormGradient over m rows of n; gamma, dgamma and dbeta null without elementwise_affine.
+void LayerNormGradientFloat(const float* dy, const float* x, const float* mean, const float* sd,
+                            const float* gamma, int64_t m, int64_t n, float* dx, float* dgamma,
+                            float* dbeta, cudaStream_t stream);
+
 // LayerNorm over m rows of n (gamma / beta null without elementwise_affine).
 void LayerNormFloat(const float* x, int64_t m, int64_t n, float epsilon, const float* gamma,
                     const float* beta, float* y, float* mean, float* sd, cudaStream_t stream);

@@ -10,7 +10,7 @@ namespace {
 
 TEST(GpuOpsRegistryTest, NormAndRnnCellKernelsRegisterUnderCuda) {
   for (const char* type : {"SpatialBN", "LayerNorm", "LSTMUnit", "GRUUnit", "LSTMUnitGradient",
-                           "GRUUnitGradient"}) {
+                           "GRUUnitGradient", "SpatialBNGradient", "LayerNormGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
     EXPECT_TRUE(OperatorRegistry::HasKernel(type, kCpuDeviceType)) << type;
   }

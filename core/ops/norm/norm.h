@@ -43,6 +43,15 @@ std::vector<int64_t> MomentDims(const std::vector<int64_t>& dims, int axis);
 // LayerNorm's arguments: axis, epsilon, elementwise_affine.
 OpSchema& LayerNormArgs(OpSchema& schema);
 
+// SpatialBNGradient's arguments (order, is_test, epsilon > 0, num_batches 1: other batches' sums
+// have no gradient), for the CPU and CUDA gradients (norm_grad.cc, gpu/ops/norm_grad.cc).
+BNOptions ReadSpatialBNGradientOptions(const Operator& op);
+// SpatialBNGradient's dY (input 2) has X's dtype and dims; returns X's layout.
+BNLayout CheckSpatialBNGradientInputs(const Operator& op, bool nchw);
+
+// LayerNormGradient: (dY, Y, mean, std, X) -> dX, or with gamma -> (dX, dgamma, dbeta).
+void CheckLayerNormGradientArity(const Operator& op, bool affine);
+
 // LayerNorm takes 1 input, or 3 with elementwise_affine (kBadArgument otherwise).
 void CheckLayerNormInputs(const Operator& op, bool affine);
 // LayerNorm's rows: X as m rows of n elements from `axis` (canonicalized); with affine, gamma
@@ -53,6 +62,8 @@ struct LayerNormRows {
   int64_t n = 0;
 };
 LayerNormRows PlanLayerNorm(const Operator& op, int64_t axis, bool affine);
+// LayerNormGradient's rows (of X, input 4) and its checks of dY, Y, mean, std and gamma.
+LayerNormRows PlanLayerNormGradient(const Operator& op, int64_t axis, bool affine);
 
 }  // namespace norm_util
 }  // namespace parity

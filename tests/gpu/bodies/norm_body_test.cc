@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tests/test_util.h"
@@ -191,6 +193,90 @@ TEST(NormBodyTest, LayerNormMatchesTheCpu) {
     ExpectUlps(sd, Values<float>(ws->GetTensor("std")), 4, "std");
     // Y of magnitude ~1 from |x| <= 2: a few ulps of the mean are ~1e-6 absolute at most.
     ExpectWithin(y, Values<float>(ws->GetTensor("y")), 2e-6f, "Y");
+  }
+}
+
+TEST(NormBodyTest, SpatialBNGradientMatchesTheCpu) {
+  for (const BNCase& k : {BNCase{{2, 3, 4, 5}, true}, BNCase{{2, 4, 5, 3}, false}}) {
+    for (int is_test : {0, 1}) {
+      const BNShape s = ShapeOf(k.dims, k.nchw);
+      const Tensor x = RandomTensor(k.dims, 61, -2, 2);
+      const Tensor dy = RandomTensor(k.dims, 62);
+      const Tensor scale = RandomTensor({s.c}, 63, 0.5f, 2);
+      const Tensor mean = RandomTensor({s.c}, 64, -0.5f, 0.5f);
+      // Saved 1 / std (training) or the running variance (is_test).
+      const Tensor second = RandomTensor({s.c}, 65, 0.5f, 2);
+      auto ws = RunOp(MakeOp("SpatialBNGradient", {"x", "scale", "dy", "mean", "second"},
+                             {"dx", "dscale", "dbias"},
+                             {{"is_test", is_test}, {"epsilon", 1e-3f},
+                              {"order", k.nchw ? "NCHW" : "NHWC"}}),
+                      {{"x", x}, {"scale", scale}, {"dy", dy}, {"mean", mean}, {"second", second}});
+      std::vector<float> dscale(s.c), dbias(s.c), coefficients(4 * s.c), dx(x.numel());
+      RunBodyOnHost(s.c, [&](int64_t c) {
+        BNGradientChannel(c, x.data<float>(), dy.data<float>(), s, is_test != 0,
+                          static_cast<double>(1e-3f), scale.data<float>(), mean.data<float>(),
+                          second.data<float>(), dscale.data(), dbias.data(),
+                          coefficients.data());
+      });
+      RunBodyOnHost(x.numel(), [&](int64_t i) {
+        BNGradientApply(i, x.data<float>(), dy.data<float>(), s, coefficients.data(), dx.data());
+      });
+      // NHWC: the CPU's per-element double sums in the body's order, bit for bit. NCHW: the CPU
+      // sums each plane with Eigen's vectorized double sum; after rounding to float the sums
+      // agree to an ulp, and dX (a difference of terms ~1) to 1e-6 absolute.
+      const int ulps = k.nchw ? 1 : 0;
+      ExpectUlps(dscale, Values<float>(ws->GetTensor("dscale")), ulps, "dscale");
+      ExpectUlps(dbias, Values<float>(ws->GetTensor("dbias")), ulps, "dbias");
+      if (k.nchw) {
+        ExpectWithin(dx, Values<float>(ws->GetTensor("dx")), 1e-6f, "dX");
+      } else {
+        ExpectUlps(dx, Values<float>(ws->GetTensor("dx")), 0, "dX");
+      }
+    }
+  }
+}
+
+TEST(NormBodyTest, LayerNormGradientMatchesTheCpu) {
+  for (bool affine : {false, true}) {
+    const Ints dims{3, 2, 6};
+    const int64_t m = 6, n = 6;
+    const Tensor x = RandomTensor(dims, 71, -2, 2);
+    const Tensor dy = RandomTensor(dims, 72);
+    const Tensor gamma = RandomTensor({6}, 73, 0.5f, 1.5f);
+    // Y, mean and std from the forward op, so the inputs are consistent.
+    auto fwd = RunOp(MakeOp("LayerNorm", {"x"}, {"y", "mean", "std"}, {{"axis", 2}}), {{"x", x}});
+    std::vector<std::string> inputs{"dy", "y", "mean", "std", "x"};
+    std::vector<std::string> outputs{"dx"};
+    std::map<std::string, Tensor> feeds{{"dy", dy}, {"y", fwd->GetTensor("y")},
+                                        {"mean", fwd->GetTensor("mean")},
+                                        {"std", fwd->GetTensor("std")}, {"x", x}};
+    if (affine) {
+      inputs.push_back("gamma");
+      outputs = {"dx", "dgamma", "dbeta"};
+      feeds["gamma"] = gamma;
+    }
+    auto ws = RunOp(MakeOp("LayerNormGradient", inputs, outputs,
+                           {{"axis", 2}, {"elementwise_affine", affine ? 1 : 0}}),
+                    feeds);
+    const float* mean = fwd->GetTensor("mean").data<float>();
+    const float* sd = fwd->GetTensor("std").data<float>();
+    std::vector<float> dx(m * n), dgamma(n), dbeta(n);
+    RunBodyOnHost(m, [&](int64_t row) {
+      LayerNormGradientRow(row, dy.data<float>(), x.data<float>(), mean, sd,
+                           affine ? gamma.data<float>() : nullptr, n, dx.data());
+    });
+    // The CPU takes each row's two means through Eigen's vectorized double sum: other last bits
+    // in double, rarely a float ulp of dX (values ~1).
+    ExpectWithin(dx, Values<float>(ws->GetTensor("dx")), 1e-6f, "dX");
+    if (affine) {
+      RunBodyOnHost(n, [&](int64_t j) {
+        LayerNormParamGradientColumn(j, dy.data<float>(), x.data<float>(), mean, sd, m, n,
+                                     dgamma.data(), dbeta.data());
+      });
+      // Summed over rows in row order, as the CPU accumulates them: bit for bit.
+      ExpectUlps(dgamma, Values<float>(ws->GetTensor("dgamma")), 0, "dgamma");
+      ExpectUlps(dbeta, Values<float>(ws->GetTensor("dbeta")), 0, "dbeta");
+    }
   }
 }
 
