@@ -12,6 +12,17 @@ __global__ void StridedCopyKernel(const E* x, E* y, int64_t numel, StridedGeomet
 }
 
 template <typename E>
+__global__ void StridedScatterKernel(const E* x, E* y, int64_t numel, StridedGeometry g) {
+  PARITY_GRID_STRIDE_LOOP(o, numel) { StridedScatterElement(o, g, x, y); }
+}
+
+template <typename Index>
+__global__ void GatherGradientKernel(const float* dy, const Index* idx, int64_t numel, int64_t n,
+                                     int64_t bound, int64_t block, float* ddata) {
+  PARITY_GRID_STRIDE_LOOP(e, numel) { GatherGradientElement(e, dy, idx, n, bound, block, ddata); }
+}
+
+template <typename E>
 __global__ void BandCopyKernel(const E* src, E* dst, int64_t numel, BandGeometry g) {
   PARITY_GRID_STRIDE_LOOP(i, numel) { BandCopyElement(i, g, src, dst); }
 }
@@ -44,6 +55,30 @@ void StridedCopy(const void* x, void* y, int64_t numel, size_t esize, const Stri
     StridedCopyKernel<E><<<GridBlocks(numel), kGridThreads, 0, stream>>>(
         static_cast<const E*>(x), static_cast<E*>(y), numel, g);
   });
+}
+
+void StridedScatter(const void* x, void* y, int64_t numel, size_t esize, const StridedGeometry& g,
+                    cudaStream_t stream) {
+  if (numel == 0) return;
+  WithWord(esize, [&](auto word) {
+    using E = decltype(word);
+    StridedScatterKernel<E><<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const E*>(x), static_cast<E*>(y), numel, g);
+  });
+}
+
+void GatherGradientFloat(const float* dy, const void* idx, bool index_is_64, int64_t outer,
+                         int64_t n, int64_t bound, int64_t block, float* ddata,
+                         cudaStream_t stream) {
+  const int64_t numel = outer * bound * block;
+  if (numel == 0) return;
+  if (index_is_64) {
+    GatherGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        dy, static_cast<const int64_t*>(idx), numel, n, bound, block, ddata);
+  } else {
+    GatherGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        dy, static_cast<const int32_t*>(idx), numel, n, bound, block, ddata);
+  }
 }
 
 void BandCopy(const void* src, void* dst, int64_t rows, size_t esize, const BandGeometry& g,

@@ -14,12 +14,20 @@ namespace parity::gpu::kernels {
 
 void StridedCopy(const void* x, void* y, int64_t numel, size_t esize, const StridedGeometry& g,
                  cudaStream_t stream);
+// y[box offsets] = x, the reverse of StridedCopy (y zeroed by the caller).
+void StridedScatter(const void* x, void* y, int64_t numel, size_t esize, const StridedGeometry& g,
+                    cudaStream_t stream);
 // rows x g.width elements.
 void BandCopy(const void* src, void* dst, int64_t rows, size_t esize, const BandGeometry& g,
               cudaStream_t stream);
 // idx is int32 (index_is_64 false) or int64; out has outer * n * block elements.
 void Gather(const void* data, const void* idx, bool index_is_64, int64_t outer, int64_t n,
             int64_t bound, int64_t block, size_t esize, void* out, cudaStream_t stream);
+
+// GatherGradient into ddata (outer * bound * block floats, every element written).
+void GatherGradientFloat(const float* dy, const void* idx, bool index_is_64, int64_t outer,
+                         int64_t n, int64_t bound, int64_t block, float* ddata,
+                         cudaStream_t stream);
 
 }  // namespace parity::gpu::kernels
 

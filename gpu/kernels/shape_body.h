@@ -35,6 +35,18 @@ PARITY_HD void StridedCopyElement(int64_t o, const StridedGeometry& g, const E* 
   y[o] = x[offset];
 }
 
+// The reverse: y[base + sum_a index_a(o) * strides[a]] = x[o] (SliceGradient writes dY into the
+// box of a zeroed dX).
+template <typename E>
+PARITY_HD void StridedScatterElement(int64_t o, const StridedGeometry& g, const E* x, E* y) {
+  int64_t rest = o, offset = g.base;
+  for (int a = g.rank - 1; a >= 0; --a) {
+    offset += (rest % g.out_dims[a]) * g.strides[a];
+    rest /= g.out_dims[a];
+  }
+  y[offset] = x[o];
+}
+
 // Element `index` of a band `width` wide: row index / width, column index % width;
 // dst[row * dst_row + dst_col + column] = src[row * src_row + src_col + column].
 // Concat: each input is a band of the output; Split: each output a band of the input.
@@ -66,6 +78,24 @@ PARITY_HD void GatherElement(int64_t k, const E* data, const Index* idx, int64_t
   int64_t v = static_cast<int64_t>(idx[i]);
   if (v < 0) v += bound;
   out[k] = data[(o * bound + v) * block + e];
+}
+
+// GatherGradient, element e of dDATA ([outer, bound, block]): the sum of dY[o, i, k] over the
+// indices i that pick row v (negative ones wrapped), in index order from 0 -- the CPU's
+// scatter-add order, without atomics (each thread owns its element; the cost is n per element).
+template <typename Index>
+PARITY_HD void GatherGradientElement(int64_t e, const float* dy, const Index* idx, int64_t n,
+                                     int64_t bound, int64_t block, float* ddata) {
+  const int64_t k = e % block;
+  const int64_t v = (e / block) % bound;
+  const int64_t o = e / (block * bound);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t iv = static_cast<int64_t>(idx[i]);
+    if (iv < 0) iv += bound;
+    if (iv == v) sum += dy[(o * n + i) * block + k];
+  }
+  ddata[e] = sum;
 }
 
 }  // namespace parity::gpu::kernels

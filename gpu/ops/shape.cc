@@ -1,10 +1,10 @@
 // Shape ops on the device: the view-like reshapes (Reshape, Flatten, FlattenToVec, ExpandDims,
-// Squeeze: a device copy with new dims), Transpose and Slice (strided copies), Concat and Split
-// (band copies) and Gather (indices checked on a host copy, as the CPU checks them, before the
-// launch). Any dtype moves, as bits. Output dims come from the ops' shape inference, which runs
-// the CPU kernels' own shape functions (core/ops/shape), so both devices raise the same errors;
-// data-dependent shapes (a shape, split or slice bounds given as an input) are read from a host
-// copy of that input and checked by the same functions.
+// Squeeze, ResizeLike: a device copy with new dims), Transpose and Slice (strided copies), Concat
+// and Split (band copies) and Gather (indices checked on a host copy, as the CPU checks them,
+// before the launch). Any dtype moves, as bits. Output dims come from the ops' shape inference,
+// which runs the CPU kernels' own shape functions (core/ops/shape), so both devices raise the same
+// errors; data-dependent shapes (a shape, split or slice bounds given as an input) are read from a
+// host copy of that input and checked by the same functions.
 #include <vector>
 
 #include "core/ops/common/shape_util.h"
@@ -54,7 +54,7 @@ void CheckRank(const Operator& op, size_t rank) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reshape, Flatten, FlattenToVec, ExpandDims, Squeeze
+// Reshape, Flatten, FlattenToVec, ExpandDims, Squeeze, ResizeLike
 
 class ViewCudaOp final : public CudaOperator {
  public:
@@ -77,6 +77,14 @@ class ViewCudaOp final : public CudaOperator {
       for (int64_t d : shape_util::ReadIndexTensor(shape, label(), InputName(1))) arg->add_ints(d);
       new_dims = InferOutputs(*this, with_arg)[0].dims;
     } else {
+      if (type() == "ResizeLike") {
+        // The CPU kernel's own check (its shape function words it differently).
+        const Tensor& like = Input(1);
+        PARITY_ENFORCE(in.numel() == like.numel(), ErrorKind::kShapeMismatch, label(),
+                       ": input ", in.DebugString(), " has ", in.numel(),
+                       " elements but the shape source ", like.DebugString(), " has ",
+                       like.numel());
+      }
       new_dims = InferOutputs(*this, def())[0].dims;
     }
     Tensor* out = DeviceOutput(0);
@@ -97,6 +105,8 @@ PARITY_REGISTER_CUDA_OPERATOR(Flatten, ViewCudaOp);
 PARITY_REGISTER_CUDA_OPERATOR(FlattenToVec, ViewCudaOp);
 PARITY_REGISTER_CUDA_OPERATOR(ExpandDims, ViewCudaOp);
 PARITY_REGISTER_CUDA_OPERATOR(Squeeze, ViewCudaOp);
+// The gradient of Flatten / FlattenToVec: input 1 gives the dims only (it may live anywhere).
+PARITY_REGISTER_CUDA_OPERATOR(ResizeLike, ViewCudaOp);
 
 // ---------------------------------------------------------------------------------------------
 // Transpose, Slice

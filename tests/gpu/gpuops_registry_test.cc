@@ -18,7 +18,8 @@ TEST(GpuOpsRegistryTest, NormAndRnnCellKernelsRegisterUnderCuda) {
 
 TEST(GpuOpsRegistryTest, ShapeKernelsRegisterUnderCuda) {
   for (const char* type : {"Reshape", "Flatten", "FlattenToVec", "ExpandDims", "Squeeze",
-                           "Transpose", "Slice", "Concat", "Split", "Gather"}) {
+                           "Transpose", "Slice", "Concat", "Split", "Gather", "ResizeLike",
+                           "SliceGradient", "GatherGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
 }

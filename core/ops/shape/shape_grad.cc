@@ -15,6 +15,16 @@
 #include "core/schema.h"
 
 namespace parity {
+namespace shape_index {
+
+void ExpectDims(const Tensor& t, const std::vector<int64_t>& dims, const std::string& label,
+                const std::string& blob, const char* why) {
+  PARITY_ENFORCE(t.dims() == dims, ErrorKind::kShapeMismatch, label, ": gradient '", blob, "' ",
+                 t.DebugString(), " must have dims ", ShapeString(dims), " (", why, ")");
+}
+
+}  // namespace shape_index
+
 namespace {
 
 using shape_util::CanonicalAxis;
@@ -29,11 +39,7 @@ DataType GradDtype(const TensorType& dy, const ArgumentHelper& args, const std::
   return dy.dtype;
 }
 
-void ExpectDims(const Tensor& t, const std::vector<int64_t>& dims, const std::string& label,
-                const std::string& blob, const char* why) {
-  PARITY_ENFORCE(t.dims() == dims, ErrorKind::kShapeMismatch, label, ": gradient '", blob, "' ",
-                 t.DebugString(), " must have dims ", ShapeString(dims), " (", why, ")");
-}
+using shape_index::ExpectDims;
 
 // ---------------------------------------------------------------------------------------------
 // SliceGradient

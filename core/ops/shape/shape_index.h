@@ -67,6 +67,11 @@ void CheckGatherIndices(const Index* idx, int64_t n, int64_t bound, bool wrap, i
   }
 }
 
+// A gradient input (SliceGradient's and GatherGradient's dY) must have `dims` (`why` says whose),
+// else kShapeMismatch naming it.
+void ExpectDims(const Tensor& t, const std::vector<int64_t>& dims, const std::string& label,
+                const std::string& blob, const char* why);
+
 // The value of a one-element int32/int64 vector input (Tile's tiles / axis).
 int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob);
 // Tile's output dims: dims[axis] *= tiles (tiles >= 0).

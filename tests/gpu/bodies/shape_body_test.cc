@@ -135,6 +135,47 @@ TEST(ShapeBodyTest, GatherMatchesTheCpuWithNegativeIndices) {
   EXPECT_EQ(y, Words(expected));
 }
 
+TEST(ShapeBodyTest, SliceGradientMatchesTheCpu) {
+  const Ints dims{3, 4, 5};
+  const Tensor x = RandomTensor(dims, 6);
+  const Tensor dy = RandomTensor({2, 3, 5}, 7);
+  auto ws = RunOp(MakeOp("SliceGradient", {"x", "dy"}, {"dx"},
+                         {{"starts", Ints{1, 1}}, {"ends", Ints{3, -1}}}),
+                  {{"x", x}, {"dy", dy}});
+  StridedGeometry g;
+  g.rank = 3;
+  const std::vector<int64_t> strides = Strides(dims);
+  const Ints begin{1, 1, 0}, box{2, 3, 5};
+  for (int a = 0; a < 3; ++a) {
+    g.out_dims[a] = box[a];
+    g.strides[a] = strides[a];
+    g.base += begin[a] * strides[a];
+  }
+  std::vector<uint32_t> dx(x.numel(), 0);  // the op zeroes dX first (0.0f is all-zero bits)
+  const std::vector<uint32_t> in = Words(dy);
+  RunBodyOnHost(dy.numel(), [&](int64_t o) { StridedScatterElement(o, g, in.data(), dx.data()); });
+  EXPECT_EQ(dx, Words(ws->GetTensor("dx")));
+}
+
+TEST(ShapeBodyTest, GatherGradientAddsRepeatedIndicesInTheCpusOrder) {
+  // DATA [2, 3, 4] on axis 1, indices [2, -1, 0, 2] (wrapping): row 2 is picked three times.
+  const Tensor data = RandomTensor({2, 3, 4}, 8);
+  const Tensor idx = MakeTensor<int32_t>({4}, {2, -1, 0, 2});
+  const Tensor dy = RandomTensor({2, 4, 4}, 9);
+  auto ws = RunOp(MakeOp("GatherGradient", {"d", "i", "dy"}, {"dd"},
+                         {{"axis", 1}, {"wrap_indices", 1}}),
+                  {{"d", data}, {"i", idx}, {"dy", dy}});
+  std::vector<float> dd(data.numel(), -1.0f);
+  RunBodyOnHost(data.numel(), [&](int64_t e) {
+    GatherGradientElement(e, dy.data<float>(), idx.data<int32_t>(), 4, 3, 4, dd.data());
+  });
+  // Sums in the same order from 0: the same bits.
+  EXPECT_EQ(dd, Values<float>(ws->GetTensor("dd")));
+  const float* g = dy.data<float>();
+  EXPECT_EQ(dd[4], 0.0f);                            // row 1 of batch 0: never picked
+  EXPECT_EQ(dd[8], ((0.0f + g[0]) + g[4]) + g[12]);  // row 2: indices 0, 1 (-1) and 3
+}
+
 TEST(ShapeBodyTest, GatherInt32IndicesOnAxis0ByHand) {
   const std::vector<uint32_t> data{10, 11, 20, 21, 30, 31};  // [3, 2]
   const std::vector<int32_t> idx{2, 0, -1};
