@@ -16,6 +16,16 @@ __global__ void StridedScatterKernel(const E* x, E* y, int64_t numel, StridedGeo
   PARITY_GRID_STRIDE_LOOP(o, numel) { StridedScatterElement(o, g, x, y); }
 }
 
+template <typename E>
+__global__ void TileKernel(const E* x, E* y, int64_t numel, int64_t tiles, int64_t block) {
+  PARITY_GRID_STRIDE_LOOP(o, numel) { TileElement(o, x, tiles, block, y); }
+}
+
+__global__ void TileGradientKernel(const float* dy, int64_t numel, int64_t tiles, int64_t block,
+                                   float* dx) {
+  PARITY_GRID_STRIDE_LOOP(e, numel) { TileGradientElement(e, dy, tiles, block, dx); }
+}
+
 template <typename Index>
 __global__ void GatherGradientKernel(const float* dy, const Index* idx, int64_t numel, int64_t n,
                                      int64_t bound, int64_t block, float* ddata) {
@@ -65,6 +75,24 @@ void StridedScatter(const void* x, void* y, int64_t numel, size_t esize, const S
     StridedScatterKernel<E><<<GridBlocks(numel), kGridThreads, 0, stream>>>(
         static_cast<const E*>(x), static_cast<E*>(y), numel, g);
   });
+}
+
+void Tile(const void* x, void* y, int64_t outer, int64_t tiles, int64_t block, size_t esize,
+          cudaStream_t stream) {
+  const int64_t numel = outer * tiles * block;
+  if (numel == 0) return;
+  WithWord(esize, [&](auto word) {
+    using E = decltype(word);
+    TileKernel<E><<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const E*>(x), static_cast<E*>(y), numel, tiles, block);
+  });
+}
+
+void TileGradientFloat(const float* dy, int64_t outer, int64_t tiles, int64_t block, float* dx,
+                       cudaStream_t stream) {
+  const int64_t numel = outer * block;
+  if (numel == 0) return;
+  TileGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(dy, numel, tiles, block, dx);
 }
 
 void GatherGradientFloat(const float* dy, const void* idx, bool index_is_64, int64_t outer,

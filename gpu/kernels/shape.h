@@ -24,6 +24,12 @@ void BandCopy(const void* src, void* dst, int64_t rows, size_t esize, const Band
 void Gather(const void* data, const void* idx, bool index_is_64, int64_t outer, int64_t n,
             int64_t bound, int64_t block, size_t esize, void* out, cudaStream_t stream);
 
+// Tile into y (outer * tiles * block elements) and TileGradient into dx (outer * block floats).
+void Tile(const void* x, void* y, int64_t outer, int64_t tiles, int64_t block, size_t esize,
+          cudaStream_t stream);
+void TileGradientFloat(const float* dy, int64_t outer, int64_t tiles, int64_t block, float* dx,
+                       cudaStream_t stream);
+
 // GatherGradient into ddata (outer * bound * block floats, every element written).
 void GatherGradientFloat(const float* dy, const void* idx, bool index_is_64, int64_t outer,
                          int64_t n, int64_t bound, int64_t block, float* ddata,

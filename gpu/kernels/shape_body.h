@@ -80,6 +80,25 @@ PARITY_HD void GatherElement(int64_t k, const E* data, const Index* idx, int64_t
   out[k] = data[(o * bound + v) * block + e];
 }
 
+// Tile: the input as [outer, block] (block = the tiled axis and the dims after it), the output as
+// [outer, tiles, block]; output element o copies input (row, o % block).
+template <typename E>
+PARITY_HD void TileElement(int64_t o, const E* x, int64_t tiles, int64_t block, E* y) {
+  y[o] = x[(o / (tiles * block)) * block + o % block];
+}
+
+// TileGradient, element e of dX ([outer, block]): the sum of its `tiles` copies in dY, the first
+// copied and the others added in order (the CPU's order, so the same bits).
+PARITY_HD void TileGradientElement(int64_t e, const float* dy, int64_t tiles, int64_t block,
+                                   float* dx) {
+  const int64_t o = e / block;
+  const int64_t k = e % block;
+  const float* src = dy + o * tiles * block + k;
+  float sum = src[0];
+  for (int64_t t = 1; t < tiles; ++t) sum += src[t * block];
+  dx[e] = sum;
+}
+
 // GatherGradient, element e of dDATA ([outer, bound, block]): the sum of dY[o, i, k] over the
 // indices i that pick row v (negative ones wrapped), in index order from 0 -- the CPU's
 // scatter-add order, without atomics (each thread owns its element; the cost is n per element).

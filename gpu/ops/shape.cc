@@ -338,5 +338,44 @@ class GatherCudaOp final : public CudaOperator {
 
 PARITY_REGISTER_CUDA_OPERATOR(Gather, GatherCudaOp);
 
+// ---------------------------------------------------------------------------------------------
+// Tile
+
+class TileCudaOp final : public CudaOperator {
+ public:
+  TileCudaOp(const caffe2::OperatorDef& def, Workspace* ws) : CudaOperator(def, ws) {
+    shape_index::CheckTileArgs(args(), InputSize(), label());
+    if (InputSize() < 2) tiles_ = Arg<int64_t>("tiles");
+    if (InputSize() < 3) axis_ = Arg<int64_t>("axis");
+  }
+
+  void Run() override {
+    const Tensor& in = DeviceInput(0);
+    // tiles and axis given as inputs are read from host copies (they may live on either device).
+    const int64_t tiles =
+        InputSize() >= 2 ? shape_index::ScalarFromInput(ToCpu(Input(1)), label(), InputName(1))
+                         : tiles_;
+    const int64_t axis =
+        InputSize() == 3 ? shape_index::ScalarFromInput(ToCpu(Input(2)), label(), InputName(2))
+                         : axis_;
+    const std::vector<int64_t> out_dims = shape_index::TileDims(in.dims(), tiles, axis, label());
+    const int a = shape_util::CanonicalAxis(axis, in.ndim(), label(), "axis", in.dims());
+    const size_t esize = WordSize(*this, in);
+    Tensor* out = DeviceOutput(0);
+    out->Resize(out_dims);
+    void* dst = out->raw_mutable_data(in.dtype());
+    if (out->numel() == 0) return;
+    kernels::Tile(in.raw_data(), dst, shape_util::SizeToDim(in.dims(), a), tiles,
+                  shape_util::SizeFromDim(in.dims(), a), esize, stream());
+    CheckLaunch();
+  }
+
+ private:
+  int64_t tiles_ = 1;
+  int64_t axis_ = 0;
+};
+
+PARITY_REGISTER_CUDA_OPERATOR(Tile, TileCudaOp);
+
 }  // namespace
 }  // namespace parity::gpu

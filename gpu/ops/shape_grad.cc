@@ -1,4 +1,4 @@
-// SliceGradient and GatherGradient on the device (float dY): the CPU gradients' checks
+// SliceGradient, GatherGradient and TileGradient on the device (float dY): the CPU gradients' checks
 // (core/ops/shape/shape_index.h), slice bounds and indices read from host copies. SliceGradient
 // zeroes dX and scatters dY into the box; GatherGradient gives each dDATA element to one thread,
 // which adds the dY rows that picked it in index order (the CPU's order; no atomics, so the sums
@@ -121,6 +121,41 @@ class GatherGradientCudaOp final : public CudaOperator {
 };
 
 PARITY_REGISTER_CUDA_OPERATOR(GatherGradient, GatherGradientCudaOp);
+
+class TileGradientCudaOp final : public CudaOperator {
+ public:
+  TileGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws) : CudaOperator(def, ws) {
+    shape_index::CheckTileArgs(args(), InputSize(), label());
+    if (InputSize() < 2) tiles_ = Arg<int64_t>("tiles");
+    if (InputSize() < 3) axis_ = Arg<int64_t>("axis");
+  }
+
+  void Run() override {
+    const Tensor& dy = DeviceInput(0);
+    const int64_t tiles =
+        InputSize() >= 2 ? shape_index::ScalarFromInput(ToCpu(Input(1)), label(), InputName(1))
+                         : tiles_;
+    const int64_t axis =
+        InputSize() == 3 ? shape_index::ScalarFromInput(ToCpu(Input(2)), label(), InputName(2))
+                         : axis_;
+    const std::vector<int64_t> dx_dims = shape_index::UntileDims(dy.dims(), tiles, axis, label());
+    const int a = shape_util::CanonicalAxis(axis, dy.ndim(), label(), "axis", dy.dims());
+    FloatInput(0);
+    Tensor* dx = DeviceOutput(0);
+    dx->Resize(dx_dims);
+    float* out = dx->mutable_data<float>();
+    if (dx->numel() == 0) return;
+    kernels::TileGradientFloat(dy.data<float>(), shape_util::SizeToDim(dx_dims, a), tiles,
+                               shape_util::SizeFromDim(dx_dims, a), out, stream());
+    CheckLaunch();
+  }
+
+ private:
+  int64_t tiles_ = 1;
+  int64_t axis_ = 0;
+};
+
+PARITY_REGISTER_CUDA_OPERATOR(TileGradient, TileGradientCudaOp);
 
 }  // namespace
 }  // namespace parity::gpu

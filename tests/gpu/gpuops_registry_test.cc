@@ -19,7 +19,7 @@ TEST(GpuOpsRegistryTest, NormAndRnnCellKernelsRegisterUnderCuda) {
 TEST(GpuOpsRegistryTest, ShapeKernelsRegisterUnderCuda) {
   for (const char* type : {"Reshape", "Flatten", "FlattenToVec", "ExpandDims", "Squeeze",
                            "Transpose", "Slice", "Concat", "Split", "Gather", "ResizeLike",
-                           "SliceGradient", "GatherGradient"}) {
+                           "SliceGradient", "GatherGradient", "Tile", "TileGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
 }

@@ -176,6 +176,25 @@ TEST(ShapeBodyTest, GatherGradientAddsRepeatedIndicesInTheCpusOrder) {
   EXPECT_EQ(dd[8], ((0.0f + g[0]) + g[4]) + g[12]);  // row 2: indices 0, 1 (-1) and 3
 }
 
+TEST(ShapeBodyTest, TileAndItsGradientMatchTheCpu) {
+  // [2, 3, 2] tiled 3 times on axis 1: outer 2, block 3 * 2 = 6.
+  const Tensor x = RandomTensor({2, 3, 2}, 10);
+  auto ws = RunOp(MakeOp("Tile", {"x"}, {"y"}, {{"tiles", 3}, {"axis", 1}}), {{"x", x}});
+  const Tensor& expected = ws->GetTensor("y");
+  ASSERT_EQ(expected.dims(), (Ints{2, 9, 2}));
+  std::vector<uint32_t> y(expected.numel());
+  const std::vector<uint32_t> in = Words(x);
+  RunBodyOnHost(expected.numel(), [&](int64_t o) { TileElement(o, in.data(), 3, 6, y.data()); });
+  EXPECT_EQ(y, Words(expected));
+
+  const Tensor dy = RandomTensor({2, 9, 2}, 11);
+  auto grad = RunOp(MakeOp("TileGradient", {"dy"}, {"dx"}, {{"tiles", 3}, {"axis", 1}}),
+                    {{"dy", dy}});
+  std::vector<float> dx(12);
+  RunBodyOnHost(12, [&](int64_t e) { TileGradientElement(e, dy.data<float>(), 3, 6, dx.data()); });
+  EXPECT_EQ(dx, Values<float>(grad->GetTensor("dx")));  // the same order of additions
+}
+
 TEST(ShapeBodyTest, GatherInt32IndicesOnAxis0ByHand) {
   const std::vector<uint32_t> data{10, 11, 20, 21, 30, 31};  // [3, 2]
   const std::vector<int32_t> idx{2, 0, -1};
