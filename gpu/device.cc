@@ -6,33 +6,34 @@
 #include <string>
 
 #include "gpu/context.h"
+#include "gpu/device_query.h"
 
 namespace parity::gpu {
 namespace {
 
-struct DeviceQuery {
-  int count = 0;
-  std::string reason;
-};
-
 // cudaGetDeviceCount fails without a driver ("CUDA driver version is insufficient") or a device;
 // both mean zero devices here. It leaves its argument untouched on failure, hence the 0 first.
-const DeviceQuery& Query() {
-  static const DeviceQuery* query = [] {
-    auto* q = new DeviceQuery;
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      q->reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
-    } else if (count <= 0) {
-      q->reason = "the CUDA runtime reports no device";
-    } else {
-      q->count = count;
-    }
-    return q;
-  }();
-  return *query;
+// Runs in a child process (device_query.h says why): this process stays free of CUDA until it
+// runs a kernel or copies to a device.
+DeviceCountAnswer AskCudaRuntime() {
+  DeviceCountAnswer answer;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    answer.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
+  } else if (count <= 0) {
+    answer.reason = "the CUDA runtime reports no device";
+  } else {
+    answer.count = count;
+  }
+  return answer;
+}
+
+// Asked once, then cached.
+const DeviceCountAnswer& Query() {
+  static const DeviceCountAnswer* answer =
+      new DeviceCountAnswer(QueryDeviceCountInChild(&AskCudaRuntime));
+  return *answer;
 }
 
 // Tensor storage on CUDA devices (core/tensor.h's hook) comes from the device's caching allocator.

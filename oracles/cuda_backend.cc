@@ -2,8 +2,8 @@
 // run --device cuda` and the device oracle run). Registered in every build, so a build or machine
 // without CUDA says why it cannot run (kUnknownOp) instead of not knowing the name.
 //
-// The case's inputs, and whatever an init net made (run on the CPU: fills have no CUDA kernels
-// yet), are copied to the device before the net runs; every tensor comes back to the host for the
+// The case's inputs, and whatever an init net made (run on the CPU, as a predictor's init net
+// would be), are copied to the device before the net runs; every tensor comes back to the host for the
 // comparison. Sub-nets (Do/If/While bodies, RecurrentNetwork steps) stay as written: control flow
 // on the device is issue 19's later work.
 #include "core/net.h"

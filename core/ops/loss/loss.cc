@@ -192,11 +192,7 @@ class LabelCrossEntropyOp final : public Operator {
     shape_util::DispatchFloating(X, label(), InputName(0), [&](auto zero) {
       using T = decltype(zero);
       WithLabels(Input(1), label(), InputName(1), [&](const auto* labels) {
-        for (int64_t i = 0; i < rc.n; ++i) {
-          PARITY_ENFORCE(labels[i] >= 0 && labels[i] < rc.d, ErrorKind::kBadArgument, label(),
-                         ": label ", labels[i], " of row ", i, " is out of range [0, ", rc.d,
-                         ") for X ", X.DebugString());
-        }
+        loss_util::CheckLabelRange(labels, rc.n, rc.d, label(), "X " + X.DebugString());
         Tensor* out = Output(0);
         out->Resize({rc.n});
         T* y = out->template mutable_data<T>();
@@ -261,11 +257,7 @@ class SoftmaxWithLossOp final : public Operator {
     double weight_sum = 0;
     if (!label_prob_) {
       WithLabels(T_in, label(), InputName(1), [&](const auto* labels) {
-        for (int64_t i = 0; i < n; ++i) {
-          PARITY_ENFORCE(labels[i] >= 0 && labels[i] < d, ErrorKind::kBadArgument, label(),
-                         ": label ", labels[i], " of row ", i, " is out of range [0, ", d,
-                         ") for logits ", X.DebugString());
-        }
+        loss_util::CheckLabelRange(labels, n, d, label(), "logits " + X.DebugString());
         for (int64_t i = 0; i < n; ++i) {
           // -log softmax(x)[label] = log(sum(exp(x - max))) - (x[label] - max), exactly as
           // Caffe2 computes it from the log-softmax (no probability floor here).
@@ -283,6 +275,7 @@ class SoftmaxWithLossOp final : public Operator {
     } else {
       shape_util::ExpectSameDtype(T_in, X.dtype(), label(), InputName(1));
       const T* probs = T_in.data<T>();
+      loss_util::CheckLabelProbabilities(probs, n, d, label());
       for (int64_t i = 0; i < n; ++i) {
         ConstArrayMap<T> row(x + i * d, d);
         ArrayMap<T> prow(p + i * d, d);
@@ -291,16 +284,10 @@ class SoftmaxWithLossOp final : public Operator {
         prow /= prow.sum();
         const double w = weights ? weights[i] : 1.0;
         double l = 0;
-        double total = 0;
         for (int64_t j = 0; j < d; ++j) {
           const double q = probs[i * d + j];
-          PARITY_ENFORCE(q >= 0, ErrorKind::kBadArgument, label(), ": label probability ", q,
-                         " at [", i, ", ", j, "] is negative");
           l -= std::log(std::max(static_cast<double>(p[i * d + j]), kLogThreshold)) * q;
-          total += q;
         }
-        PARITY_ENFORCE(std::abs(total - 1.0) < 1e-5, ErrorKind::kBadArgument, label(),
-                       ": label probabilities of row ", i, " sum to ", total, ", not 1");
         loss_sum += l * w;
         weight_sum += w;
       }

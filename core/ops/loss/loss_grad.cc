@@ -28,12 +28,7 @@ using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
 
-void ExpectTensor(const Tensor& t, const std::vector<int64_t>& dims, DataType dtype,
-                  const std::string& label, const std::string& blob, const char* what) {
-  PARITY_ENFORCE(t.dims() == dims && t.dtype() == dtype, ErrorKind::kShapeMismatch, label, ": ",
-                 what, " '", blob, "' must be ", DataTypeName(dtype), " ", ShapeString(dims),
-                 ", got ", t.DebugString());
-}
+using loss_util::ExpectTensor;
 
 // ---------------------------------------------------------------------------------------------
 // SquaredL2DistanceGradient
@@ -139,11 +134,7 @@ class LabelCrossEntropyGradientOp final : public Operator {
     shape_util::DispatchFloating(X, label(), InputName(0), [&](auto zero) {
       using T = decltype(zero);
       loss_util::WithLabels(Input(1), label(), InputName(1), [&](const auto* labels) {
-        for (int64_t i = 0; i < rc.n; ++i) {
-          PARITY_ENFORCE(labels[i] >= 0 && labels[i] < rc.d, ErrorKind::kBadArgument, label(),
-                         ": label ", labels[i], " of row ", i, " is out of range [0, ", rc.d,
-                         ") for X ", X.DebugString());
-        }
+        loss_util::CheckLabelRange(labels, rc.n, rc.d, label(), "X " + X.DebugString());
         const T* x = X.data<T>();
         const T* g = Input(2).data<T>();
         Tensor* dX = Output(0);
@@ -233,11 +224,7 @@ class SoftmaxWithLossGradientOp final : public Operator {
       return;
     }
     loss_util::WithLabels(labels, label(), InputName(1), [&](const auto* t) {
-      for (int64_t i = 0; i < n; ++i) {
-        PARITY_ENFORCE(t[i] >= 0 && t[i] < d, ErrorKind::kBadArgument, label(), ": label ", t[i],
-                       " of row ", i, " is out of range [0, ", d, ") for logits ",
-                       X.DebugString());
-      }
+      loss_util::CheckLabelRange(t, n, d, label(), "logits " + X.DebugString());
       for (int64_t i = 0; i < n; ++i) {
         const T f = static_cast<T>(factor * (w ? static_cast<double>(w[i]) : 1.0));
         ArrayMap<T> row(dx + i * d, d);

@@ -76,6 +76,64 @@ OpSchema& LayerNormArgs(OpSchema& schema) {
            "If 1, inputs gamma and beta (dims X.dims[axis:]) scale and shift the result.");
 }
 
+BNOptions ReadSpatialBNOptions(const Operator& op) {
+  const ArgumentHelper& args = op.args();
+  const std::string& label = op.label();
+  BNOptions o;
+  o.is_test = args.Get<bool>("is_test");
+  o.epsilon = args.Get<double>("epsilon");
+  o.momentum = args.Get<double>("momentum");
+  o.nchw = IsNCHW(args.Get<std::string>("order"), label);
+  o.num_batches = args.Get<int64_t>("num_batches");
+  PARITY_ENFORCE(o.is_test ? op.OutputSize() == 1 : op.OutputSize() == 5, ErrorKind::kBadArgument,
+                 label, ": produces ",
+                 o.is_test ? "1 output with is_test=1"
+                           : "5 outputs with is_test=0 (Y, running_mean, running_var, saved_mean, "
+                             "saved_inv_std)",
+                 ", got ", op.OutputSize());
+  PARITY_ENFORCE(o.epsilon > 0, ErrorKind::kBadArgument, label, ": epsilon ", o.epsilon,
+                 " must be positive");
+  PARITY_ENFORCE(o.momentum >= 0 && o.momentum <= 1, ErrorKind::kBadArgument, label,
+                 ": momentum ", o.momentum, " must be in [0, 1]");
+  PARITY_ENFORCE(o.num_batches >= 1, ErrorKind::kBadArgument, label, ": num_batches ",
+                 o.num_batches, " must be >= 1");
+  PARITY_ENFORCE(o.num_batches == 1 || op.InputSize() == 7, ErrorKind::kBadArgument, label,
+                 ": num_batches > 1 needs inputs 5 and 6 (sums, sumsq)");
+  return o;
+}
+
+void CheckChannelInput(const Operator& op, int i, DataType dtype, int64_t c) {
+  const Tensor& t = op.Input(i);
+  PARITY_ENFORCE(t.dtype() == dtype && t.numel() == c, ErrorKind::kShapeMismatch, op.label(),
+                 ": input '", op.InputName(i), "' must be ", DataTypeName(dtype), " with ", c,
+                 " elements (one per channel of X ", op.Input(0).DebugString(), "), got ",
+                 t.DebugString());
+}
+
+void CheckLayerNormInputs(const Operator& op, bool affine) {
+  PARITY_ENFORCE(op.InputSize() == (affine ? 3 : 1), ErrorKind::kBadArgument, op.label(),
+                 affine ? ": elementwise_affine=1 needs inputs gamma and beta"
+                        : ": takes 1 input unless elementwise_affine=1");
+}
+
+LayerNormRows PlanLayerNorm(const Operator& op, int64_t axis, bool affine) {
+  const Tensor& X = op.Input(0);
+  LayerNormRows r;
+  r.axis = shape_util::CanonicalAxis(axis, X.ndim(), op.label(), "axis", X.dims());
+  r.m = shape_util::SizeToDim(X.dims(), r.axis);
+  r.n = shape_util::SizeFromDim(X.dims(), r.axis);
+  if (affine) {
+    for (int i = 1; i <= 2; ++i) {
+      const Tensor& t = op.Input(i);
+      PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == r.n, ErrorKind::kShapeMismatch,
+                     op.label(), ": input '", op.InputName(i), "' must be ",
+                     DataTypeName(X.dtype()), " with ", r.n, " elements (X ", X.DebugString(),
+                     " from axis ", r.axis, "), got ", t.DebugString());
+    }
+  }
+  return r;
+}
+
 }  // namespace norm_util
 
 namespace {
@@ -96,26 +154,12 @@ class SpatialBNOp final : public Operator {
  public:
   SpatialBNOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws),
-        is_test_(Arg<bool>("is_test")),
-        epsilon_(Arg<double>("epsilon")),
-        momentum_(Arg<double>("momentum")),
-        nchw_(IsNCHW(Arg<std::string>("order"), label())),
-        num_batches_(Arg<int64_t>("num_batches")) {
-    PARITY_ENFORCE(is_test_ ? OutputSize() == 1 : OutputSize() == 5, ErrorKind::kBadArgument,
-                   label(), ": produces ",
-                   is_test_ ? "1 output with is_test=1"
-                            : "5 outputs with is_test=0 (Y, running_mean, running_var, saved_mean, "
-                              "saved_inv_std)",
-                   ", got ", OutputSize());
-    PARITY_ENFORCE(epsilon_ > 0, ErrorKind::kBadArgument, label(), ": epsilon ", epsilon_,
-                   " must be positive");
-    PARITY_ENFORCE(momentum_ >= 0 && momentum_ <= 1, ErrorKind::kBadArgument, label(),
-                   ": momentum ", momentum_, " must be in [0, 1]");
-    PARITY_ENFORCE(num_batches_ >= 1, ErrorKind::kBadArgument, label(), ": num_batches ",
-                   num_batches_, " must be >= 1");
-    PARITY_ENFORCE(num_batches_ == 1 || InputSize() == 7, ErrorKind::kBadArgument, label(),
-                   ": num_batches > 1 needs inputs 5 and 6 (sums, sumsq)");
-  }
+        options_(norm_util::ReadSpatialBNOptions(*this)),
+        is_test_(options_.is_test),
+        epsilon_(options_.epsilon),
+        momentum_(options_.momentum),
+        nchw_(options_.nchw),
+        num_batches_(options_.num_batches) {}
 
   void Run() override {
     shape_util::DispatchFloating(Input(0), label(), InputName(0),
@@ -126,12 +170,8 @@ class SpatialBNOp final : public Operator {
   // A per-channel input: dtype of X and C elements.
   template <typename T>
   const T* Channel(int i, int64_t c) const {
-    const Tensor& t = Input(i);
-    PARITY_ENFORCE(
-        t.dtype() == DataTypeOf<T>::value && t.numel() == c, ErrorKind::kShapeMismatch, label(),
-        ": input '", InputName(i), "' must be ", DataTypeName(DataTypeOf<T>::value), " with ", c,
-        " elements (one per channel of X ", Input(0).DebugString(), "), got ", t.DebugString());
-    return t.data<T>();
+    norm_util::CheckChannelInput(*this, i, DataTypeOf<T>::value, c);
+    return Input(i).data<T>();
   }
 
   template <typename T>
@@ -271,6 +311,7 @@ class SpatialBNOp final : public Operator {
     *v /= count;
   }
 
+  const norm_util::BNOptions options_;  // first: the members below are read from it
   const bool is_test_;
   const double epsilon_;
   const double momentum_;
@@ -330,9 +371,7 @@ class LayerNormOp final : public Operator {
         axis_(Arg<int64_t>("axis")),
         epsilon_(Arg<double>("epsilon")),
         affine_(Arg<bool>("elementwise_affine")) {
-    PARITY_ENFORCE(InputSize() == (affine_ ? 3 : 1), ErrorKind::kBadArgument, label(),
-                   affine_ ? ": elementwise_affine=1 needs inputs gamma and beta"
-                           : ": takes 1 input unless elementwise_affine=1");
+    norm_util::CheckLayerNormInputs(*this, affine_);
   }
 
   void Run() override {
@@ -344,22 +383,12 @@ class LayerNormOp final : public Operator {
   template <typename T>
   void RunTyped() {
     const Tensor& X = Input(0);
-    const int axis = CanonicalAxis(axis_, X.ndim(), label(), "axis", X.dims());
-    const int64_t m = SizeToDim(X.dims(), axis);
-    const int64_t n = SizeFromDim(X.dims(), axis);
-    const T* gamma = nullptr;
-    const T* beta = nullptr;
-    if (affine_) {
-      for (int i = 1; i <= 2; ++i) {
-        const Tensor& t = Input(i);
-        PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == n, ErrorKind::kShapeMismatch, label(),
-                       ": input '", InputName(i), "' must be ", DataTypeName(X.dtype()), " with ",
-                       n, " elements (X ", X.DebugString(), " from axis ", axis, "), got ",
-                       t.DebugString());
-      }
-      gamma = Input(1).data<T>();
-      beta = Input(2).data<T>();
-    }
+    const norm_util::LayerNormRows rows = norm_util::PlanLayerNorm(*this, axis_, affine_);
+    const int axis = rows.axis;
+    const int64_t m = rows.m;
+    const int64_t n = rows.n;
+    const T* gamma = affine_ ? Input(1).data<T>() : nullptr;
+    const T* beta = affine_ ? Input(2).data<T>() : nullptr;
     const T* x = X.data<T>();
     Tensor* Y = Output(0);
     Tensor* mean_t = Output(1);

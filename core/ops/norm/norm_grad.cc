@@ -26,6 +26,73 @@
 #include "core/schema.h"
 
 namespace parity {
+namespace norm_util {
+
+BNOptions ReadSpatialBNGradientOptions(const Operator& op) {
+  const ArgumentHelper& args = op.args();
+  BNOptions o;
+  o.is_test = args.Get<bool>("is_test");
+  o.epsilon = args.Get<double>("epsilon");
+  o.nchw = IsNCHW(args.Get<std::string>("order"), op.label());
+  o.num_batches = args.Get<int64_t>("num_batches");
+  PARITY_ENFORCE(o.num_batches == 1, ErrorKind::kBadArgument, op.label(), ": num_batches ",
+                 o.num_batches,
+                 " has no gradient (the statistics come from other batches' sums); use 1");
+  PARITY_ENFORCE(o.epsilon > 0, ErrorKind::kBadArgument, op.label(), ": epsilon ", o.epsilon,
+                 " must be positive");
+  return o;
+}
+
+BNLayout CheckSpatialBNGradientInputs(const Operator& op, bool nchw) {
+  const Tensor& X = op.Input(0);
+  const Tensor& dY = op.Input(2);
+  const BNLayout l = BNDims(X.dims(), nchw, op.label());
+  PARITY_ENFORCE(dY.dims() == X.dims() && dY.dtype() == X.dtype(), ErrorKind::kShapeMismatch,
+                 op.label(), ": dY '", op.InputName(2), "' ", dY.DebugString(),
+                 " must have the dtype and dims of X ", X.DebugString());
+  return l;
+}
+
+void CheckLayerNormGradientArity(const Operator& op, bool affine) {
+  const int in = op.InputSize();
+  const int out = op.OutputSize();
+  PARITY_ENFORCE(affine ? (in == 6 && out == 3) : (in == 5 && out == 1), ErrorKind::kBadArgument,
+                 op.label(),
+                 affine ? ": elementwise_affine=1 takes (dY, Y, mean, std, X, gamma) -> "
+                          "(dX, dgamma, dbeta)"
+                        : ": takes (dY, Y, mean, std, X) -> dX unless elementwise_affine=1",
+                 ", got ", in, " inputs and ", out, " outputs");
+}
+
+LayerNormRows PlanLayerNormGradient(const Operator& op, int64_t axis, bool affine) {
+  const Tensor& X = op.Input(4);
+  LayerNormRows r;
+  r.axis = shape_util::CanonicalAxis(axis, X.ndim(), op.label(), "axis", X.dims());
+  r.m = shape_util::SizeToDim(X.dims(), r.axis);
+  r.n = shape_util::SizeFromDim(X.dims(), r.axis);
+  const std::vector<int64_t> moment_dims = MomentDims(X.dims(), r.axis);
+  auto expect = [&](int i, const std::vector<int64_t>& dims, const char* what) {
+    const Tensor& t = op.Input(i);
+    PARITY_ENFORCE(t.dims() == dims && t.dtype() == X.dtype(), ErrorKind::kShapeMismatch,
+                   op.label(), ": ", what, " '", op.InputName(i), "' must be ",
+                   DataTypeName(X.dtype()), " ", ShapeString(dims), ", got ", t.DebugString());
+  };
+  expect(0, X.dims(), "dY");
+  expect(1, X.dims(), "Y");
+  expect(2, moment_dims, "mean");
+  expect(3, moment_dims, "std");
+  if (affine) {
+    const Tensor& t = op.Input(5);
+    PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == r.n, ErrorKind::kShapeMismatch,
+                   op.label(), ": gamma '", op.InputName(5), "' must be ",
+                   DataTypeName(X.dtype()), " with ", r.n, " elements (X ", X.DebugString(),
+                   " from axis ", r.axis, "), got ", t.DebugString());
+  }
+  return r;
+}
+
+}  // namespace norm_util
+
 namespace {
 
 using norm_util::BNDims;
@@ -42,15 +109,10 @@ class SpatialBNGradientOp final : public Operator {
  public:
   SpatialBNGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws),
-        is_test_(Arg<bool>("is_test")),
-        epsilon_(Arg<double>("epsilon")),
-        nchw_(IsNCHW(Arg<std::string>("order"), label())) {
-    PARITY_ENFORCE(Arg<int64_t>("num_batches") == 1, ErrorKind::kBadArgument, label(),
-                   ": num_batches ", Arg<int64_t>("num_batches"),
-                   " has no gradient (the statistics come from other batches' sums); use 1");
-    PARITY_ENFORCE(epsilon_ > 0, ErrorKind::kBadArgument, label(), ": epsilon ", epsilon_,
-                   " must be positive");
-  }
+        options_(norm_util::ReadSpatialBNGradientOptions(*this)),
+        is_test_(options_.is_test),
+        epsilon_(options_.epsilon),
+        nchw_(options_.nchw) {}
 
   void Run() override {
     shape_util::DispatchFloating(Input(0), label(), InputName(0),
@@ -60,12 +122,8 @@ class SpatialBNGradientOp final : public Operator {
  private:
   template <typename T>
   const T* Channel(int i, int64_t c) const {
-    const Tensor& t = Input(i);
-    PARITY_ENFORCE(
-        t.dtype() == DataTypeOf<T>::value && t.numel() == c, ErrorKind::kShapeMismatch, label(),
-        ": input '", InputName(i), "' must be ", DataTypeName(DataTypeOf<T>::value), " with ", c,
-        " elements (one per channel of X ", Input(0).DebugString(), "), got ", t.DebugString());
-    return t.data<T>();
+    norm_util::CheckChannelInput(*this, i, DataTypeOf<T>::value, c);
+    return Input(i).data<T>();
   }
 
   // Calls fn(offset, length, c) for each contiguous run of one channel (NCHW: a spatial plane)
@@ -85,10 +143,7 @@ class SpatialBNGradientOp final : public Operator {
   void RunTyped() {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(2);
-    const BNLayout l = BNDims(X.dims(), nchw_, label());
-    PARITY_ENFORCE(dY.dims() == X.dims() && dY.dtype() == X.dtype(), ErrorKind::kShapeMismatch,
-                   label(), ": dY '", InputName(2), "' ", dY.DebugString(),
-                   " must have the dtype and dims of X ", X.DebugString());
+    const BNLayout l = norm_util::CheckSpatialBNGradientInputs(*this, nchw_);
     const T* scale = Channel<T>(1, l.c);
     const T* stat_mean = Channel<T>(3, l.c);
     const T* stat_second = Channel<T>(4, l.c);
@@ -155,6 +210,7 @@ class SpatialBNGradientOp final : public Operator {
     ArrayMap<T>(dBias->template mutable_data<T>(), l.c) = dbias_.cast<T>();
   }
 
+  const norm_util::BNOptions options_;  // first: the members below are read from it
   const bool is_test_;
   const double epsilon_;
   const bool nchw_;
@@ -194,13 +250,7 @@ class LayerNormGradientOp final : public Operator {
  public:
   LayerNormGradientOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws), axis_(Arg<int64_t>("axis")), affine_(Arg<bool>("elementwise_affine")) {
-    PARITY_ENFORCE(
-        affine_ ? (InputSize() == 6 && OutputSize() == 3) : (InputSize() == 5 && OutputSize() == 1),
-        ErrorKind::kBadArgument, label(),
-        affine_ ? ": elementwise_affine=1 takes (dY, Y, mean, std, X, gamma) -> "
-                  "(dX, dgamma, dbeta)"
-                : ": takes (dY, Y, mean, std, X) -> dX unless elementwise_affine=1",
-        ", got ", InputSize(), " inputs and ", OutputSize(), " outputs");
+    norm_util::CheckLayerNormGradientArity(*this, affine_);
   }
 
   void Run() override {
@@ -209,33 +259,14 @@ class LayerNormGradientOp final : public Operator {
   }
 
  private:
-  void Expect(int i, const Tensor& t, const std::vector<int64_t>& dims, DataType dtype,
-              const char* what) const {
-    PARITY_ENFORCE(t.dims() == dims && t.dtype() == dtype, ErrorKind::kShapeMismatch, label(), ": ",
-                   what, " '", InputName(i), "' must be ", DataTypeName(dtype), " ",
-                   ShapeString(dims), ", got ", t.DebugString());
-  }
-
   template <typename T>
   void RunTyped() {
     const Tensor& X = Input(4);
-    const int axis = CanonicalAxis(axis_, X.ndim(), label(), "axis", X.dims());
-    const int64_t m = SizeToDim(X.dims(), axis);
-    const int64_t n = SizeFromDim(X.dims(), axis);
-    const std::vector<int64_t> moment_dims = norm_util::MomentDims(X.dims(), axis);
-    Expect(0, Input(0), X.dims(), X.dtype(), "dY");
-    Expect(1, Input(1), X.dims(), X.dtype(), "Y");
-    Expect(2, Input(2), moment_dims, X.dtype(), "mean");
-    Expect(3, Input(3), moment_dims, X.dtype(), "std");
-    const T* gamma = nullptr;
-    if (affine_) {
-      const Tensor& t = Input(5);
-      PARITY_ENFORCE(t.dtype() == X.dtype() && t.numel() == n, ErrorKind::kShapeMismatch, label(),
-                     ": gamma '", InputName(5), "' must be ", DataTypeName(X.dtype()), " with ", n,
-                     " elements (X ", X.DebugString(), " from axis ", axis, "), got ",
-                     t.DebugString());
-      gamma = t.data<T>();
-    }
+    const norm_util::LayerNormRows rows = norm_util::PlanLayerNormGradient(*this, axis_, affine_);
+    const int axis = rows.axis;
+    const int64_t m = rows.m;
+    const int64_t n = rows.n;
+    const T* gamma = affine_ ? Input(5).data<T>() : nullptr;
     const T* dy = Input(0).data<T>();
     const T* x = X.data<T>();
     const T* mean = Input(2).data<T>();

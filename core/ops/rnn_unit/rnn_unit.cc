@@ -35,6 +35,51 @@ OpSchema& LSTMUnitArgs(OpSchema& schema) {
                                  "Added to the forget gate's pre-activation.");
 }
 
+void CheckRnnUnitInputCount(const Operator& op, int state_inputs, bool has_lengths) {
+  const int expected = state_inputs + (has_lengths ? 3 : 2);
+  PARITY_ENFORCE(op.InputSize() == expected, ErrorKind::kBadArgument, op.label(),
+                 ": with "
+                 "sequence_lengths=",
+                 has_lengths ? 1 : 0, " takes ", expected, " inputs (states, gates, ",
+                 has_lengths ? "seq_lengths, " : "", "timestep), got ", op.InputSize());
+}
+
+RnnStep PrepareRnnStep(const Operator& op, int state_inputs, int gate_count, bool has_lengths,
+                       const std::function<std::vector<int64_t>(int)>& read_index) {
+  const std::string& label = op.label();
+  const Tensor& h = op.Input(0);
+  PARITY_ENFORCE(h.ndim() == 3 && h.dims()[0] == 1, ErrorKind::kShapeMismatch, label,
+                 ": hidden_prev '", op.InputName(0), "' must be [1, N, D], got ", h.DebugString());
+  RnnStep s;
+  s.n = h.dims()[1];
+  s.d = h.dims()[2];
+  for (int i = 1; i <= state_inputs; ++i) {
+    const Tensor& x = op.Input(i);
+    const std::vector<int64_t> want =
+        i < state_inputs ? h.dims() : std::vector<int64_t>{1, s.n, gate_count * s.d};
+    PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch, label,
+                   ": input '", op.InputName(i), "' must be ", DataTypeName(h.dtype()), " ",
+                   ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
+                   x.DebugString());
+  }
+  const int t_index = op.InputSize() - 1;
+  const Tensor& t = op.Input(t_index);
+  PARITY_ENFORCE(t.numel() == 1, ErrorKind::kShapeMismatch, label, ": timestep '",
+                 op.InputName(t_index), "' must hold one int, got ", t.DebugString());
+  s.t = read_index(t_index)[0];
+  s.valid.assign(s.n, true);
+  if (has_lengths) {
+    const int l_index = op.InputSize() - 2;
+    const Tensor& lengths = op.Input(l_index);
+    PARITY_ENFORCE(lengths.numel() == s.n, ErrorKind::kShapeMismatch, label, ": seq_lengths '",
+                   op.InputName(l_index), "' must hold N = ", s.n, " lengths, got ",
+                   lengths.DebugString());
+    const std::vector<int64_t> len = read_index(l_index);
+    for (int64_t i = 0; i < s.n; ++i) s.valid[i] = s.t < len[i];
+  }
+  return s;
+}
+
 }  // namespace rnn_unit_util
 
 namespace {
@@ -54,55 +99,19 @@ class RnnUnitBase : public Operator {
         gate_count_(gate_count),
         drop_states_(Arg<bool>("drop_states")),
         has_lengths_(Arg<bool>("sequence_lengths")) {
-    const int expected = state_inputs + (has_lengths_ ? 3 : 2);
-    PARITY_ENFORCE(InputSize() == expected, ErrorKind::kBadArgument, label(),
-                   ": with "
-                   "sequence_lengths=",
-                   has_lengths_ ? 1 : 0, " takes ", expected, " inputs (states, gates, ",
-                   has_lengths_ ? "seq_lengths, " : "", "timestep), got ", InputSize());
+    rnn_unit_util::CheckRnnUnitInputCount(*this, state_inputs, has_lengths_);
   }
 
  protected:
-  struct Step {
-    int64_t n = 0;
-    int64_t d = 0;
-    int64_t t = 0;
-    std::vector<bool> valid;  // Row n is inside its sequence at this timestep.
-  };
+  using Step = rnn_unit_util::RnnStep;
 
   // Validates shapes and dtypes, reads the timestep and the per-row validity.
   Step Prepare() {
-    const Tensor& h = Input(0);
-    PARITY_ENFORCE(h.ndim() == 3 && h.dims()[0] == 1, ErrorKind::kShapeMismatch, label(),
-                   ": hidden_prev '", InputName(0), "' must be [1, N, D], got ", h.DebugString());
-    Step s;
-    s.n = h.dims()[1];
-    s.d = h.dims()[2];
-    for (int i = 1; i <= state_inputs_; ++i) {
-      const Tensor& x = Input(i);
-      const std::vector<int64_t> want =
-          i < state_inputs_ ? h.dims() : std::vector<int64_t>{1, s.n, gate_count_ * s.d};
-      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch, label(),
-                     ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()), " ",
-                     ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
-                     x.DebugString());
-    }
-    const int t_index = InputSize() - 1;
-    const Tensor& t = Input(t_index);
-    PARITY_ENFORCE(t.numel() == 1, ErrorKind::kShapeMismatch, label(), ": timestep '",
-                   InputName(t_index), "' must hold one int, got ", t.DebugString());
-    s.t = shape_util::ReadIndexTensor(t, label(), InputName(t_index))[0];
-    s.valid.assign(s.n, true);
-    if (has_lengths_) {
-      const int l_index = InputSize() - 2;
-      const Tensor& lengths = Input(l_index);
-      PARITY_ENFORCE(lengths.numel() == s.n, ErrorKind::kShapeMismatch, label(), ": seq_lengths '",
-                     InputName(l_index), "' must hold N = ", s.n, " lengths, got ",
-                     lengths.DebugString());
-      std::vector<int64_t> len = shape_util::ReadIndexTensor(lengths, label(), InputName(l_index));
-      for (int64_t i = 0; i < s.n; ++i) s.valid[i] = s.t < len[i];
-    }
-    return s;
+    return rnn_unit_util::PrepareRnnStep(*this, state_inputs_, gate_count_, has_lengths_,
+                                         [&](int i) {
+                                           return shape_util::ReadIndexTensor(Input(i), label(),
+                                                                              InputName(i));
+                                         });
   }
 
   const int state_inputs_;

@@ -24,6 +24,69 @@
 #include "core/schema.h"
 
 namespace parity {
+namespace rnn_unit_util {
+
+int CheckRnnUnitGradientInputCount(const Operator& op, int state_inputs, int extra,
+                                   bool has_lengths) {
+  const int forward_inputs = state_inputs + (has_lengths ? 3 : 2);
+  PARITY_ENFORCE(op.InputSize() == forward_inputs + extra, ErrorKind::kBadArgument, op.label(),
+                 ": with sequence_lengths=", has_lengths ? 1 : 0, " takes ",
+                 forward_inputs + extra, " inputs (the forward op's ", forward_inputs,
+                 ", then its outputs and their gradients), got ", op.InputSize());
+  return forward_inputs;
+}
+
+RnnStep PrepareRnnUnitGradientStep(const Operator& op, int state_inputs, int gate_count,
+                                   bool has_lengths,
+                                   const std::function<Tensor(int)>& host_input) {
+  const std::string& label = op.label();
+  const int forward_inputs = state_inputs + (has_lengths ? 3 : 2);
+  const Tensor& h = op.Input(0);
+  PARITY_ENFORCE(h.ndim() == 3 && h.dims()[0] == 1, ErrorKind::kShapeMismatch, label,
+                 ": hidden_prev '", op.InputName(0), "' must be [1, N, D], got ", h.DebugString());
+  RnnStep s;
+  s.n = h.dims()[1];
+  s.d = h.dims()[2];
+  const std::vector<int64_t> gates_dims{1, s.n, gate_count * s.d};
+  for (int i = 1; i < op.InputSize(); ++i) {
+    if (i >= forward_inputs - (has_lengths ? 2 : 1) && i < forward_inputs) continue;
+    const std::vector<int64_t>& want = i == state_inputs ? gates_dims : h.dims();
+    const Tensor& x = op.Input(i);
+    PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch, label,
+                   ": input '", op.InputName(i), "' must be ", DataTypeName(h.dtype()), " ",
+                   ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
+                   x.DebugString());
+  }
+  const int t_index = forward_inputs - 1;
+  const Tensor& t = op.Input(t_index);
+  PARITY_ENFORCE(t.numel() == 1, ErrorKind::kShapeMismatch, label, ": timestep '",
+                 op.InputName(t_index), "' must hold one int, got ", t.DebugString());
+  const int64_t step =
+      shape_util::ReadIndexTensor(host_input(t_index), label, op.InputName(t_index))[0];
+  s.t = step;
+  s.valid.assign(s.n, true);
+  if (has_lengths) {
+    const int l_index = forward_inputs - 2;
+    const Tensor lengths = host_input(l_index);
+    PARITY_ENFORCE(lengths.numel() == s.n, ErrorKind::kShapeMismatch, label, ": seq_lengths '",
+                   op.InputName(l_index), "' must hold N = ", s.n, " lengths, got ",
+                   lengths.DebugString());
+    if (lengths.dtype() == DataType::kInt32) {
+      const int32_t* len = lengths.data<int32_t>();
+      for (int64_t i = 0; i < s.n; ++i) s.valid[i] = step < len[i];
+    } else if (lengths.dtype() == DataType::kInt64) {
+      const int64_t* len = lengths.data<int64_t>();
+      for (int64_t i = 0; i < s.n; ++i) s.valid[i] = step < len[i];
+    } else {
+      throw MakeError(ErrorKind::kShapeMismatch, label, ": seq_lengths '", op.InputName(l_index),
+                      "' must be int32 or int64, got ", lengths.DebugString());
+    }
+  }
+  return s;
+}
+
+}  // namespace rnn_unit_util
+
 namespace {
 
 using rnn_unit_util::ConstRowMap;
@@ -43,11 +106,8 @@ class RnnUnitGradientBase : public Operator {
         extra_(extra),
         drop_states_(Arg<bool>("drop_states")),
         has_lengths_(Arg<bool>("sequence_lengths")) {
-    forward_inputs_ = state_inputs + (has_lengths_ ? 3 : 2);
-    PARITY_ENFORCE(InputSize() == forward_inputs_ + extra, ErrorKind::kBadArgument, label(),
-                   ": with sequence_lengths=", has_lengths_ ? 1 : 0, " takes ",
-                   forward_inputs_ + extra, " inputs (the forward op's ", forward_inputs_,
-                   ", then its outputs and their gradients), got ", InputSize());
+    forward_inputs_ = rnn_unit_util::CheckRnnUnitGradientInputCount(*this, state_inputs, extra,
+                                                                     has_lengths_);
   }
 
  protected:
@@ -57,45 +117,12 @@ class RnnUnitGradientBase : public Operator {
   };
 
   Step Prepare() {
-    const Tensor& h = Input(0);
-    PARITY_ENFORCE(h.ndim() == 3 && h.dims()[0] == 1, ErrorKind::kShapeMismatch, label(),
-                   ": hidden_prev '", InputName(0), "' must be [1, N, D], got ", h.DebugString());
+    const rnn_unit_util::RnnStep step = rnn_unit_util::PrepareRnnUnitGradientStep(
+        *this, state_inputs_, gate_count_, has_lengths_, [&](int i) { return Input(i); });
+    valid_.assign(step.valid.begin(), step.valid.end());
     Step s;
-    s.n = h.dims()[1];
-    s.d = h.dims()[2];
-    const std::vector<int64_t> gates_dims{1, s.n, gate_count_ * s.d};
-    for (int i = 1; i < InputSize(); ++i) {
-      if (i >= forward_inputs_ - (has_lengths_ ? 2 : 1) && i < forward_inputs_) continue;
-      const std::vector<int64_t>& want = i == state_inputs_ ? gates_dims : h.dims();
-      const Tensor& x = Input(i);
-      PARITY_ENFORCE(x.dims() == want && x.dtype() == h.dtype(), ErrorKind::kShapeMismatch, label(),
-                     ": input '", InputName(i), "' must be ", DataTypeName(h.dtype()), " ",
-                     ShapeString(want), " to match hidden_prev ", h.DebugString(), ", got ",
-                     x.DebugString());
-    }
-    const int t_index = forward_inputs_ - 1;
-    const Tensor& t = Input(t_index);
-    PARITY_ENFORCE(t.numel() == 1, ErrorKind::kShapeMismatch, label(), ": timestep '",
-                   InputName(t_index), "' must hold one int, got ", t.DebugString());
-    const int64_t step = shape_util::ReadIndexTensor(t, label(), InputName(t_index))[0];
-    valid_.assign(s.n, 1);
-    if (has_lengths_) {
-      const int l_index = forward_inputs_ - 2;
-      const Tensor& lengths = Input(l_index);
-      PARITY_ENFORCE(lengths.numel() == s.n, ErrorKind::kShapeMismatch, label(), ": seq_lengths '",
-                     InputName(l_index), "' must hold N = ", s.n, " lengths, got ",
-                     lengths.DebugString());
-      if (lengths.dtype() == DataType::kInt32) {
-        const int32_t* len = lengths.data<int32_t>();
-        for (int64_t i = 0; i < s.n; ++i) valid_[i] = step < len[i];
-      } else if (lengths.dtype() == DataType::kInt64) {
-        const int64_t* len = lengths.data<int64_t>();
-        for (int64_t i = 0; i < s.n; ++i) valid_[i] = step < len[i];
-      } else {
-        throw MakeError(ErrorKind::kShapeMismatch, label(), ": seq_lengths '", InputName(l_index),
-                        "' must be int32 or int64, got ", lengths.DebugString());
-      }
-    }
+    s.n = step.n;
+    s.d = step.d;
     return s;
   }
 

@@ -14,10 +14,52 @@
 
 #include "core/operator.h"
 #include "core/ops/common/shape_util.h"
+#include "core/ops/shape/shape_rules.h"
 #include "core/schema.h"
 
 namespace parity {
+namespace shape_rules {
+
+std::vector<int> TransposeAxes(const std::vector<int64_t>& axes, const std::vector<int64_t>& dims,
+                               const std::string& label) {
+  const int rank = static_cast<int>(dims.size());
+  std::vector<int> perm(rank);
+  if (axes.empty()) {
+    for (int i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
+    return perm;
+  }
+  PARITY_ENFORCE(static_cast<int>(axes.size()) == rank, ErrorKind::kBadArgument, label,
+                 ": argument 'axes' ", ShapeString(axes), " has ", axes.size(),
+                 " entries but the input ", ShapeString(dims), " has rank ", rank);
+  std::vector<bool> seen(rank, false);
+  for (int i = 0; i < rank; ++i) {
+    perm[i] = shape_util::CanonicalAxis(axes[i], rank, label, "'axes' entry", dims);
+    PARITY_ENFORCE(!seen[perm[i]], ErrorKind::kBadArgument, label, ": argument 'axes' ",
+                   ShapeString(axes), " is not a permutation (axis ", perm[i], " repeats)");
+    seen[perm[i]] = true;
+  }
+  return perm;
+}
+
+AxisSpec ConcatSplitAxis(const ArgumentHelper& args) {
+  const std::string& label = args.op_label();
+  PARITY_ENFORCE(!(args.Has("axis") && args.Has("order")), ErrorKind::kBadArgument, label,
+                 ": give either argument 'axis' or argument 'order', not both");
+  if (args.Has("axis")) return {args.Get<int64_t>("axis"), args.Get<bool>("add_axis")};
+  const std::string order = args.Get<std::string>("order");
+  PARITY_ENFORCE(order == "NCHW" || order == "NHWC", ErrorKind::kBadArgument, label,
+                 ": argument 'order' = \"", order, "\" should be \"NCHW\" or \"NHWC\"");
+  if (!args.Has("order")) return {args.Get<int64_t>("axis"), false};
+  return {order == "NHWC" ? 3 : 1, false};
+}
+
+}  // namespace shape_rules
+
 namespace {
+
+using shape_rules::AxisSpec;
+using shape_rules::ConcatSplitAxis;
+using shape_rules::TransposeAxes;
 
 using shape_util::CanonicalAxis;
 using shape_util::SizeFromDim;
@@ -155,28 +197,6 @@ PARITY_REGISTER_CPU_OPERATOR(Reshape, ReshapeOp);
 // ---------------------------------------------------------------------------------------------
 // Transpose
 
-// The permutation from `axes` (default: reversed axes); kBadArgument unless a permutation.
-std::vector<int> TransposeAxes(const std::vector<int64_t>& axes, const std::vector<int64_t>& dims,
-                               const std::string& label) {
-  const int rank = static_cast<int>(dims.size());
-  std::vector<int> perm(rank);
-  if (axes.empty()) {
-    for (int i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
-    return perm;
-  }
-  PARITY_ENFORCE(static_cast<int>(axes.size()) == rank, ErrorKind::kBadArgument, label,
-                 ": argument 'axes' ", ShapeString(axes), " has ", axes.size(),
-                 " entries but the input ", ShapeString(dims), " has rank ", rank);
-  std::vector<bool> seen(rank, false);
-  for (int i = 0; i < rank; ++i) {
-    perm[i] = CanonicalAxis(axes[i], rank, label, "'axes' entry", dims);
-    PARITY_ENFORCE(!seen[perm[i]], ErrorKind::kBadArgument, label, ": argument 'axes' ",
-                   ShapeString(axes), " is not a permutation (axis ", perm[i], " repeats)");
-    seen[perm[i]] = true;
-  }
-  return perm;
-}
-
 std::vector<int64_t> PermutedDims(const std::vector<int64_t>& dims, const std::vector<int>& perm) {
   std::vector<int64_t> out(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) out[i] = dims[perm[i]];
@@ -269,24 +289,6 @@ PARITY_REGISTER_CPU_OPERATOR(Transpose, TransposeOp);
 
 // ---------------------------------------------------------------------------------------------
 // Concat and Split
-
-// The (possibly negative) axis of Concat/Split: `axis`, else from `order` (NCHW -> 1, NHWC -> 3);
-// giving both is an error, as in Caffe2. add_axis only counts together with `axis`.
-struct AxisSpec {
-  int64_t axis;
-  bool add_axis;
-};
-AxisSpec ConcatSplitAxis(const ArgumentHelper& args) {
-  const std::string& label = args.op_label();
-  PARITY_ENFORCE(!(args.Has("axis") && args.Has("order")), ErrorKind::kBadArgument, label,
-                 ": give either argument 'axis' or argument 'order', not both");
-  if (args.Has("axis")) return {args.Get<int64_t>("axis"), args.Get<bool>("add_axis")};
-  const std::string order = args.Get<std::string>("order");
-  PARITY_ENFORCE(order == "NCHW" || order == "NHWC", ErrorKind::kBadArgument, label,
-                 ": argument 'order' = \"", order, "\" should be \"NCHW\" or \"NHWC\"");
-  if (!args.Has("order")) return {args.Get<int64_t>("axis"), false};
-  return {order == "NHWC" ? 3 : 1, false};
-}
 
 OpSchema& ConcatSplitArgs(OpSchema& schema) {
   return schema

@@ -15,6 +15,28 @@
 #include "core/schema.h"
 
 namespace parity {
+namespace shape_index {
+
+void ExpectDims(const Tensor& t, const std::vector<int64_t>& dims, const std::string& label,
+                const std::string& blob, const char* why) {
+  PARITY_ENFORCE(t.dims() == dims, ErrorKind::kShapeMismatch, label, ": gradient '", blob, "' ",
+                 t.DebugString(), " must have dims ", ShapeString(dims), " (", why, ")");
+}
+
+std::vector<int64_t> UntileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
+                                const std::string& label) {
+  PARITY_ENFORCE(tiles > 0, ErrorKind::kBadArgument, label, ": tiles ", tiles,
+                 " must be positive for the gradient (with 0 copies X's dim is lost)");
+  const int a = shape_util::CanonicalAxis(axis, static_cast<int>(dims.size()), label, "axis", dims);
+  PARITY_ENFORCE(dims[a] % tiles == 0, ErrorKind::kShapeMismatch, label, ": dY ",
+                 ShapeString(dims), " has ", dims[a], " entries on axis ", a,
+                 ", not a multiple of tiles ", tiles);
+  dims[a] /= tiles;
+  return dims;
+}
+
+}  // namespace shape_index
+
 namespace {
 
 using shape_util::CanonicalAxis;
@@ -29,11 +51,7 @@ DataType GradDtype(const TensorType& dy, const ArgumentHelper& args, const std::
   return dy.dtype;
 }
 
-void ExpectDims(const Tensor& t, const std::vector<int64_t>& dims, const std::string& label,
-                const std::string& blob, const char* why) {
-  PARITY_ENFORCE(t.dims() == dims, ErrorKind::kShapeMismatch, label, ": gradient '", blob, "' ",
-                 t.DebugString(), " must have dims ", ShapeString(dims), " (", why, ")");
-}
+using shape_index::ExpectDims;
 
 // ---------------------------------------------------------------------------------------------
 // SliceGradient
@@ -194,25 +212,12 @@ PARITY_REGISTER_CPU_OPERATOR(GatherGradient, GatherGradientOp);
 // ---------------------------------------------------------------------------------------------
 // TileGradient
 
-std::vector<int64_t> UntileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
-                                const std::string& label) {
-  PARITY_ENFORCE(tiles > 0, ErrorKind::kBadArgument, label, ": tiles ", tiles,
-                 " must be positive for the gradient (with 0 copies X's dim is lost)");
-  const int a = CanonicalAxis(axis, static_cast<int>(dims.size()), label, "axis", dims);
-  PARITY_ENFORCE(dims[a] % tiles == 0, ErrorKind::kShapeMismatch, label, ": dY ",
-                 ShapeString(dims), " has ", dims[a], " entries on axis ", a,
-                 ", not a multiple of tiles ", tiles);
-  dims[a] /= tiles;
-  return dims;
-}
+using shape_index::UntileDims;
 
 class TileGradientOp final : public Operator {
  public:
   TileGradientOp(const caffe2::OperatorDef& def, Workspace* ws) : Operator(def, ws) {
-    PARITY_ENFORCE(InputSize() >= 2 || args().Has("tiles"), ErrorKind::kBadArgument, label(),
-                   ": needs argument 'tiles' or input 1");
-    PARITY_ENFORCE(InputSize() == 3 || args().Has("axis"), ErrorKind::kBadArgument, label(),
-                   ": needs argument 'axis' or input 2");
+    shape_index::CheckTileArgs(args(), InputSize(), label());
     if (InputSize() < 2) tiles_ = Arg<int64_t>("tiles");
     if (InputSize() < 3) axis_ = Arg<int64_t>("axis");
   }

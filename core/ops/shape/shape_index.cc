@@ -125,6 +125,13 @@ int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::st
   return shape_util::ReadIndexTensor(t, label, blob)[0];
 }
 
+void CheckTileArgs(const ArgumentHelper& args, int num_inputs, const std::string& label) {
+  PARITY_ENFORCE(num_inputs >= 2 || args.Has("tiles"), ErrorKind::kBadArgument, label,
+                 ": needs argument 'tiles' or input 1");
+  PARITY_ENFORCE(num_inputs == 3 || args.Has("axis"), ErrorKind::kBadArgument, label,
+                 ": needs argument 'axis' or input 2");
+}
+
 std::vector<int64_t> TileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
                               const std::string& label) {
   PARITY_ENFORCE(tiles >= 0, ErrorKind::kBadArgument, label, ": tiles ", tiles,
@@ -380,10 +387,7 @@ PARITY_REGISTER_CPU_OPERATOR(Gather, GatherOp);
 class TileOp final : public Operator {
  public:
   TileOp(const caffe2::OperatorDef& def, Workspace* ws) : Operator(def, ws) {
-    PARITY_ENFORCE(InputSize() >= 2 || args().Has("tiles"), ErrorKind::kBadArgument, label(),
-                   ": needs argument 'tiles' or input 1");
-    PARITY_ENFORCE(InputSize() == 3 || args().Has("axis"), ErrorKind::kBadArgument, label(),
-                   ": needs argument 'axis' or input 2");
+    shape_index::CheckTileArgs(args(), InputSize(), label());
     if (InputSize() < 2) tiles_ = Arg<int64_t>("tiles");
     if (InputSize() < 3) axis_ = Arg<int64_t>("axis");
   }

@@ -67,8 +67,19 @@ void CheckGatherIndices(const Index* idx, int64_t n, int64_t bound, bool wrap, i
   }
 }
 
+// A gradient input (SliceGradient's and GatherGradient's dY) must have `dims` (`why` says whose),
+// else kShapeMismatch naming it.
+void ExpectDims(const Tensor& t, const std::vector<int64_t>& dims, const std::string& label,
+                const std::string& blob, const char* why);
+
 // The value of a one-element int32/int64 vector input (Tile's tiles / axis).
 int64_t ScalarFromInput(const Tensor& t, const std::string& label, const std::string& blob);
+// Tile / TileGradient take `tiles` and `axis` from arguments or from inputs 1 and 2: each must
+// come from one of them (kBadArgument).
+void CheckTileArgs(const ArgumentHelper& args, int num_inputs, const std::string& label);
+// TileGradient's dX dims: dY's dims with dims[axis] /= tiles (tiles > 0, dividing it).
+std::vector<int64_t> UntileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
+                                const std::string& label);
 // Tile's output dims: dims[axis] *= tiles (tiles >= 0).
 std::vector<int64_t> TileDims(std::vector<int64_t> dims, int64_t tiles, int64_t axis,
                               const std::string& label);
