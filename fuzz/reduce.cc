@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "core/proto/error.h"
 #include "fuzz/case_edits.h"
@@ -67,6 +68,7 @@ class Reducer {
       result.reproduced = true;
       best_ = *holds;
       current_ = best_.case_();
+      visited_.insert(current_.SerializeAsString());
       Shrink();
     } else {
       best_ = finding;
@@ -131,11 +133,15 @@ class Reducer {
     return std::nullopt;
   }
 
-  // Keeps `candidate` when it still shows the finding.
+  // Keeps `candidate` when it still shows the finding, unless the case the oracles saw is one
+  // the reduction has already been through: an oracle may move inputs (the gradient oracle steps
+  // off a kink), and an edit that undoes the move (rounding values) would then be "kept" forever,
+  // running every reduction of such a finding into its time box.
   bool Try(const std::optional<Case>& candidate) {
     if (!candidate || OutOfTime()) return false;
     std::optional<Finding> holds = Check(*candidate);
     if (!holds) return false;
+    if (!visited_.insert(holds->case_().SerializeAsString()).second) return false;
     ++kept_;
     best_ = *holds;
     current_ = best_.case_();
@@ -239,6 +245,7 @@ class Reducer {
   std::unique_ptr<Sandbox> worker_;
   Finding best_;
   Case current_;
+  std::set<std::string> visited_;  // every case kept so far, serialized
   int checks_ = 0;
   int kept_ = 0;
   bool timed_out_ = false;
