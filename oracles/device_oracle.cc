@@ -13,6 +13,8 @@
 //
 // Not applicable (never a pass in disguise) where no CUDA device is present, where an op has no
 // CUDA kernel, or where an input is not float (the device kernels are float only).
+#include "oracles/device_oracle.h"
+
 #include "gpu/device.h"
 #include "oracles/device_determinism.h"
 #include "oracles/finding.h"
@@ -55,9 +57,42 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
   const Backend& cpu_backend = gpu_under_test ? GetBackend(kProduction) : *options.backend;
   if (std::string reason = Inapplicable(c, gpu); !reason.empty()) return {std::nullopt, reason};
   const RunOptions traced{options.localize, ""};
-  BackendRun truth = GetBackend(kReference).Run(c, traced);
-  BackendRun cpu = cpu_backend.Run(c, {false, ""});
-  BackendRun device = gpu.Run(c, {false, ""});
+  const BackendRun truth = GetBackend(kReference).Run(c, traced);
+  const BackendRun cpu = cpu_backend.Run(c, {false, ""});
+  const BackendRun device = gpu.Run(c, {false, ""});
+  BackendRun f32;
+  OracleResult result = JudgeDeviceRuns(
+      c, truth, cpu, device,
+      [&]() -> const BackendRun& {
+        f32 = GetBackend(kReferenceF32).Run(c, traced);
+        return f32;
+      },
+      options.tolerance);
+  if (!result.finding) {
+    if (!result.not_applicable.empty() || result.rejected) return result;
+    return {CheckRunTwice(c, gpu, device, options), ""};
+  }
+  // An error on one side is blamed by its context; values are localized on the GPU.
+  if (cpu.error || device.error || !options.localize) return result;
+  Finding& finding = *result.finding;
+  const BackendRun in_order = gpu.Run(c, traced);
+  Blame blame = Localize(c.net(), CaseInputs(c), in_order, truth, f32, options.tolerance);
+  if (blame.op_index >= 0) {
+    SetBlame(&finding, blame.op_index, c.net());
+    finding.set_message(finding.message() + "; first diverging op on the GPU #" +
+                        std::to_string(blame.op_index) + " (" +
+                        c.net().op(blame.op_index).type() + ") output '" + blame.blob +
+                        "': " + blame.comparison.detail);
+  }
+  return result;
+}
+
+}  // namespace
+
+OracleResult JudgeDeviceRuns(const Case& c, const BackendRun& truth, const BackendRun& cpu,
+                             const BackendRun& device,
+                             const std::function<const BackendRun&()>& reference_f32,
+                             const ToleranceClass& tolerance) {
   if (cpu.error && device.error) return {std::nullopt, "", device.error};
   if (truth.error) {
     return {std::nullopt, std::string("the reference cannot run this net: ") + truth.error->what()};
@@ -73,10 +108,10 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
     if (index >= 0 && index < c.net().op_size()) SetBlame(&finding, index, c.net());
     return {finding, ""};
   }
-  BackendRun f32 = GetBackend(kReferenceF32).Run(c, traced);
+  const BackendRun& f32 = reference_f32();
   std::optional<Finding> finding;
   for (const TruthDisagreement& d :
-       DisagreementsWithTruth(ComparedBlobs(c), truth, f32, device, options.tolerance)) {
+       DisagreementsWithTruth(ComparedBlobs(c), truth, f32, device, tolerance)) {
     if (d.expected == nullptr || d.actual == nullptr) {
       if (!finding) {
         finding = MakeFinding("device", c, "missing output",
@@ -86,8 +121,7 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
       continue;
     }
     if (!finding) {
-      const bool cpu_ok = DisagreementsWithTruth({d.blob}, truth, f32, cpu, options.tolerance)
-                              .empty();
+      const bool cpu_ok = DisagreementsWithTruth({d.blob}, truth, f32, cpu, tolerance).empty();
       finding = MakeFinding("device", c, d.comparison.error_class,
                             "blob '" + d.blob + "' on the GPU: " + d.comparison.detail +
                                 (cpu_ok ? " (the CPU agrees with the truth)"
@@ -95,20 +129,10 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
     }
     AddComparison(&*finding, d.blob, *d.expected, *d.actual, d.comparison);
   }
-  if (!finding) return {CheckRunTwice(c, gpu, device, options), ""};
-  if (options.localize) {
-    const BackendRun in_order = gpu.Run(c, traced);
-    Blame blame = Localize(c.net(), CaseInputs(c), in_order, truth, f32, options.tolerance);
-    if (blame.op_index >= 0) {
-      SetBlame(&*finding, blame.op_index, c.net());
-      finding->set_message(finding->message() + "; first diverging op on the GPU #" +
-                           std::to_string(blame.op_index) + " (" +
-                           c.net().op(blame.op_index).type() + ") output '" + blame.blob +
-                           "': " + blame.comparison.detail);
-    }
-  }
   return {finding, ""};
 }
+
+namespace {
 
 const bool kRegistered = RegisterOracle("device", CheckDevice);
 
