@@ -100,7 +100,8 @@ CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
   EnforceKnownOracles(names);
   OracleOptions options;
   options.backend = &GetBackend(request.backend);
-  // An init net's fills have no CUDA kernels: a CUDA backend under test has them run on the CPU.
+  // A CUDA backend under test has the init net run on the CPU, as it runs one itself (a
+  // predictor's init net): freezing never needs a device, nor a CUDA kernel for every fill.
   const Case c = FreezeInitNet(
       input_case, options.backend->info().device == "cuda" ? kProduction : request.backend);
   const std::string tolerance =

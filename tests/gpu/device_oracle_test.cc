@@ -78,7 +78,8 @@ TEST(DeviceOracle, AskedForWithoutADeviceIsABadArgument) {
 }
 
 // A CUDA backend under test (a GPU mutant, or production-cuda itself) has the case's init net run
-// on the CPU before the oracles see the case: a device never runs fills it may lack.
+// on the CPU before the oracles see the case, as the backend itself runs one: freezing needs no
+// device.
 TEST(CudaBackend, UnderTestItsInitNetIsFrozenOnTheCpu) {
   Case c = oracles::SingleOpCase(MakeOp("Relu", {"x"}, {"y"}), {});
   caffe2::OperatorDef fill = MakeOp("ConstantFill", {}, {"x"}, {{"shape", Ints{2, 3}}});
