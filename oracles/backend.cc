@@ -93,6 +93,52 @@ std::vector<std::string> ComparedBlobs(const Case& c) {
 
 namespace {
 
+// A tensor a run leaves is a result only with data (a failed op can leave one without).
+bool HasData(const Blob* blob) {
+  return blob != nullptr && blob->IsTensor() && blob->GetTensor().defined() &&
+         blob->GetTensor().has_data();
+}
+
+}  // namespace
+
+BackendRun RunProductionNet(Workspace* ws, const std::function<NetBase*()>& start, bool trace,
+                            const ToHost& to_host) {
+  BackendRun run;
+  try {
+    NetBase* instance = start();
+    if (trace) {
+      instance->RunObserved([&](int index, const Operator& op) {
+        OpTrace entry;
+        entry.op_index = index;
+        entry.op_type = op.type();
+        for (int i = 0; i < op.OutputSize(); ++i) {
+          if (HasData(op.OutputBlob(i))) {
+            entry.outputs[op.OutputName(i)] =
+                TensorToProto(to_host(op.OutputBlob(i)->GetTensor()), op.OutputName(i));
+          }
+        }
+        run.trace.push_back(std::move(entry));
+      });
+    } else {
+      instance->Run();
+    }
+  } catch (const Error& error) {
+    run.error = error;
+  }
+  for (const std::string& name : ws->Blobs()) {
+    const Blob* blob = ws->GetBlob(name);
+    if (!HasData(blob)) continue;
+    try {
+      run.blobs[name] = TensorToProto(to_host(blob->GetTensor()), name);
+    } catch (const Error& error) {
+      if (!run.error) run.error = error;
+    }
+  }
+  return run;
+}
+
+namespace {
+
 // ---- production: the core engine on the CPU ----
 
 class ProductionBackend final : public Backend {
@@ -106,42 +152,17 @@ class ProductionBackend final : public Backend {
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
     ComputeThreadsScope threads(options.compute_threads);
-    BackendRun run;
     Workspace ws;
-    try {
-      for (const auto& input : c.inputs()) {
-        ws.CreateTensor(input.name())->CopyFrom(TensorFromProto(input));
-      }
-      if (c.has_init_net()) ws.RunNetOnce(Configured(c.init_net(), options));
-      NetBase* instance = ws.CreateNet(Configured(c.net(), options));
-      if (options.trace) {
-        instance->RunObserved([&](int index, const Operator& op) {
-          OpTrace entry;
-          entry.op_index = index;
-          entry.op_type = op.type();
-          for (int i = 0; i < op.OutputSize(); ++i) {
-            const Blob* blob = op.OutputBlob(i);
-            if (blob->IsTensor() && blob->GetTensor().defined() && blob->GetTensor().has_data()) {
-              entry.outputs[op.OutputName(i)] = TensorToProto(blob->GetTensor(), op.OutputName(i));
-            }
+    return RunProductionNet(
+        &ws,
+        [&] {
+          for (const auto& input : c.inputs()) {
+            ws.CreateTensor(input.name())->CopyFrom(TensorFromProto(input));
           }
-          run.trace.push_back(std::move(entry));
-        });
-      } else {
-        instance->Run();
-      }
-    } catch (const Error& error) {
-      run.error = error;
-    }
-    for (const std::string& name : ws.Blobs()) {
-      Blob* blob = ws.GetBlob(name);
-      // A tensor a failed op left without data is not a result.
-      if (blob != nullptr && blob->IsTensor() && blob->GetTensor().defined() &&
-          blob->GetTensor().has_data()) {
-        run.blobs[name] = TensorToProto(blob->GetTensor(), name);
-      }
-    }
-    return run;
+          if (c.has_init_net()) ws.RunNetOnce(Configured(c.init_net(), options));
+          return ws.CreateNet(Configured(c.net(), options));
+        },
+        options.trace, [](const Tensor& tensor) { return tensor; });
   }
 
  private:

@@ -16,6 +16,7 @@
 #ifndef PARITY_ORACLES_BACKEND_H_
 #define PARITY_ORACLES_BACKEND_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,12 @@
 #include "core/proto/caffe2.pb.h"
 #include "core/proto/error.h"
 #include "core/proto/parity.pb.h"
+#include "core/tensor.h"
+
+namespace parity {
+class NetBase;
+class Workspace;
+}  // namespace parity
 
 namespace parity::oracles {
 
@@ -90,11 +97,32 @@ std::vector<std::string> BackendNames();  // sorted
 inline constexpr char kProduction[] = "production";
 inline constexpr char kReference[] = "reference";
 inline constexpr char kReferenceF32[] = "reference-f32";
+// The production engine on CUDA device 0 (cuda_backend.cc); registered in every build.
+inline constexpr char kProductionCuda[] = "production-cuda";
 
 // A production engine on the CPU that runs every op under kernel engine `engine` (an op without a
 // kernel under it falls back to the default one, as in Caffe2): how test code swaps one kernel.
 std::unique_ptr<Backend> MakeProductionBackend(std::string name, std::string engine,
                                                std::string description);
+
+// A tensor a run left, brought to the host for the comparison: the tensor itself on the CPU,
+// gpu::ToCpu on a device. May throw parity::Error: a device kernel's late (asynchronous) error
+// surfaces at the copy.
+using ToHost = std::function<Tensor(const Tensor&)>;
+
+// What every production engine does around its executor, whatever its device: `start` fills `ws`
+// (inputs, init net, copies to the device) and returns the net to run; the net runs, traced when
+// `trace` (each op's tensor outputs right after it ran), and every tensor blob with data comes
+// back through `to_host`. An Error from `start`, the run or a traced copy is the run's error; one
+// from the final copies too, unless the run had already failed (the first error is the cause).
+BackendRun RunProductionNet(Workspace* ws, const std::function<NetBase*()>& start, bool trace,
+                            const ToHost& to_host);
+
+// The same on CUDA device 0: every op of the main net on the device under kernel engine `engine`
+// (sub-nets stay as written), the inputs and the init net's results copied there first. A test's
+// GPU kernel (a GPU mutant) is swapped in this way; the backend's device is "cuda".
+std::unique_ptr<Backend> MakeCudaBackend(std::string name, std::string engine,
+                                         std::string description);
 
 // The case's inputs by blob name.
 Blobs CaseInputs(const Case& c);

@@ -33,7 +33,14 @@ std::vector<std::string> BackendsCompared(const std::string& oracle, const std::
   }
   if (oracle == "shape") return {backend, kReferenceF32};
   if (oracle == "validity") return {backend, kReference};
-  if (oracle == "device") return {backend, "production-cuda", kReference, kReferenceF32};
+  if (oracle == "device") {
+    // A CUDA backend under test (a GPU mutant) is the GPU side; the CPU side is then production.
+    const Backend* under_test = FindBackend(backend);
+    if (under_test != nullptr && under_test->info().device == "cuda") {
+      return {kProduction, backend, kReference, kReferenceF32};
+    }
+    return {backend, kProductionCuda, kReference, kReferenceF32};
+  }
   return {backend};
 }
 
@@ -93,7 +100,10 @@ CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
   EnforceKnownOracles(names);
   OracleOptions options;
   options.backend = &GetBackend(request.backend);
-  const Case c = FreezeInitNet(input_case, request.backend);
+  // A CUDA backend under test has the init net run on the CPU, as it runs one itself (a
+  // predictor's init net): freezing never needs a device, nor a CUDA kernel for every fill.
+  const Case c = FreezeInitNet(
+      input_case, options.backend->info().device == "cuda" ? kProduction : request.backend);
   const std::string tolerance =
       request.tolerance.empty() ? ToleranceForNet(c.net()) : request.tolerance;
   options.tolerance = GetToleranceClass(tolerance);

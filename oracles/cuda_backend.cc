@@ -31,9 +31,8 @@ void CheckCudaKernels(const caffe2::NetDef& net) {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend()
-      : Backend({"production-cuda", "cuda", Precision::kF32,
-                 "the production engine with every op on CUDA device 0"}) {}
+  CudaBackend(BackendInfo info, std::string engine)
+      : Backend(std::move(info)), engine_(std::move(engine)) {}
 
   bool SupportsOp(const std::string& op_type) const override {
     return OperatorRegistry::HasKernel(op_type, kCudaDeviceType);
@@ -44,66 +43,51 @@ class CudaBackend final : public Backend {
   }
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
-    BackendRun run;
     Workspace ws;
-    try {
-      CheckCudaKernels(c.net());
-      PARITY_ENFORCE(gpu::DeviceCount() > 0, ErrorKind::kUnknownOp,
-                     "no CUDA device: ", gpu::NoDeviceReason());
-      for (const auto& input : c.inputs()) *ws.CreateTensor(input.name()) = TensorFromProto(input);
-      if (c.has_init_net()) ws.RunNetOnce(c.init_net());
-      const Device device{kCudaDeviceType, kDeviceId};
-      for (const std::string& name : ws.Blobs()) {
-        Blob* blob = ws.GetBlob(name);
-        if (blob == nullptr || !blob->IsTensor() || !blob->GetTensor().defined()) continue;
-        Tensor on_device(device);
-        gpu::CopyTensor(blob->GetTensor(), &on_device);
-        *blob->GetMutableTensor() = on_device;
-      }
-      caffe2::NetDef net = c.net();
-      for (auto& op : *net.mutable_op()) {
-        op.mutable_device_option()->set_device_type(kCudaDeviceType);
-        op.mutable_device_option()->set_device_id(kDeviceId);
-      }
-      if (!options.net_type.empty()) net.set_type(options.net_type);
-      NetBase* instance = ws.CreateNet(net);
-      if (options.trace) {
-        instance->RunObserved([&](int index, const Operator& op) {
-          OpTrace entry;
-          entry.op_index = index;
-          entry.op_type = op.type();
-          for (int i = 0; i < op.OutputSize(); ++i) {
-            const Blob* blob = op.OutputBlob(i);
-            if (blob->IsTensor() && blob->GetTensor().defined() && blob->GetTensor().has_data()) {
-              entry.outputs[op.OutputName(i)] =
-                  TensorToProto(gpu::ToCpu(blob->GetTensor()), op.OutputName(i));
-            }
+    return RunProductionNet(
+        &ws,
+        [&] {
+          CheckCudaKernels(c.net());
+          PARITY_ENFORCE(gpu::DeviceCount() > 0, ErrorKind::kUnknownOp,
+                         "no CUDA device: ", gpu::NoDeviceReason());
+          for (const auto& input : c.inputs()) {
+            *ws.CreateTensor(input.name()) = TensorFromProto(input);
           }
-          run.trace.push_back(std::move(entry));
-        });
-      } else {
-        instance->Run();
-      }
-    } catch (const Error& error) {
-      run.error = error;
-    }
-    for (const std::string& name : ws.Blobs()) {
-      Blob* blob = ws.GetBlob(name);
-      if (blob == nullptr || !blob->IsTensor() || !blob->GetTensor().defined() ||
-          !blob->GetTensor().has_data()) {
-        continue;
-      }
-      try {
-        run.blobs[name] = TensorToProto(gpu::ToCpu(blob->GetTensor()), name);
-      } catch (const Error& error) {
-        if (!run.error) run.error = error;  // a kernel's late (asynchronous) error surfaces here
-      }
-    }
-    return run;
+          if (c.has_init_net()) ws.RunNetOnce(c.init_net());
+          const Device device{kCudaDeviceType, kDeviceId};
+          for (const std::string& name : ws.Blobs()) {
+            Blob* blob = ws.GetBlob(name);
+            if (blob == nullptr || !blob->IsTensor() || !blob->GetTensor().defined()) continue;
+            Tensor on_device(device);
+            gpu::CopyTensor(blob->GetTensor(), &on_device);
+            *blob->GetMutableTensor() = on_device;
+          }
+          caffe2::NetDef net = c.net();
+          for (auto& op : *net.mutable_op()) {
+            op.mutable_device_option()->set_device_type(kCudaDeviceType);
+            op.mutable_device_option()->set_device_id(kDeviceId);
+            if (!engine_.empty()) op.set_engine(engine_);
+          }
+          if (!options.net_type.empty()) net.set_type(options.net_type);
+          return ws.CreateNet(net);
+        },
+        // A kernel's late (asynchronous) error surfaces at the copy back: the run's error.
+        options.trace, [](const Tensor& tensor) { return gpu::ToCpu(tensor); });
   }
+
+ private:
+  std::string engine_;
 };
 
-PARITY_REGISTER_BACKEND(std::make_unique<CudaBackend>());
-
 }  // namespace
+
+std::unique_ptr<Backend> MakeCudaBackend(std::string name, std::string engine,
+                                         std::string description) {
+  BackendInfo info{std::move(name), "cuda", Precision::kF32, std::move(description)};
+  return std::make_unique<CudaBackend>(std::move(info), std::move(engine));
+}
+
+PARITY_REGISTER_BACKEND(MakeCudaBackend(kProductionCuda, "",
+                                        "the production engine with every op on CUDA device 0"));
+
 }  // namespace parity::oracles

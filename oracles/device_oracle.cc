@@ -5,17 +5,24 @@
 // the GPU against the CPU lets TF32-free cuBLAS, other summation orders and libdevice's ulps
 // differ from the CPU by what f32 itself allows, not by a guessed threshold (Caffe2's 0.01).
 //
+// When the GPU agrees with the truth, it runs the case a second time and the two runs must agree
+// bit for bit (oracles/device_determinism.h: which kernels may not, and how they are judged).
+//
+// The backend under test is the CPU side, or, when it is a CUDA backend (a GPU kernel mutant,
+// MakeCudaBackend), the GPU side against the production CPU engine.
+//
 // Not applicable (never a pass in disguise) where no CUDA device is present, where an op has no
 // CUDA kernel, or where an input is not float (the device kernels are float only).
+#include "oracles/device_oracle.h"
+
 #include "gpu/device.h"
+#include "oracles/device_determinism.h"
 #include "oracles/finding.h"
 #include "oracles/localize.h"
 #include "oracles/oracle.h"
 
 namespace parity::oracles {
 namespace {
-
-constexpr char kCudaBackend[] = "production-cuda";
 
 std::string Inapplicable(const Case& c, const Backend& gpu) {
   if (gpu::DeviceCount() == 0) return "no CUDA device: " + gpu::NoDeviceReason();
@@ -30,13 +37,62 @@ std::string Inapplicable(const Case& c, const Backend& gpu) {
   return "";
 }
 
+// The same case a second time on the GPU, bit for bit against the first run. A difference found
+// untraced is run again traced, twice, to blame the first op whose outputs differ (a
+// nondeterminism that does not repeat leaves the finding unblamed).
+std::optional<Finding> CheckRunTwice(const Case& c, const Backend& gpu, const BackendRun& first,
+                                     const OracleOptions& options) {
+  std::optional<Finding> finding =
+      CompareDeviceRuns(c, first, gpu.Run(c, {false, ""}), CudaNondeterministicOps());
+  if (!finding || !options.localize) return finding;
+  const RunOptions traced{true, ""};
+  std::optional<Finding> blamed =
+      CompareDeviceRuns(c, gpu.Run(c, traced), gpu.Run(c, traced), CudaNondeterministicOps());
+  return blamed && !blamed->blamed_op_type().empty() ? blamed : finding;
+}
+
 OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
-  const Backend& gpu = GetBackend(kCudaBackend);
+  const bool gpu_under_test = options.backend->info().device == "cuda";
+  const Backend& gpu = gpu_under_test ? *options.backend : GetBackend(kProductionCuda);
+  const Backend& cpu_backend = gpu_under_test ? GetBackend(kProduction) : *options.backend;
   if (std::string reason = Inapplicable(c, gpu); !reason.empty()) return {std::nullopt, reason};
   const RunOptions traced{options.localize, ""};
-  BackendRun truth = GetBackend(kReference).Run(c, traced);
-  BackendRun cpu = options.backend->Run(c, {false, ""});
-  BackendRun device = gpu.Run(c, {false, ""});
+  const BackendRun truth = GetBackend(kReference).Run(c, traced);
+  const BackendRun cpu = cpu_backend.Run(c, {false, ""});
+  const BackendRun device = gpu.Run(c, {false, ""});
+  BackendRun f32;
+  OracleResult result = JudgeDeviceRuns(
+      c, truth, cpu, device,
+      [&]() -> const BackendRun& {
+        f32 = GetBackend(kReferenceF32).Run(c, traced);
+        return f32;
+      },
+      options.tolerance);
+  if (!result.finding) {
+    if (!result.not_applicable.empty() || result.rejected) return result;
+    return {CheckRunTwice(c, gpu, device, options), ""};
+  }
+  // An error on one side is blamed by its context; values are localized on the GPU.
+  if (cpu.error || device.error || !options.localize) return result;
+  Finding& finding = *result.finding;
+  const BackendRun in_order = gpu.Run(c, traced);
+  Blame blame = Localize(c.net(), CaseInputs(c), in_order, truth, f32, options.tolerance);
+  if (blame.op_index >= 0) {
+    SetBlame(&finding, blame.op_index, c.net());
+    finding.set_message(finding.message() + "; first diverging op on the GPU #" +
+                        std::to_string(blame.op_index) + " (" +
+                        c.net().op(blame.op_index).type() + ") output '" + blame.blob +
+                        "': " + blame.comparison.detail);
+  }
+  return result;
+}
+
+}  // namespace
+
+OracleResult JudgeDeviceRuns(const Case& c, const BackendRun& truth, const BackendRun& cpu,
+                             const BackendRun& device,
+                             const std::function<const BackendRun&()>& reference_f32,
+                             const ToleranceClass& tolerance) {
   if (cpu.error && device.error) return {std::nullopt, "", device.error};
   if (truth.error) {
     return {std::nullopt, std::string("the reference cannot run this net: ") + truth.error->what()};
@@ -52,10 +108,10 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
     if (index >= 0 && index < c.net().op_size()) SetBlame(&finding, index, c.net());
     return {finding, ""};
   }
-  BackendRun f32 = GetBackend(kReferenceF32).Run(c, traced);
+  const BackendRun& f32 = reference_f32();
   std::optional<Finding> finding;
   for (const TruthDisagreement& d :
-       DisagreementsWithTruth(ComparedBlobs(c), truth, f32, device, options.tolerance)) {
+       DisagreementsWithTruth(ComparedBlobs(c), truth, f32, device, tolerance)) {
     if (d.expected == nullptr || d.actual == nullptr) {
       if (!finding) {
         finding = MakeFinding("device", c, "missing output",
@@ -65,8 +121,7 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
       continue;
     }
     if (!finding) {
-      const bool cpu_ok = DisagreementsWithTruth({d.blob}, truth, f32, cpu, options.tolerance)
-                              .empty();
+      const bool cpu_ok = DisagreementsWithTruth({d.blob}, truth, f32, cpu, tolerance).empty();
       finding = MakeFinding("device", c, d.comparison.error_class,
                             "blob '" + d.blob + "' on the GPU: " + d.comparison.detail +
                                 (cpu_ok ? " (the CPU agrees with the truth)"
@@ -74,20 +129,10 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
     }
     AddComparison(&*finding, d.blob, *d.expected, *d.actual, d.comparison);
   }
-  if (!finding) return {};
-  if (options.localize) {
-    const BackendRun in_order = gpu.Run(c, traced);
-    Blame blame = Localize(c.net(), CaseInputs(c), in_order, truth, f32, options.tolerance);
-    if (blame.op_index >= 0) {
-      SetBlame(&*finding, blame.op_index, c.net());
-      finding->set_message(finding->message() + "; first diverging op on the GPU #" +
-                           std::to_string(blame.op_index) + " (" +
-                           c.net().op(blame.op_index).type() + ") output '" + blame.blob +
-                           "': " + blame.comparison.detail);
-    }
-  }
   return {finding, ""};
 }
+
+namespace {
 
 const bool kRegistered = RegisterOracle("device", CheckDevice);
 

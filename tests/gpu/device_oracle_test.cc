@@ -77,6 +77,29 @@ TEST(DeviceOracle, AskedForWithoutADeviceIsABadArgument) {
   for (const std::string& name : oracles::DefaultOracles()) EXPECT_NE(name, "device");
 }
 
+// A CUDA backend under test (a GPU mutant, or production-cuda itself) has the case's init net run
+// on the CPU before the oracles see the case, as the backend itself runs one: freezing needs no
+// device.
+TEST(CudaBackend, UnderTestItsInitNetIsFrozenOnTheCpu) {
+  Case c = oracles::SingleOpCase(MakeOp("Relu", {"x"}, {"y"}), {});
+  caffe2::OperatorDef fill = MakeOp("ConstantFill", {}, {"x"}, {{"shape", Ints{2, 3}}});
+  *c.mutable_init_net()->add_op() = fill;
+  oracles::CheckRequest request;
+  request.oracles = {"determinism"};
+  request.backend = "production-cuda";
+  const CaseReport report = oracles::CheckCase(c, request);
+  // The frozen case holds the fill's result as an input, made on the CPU.
+  ASSERT_EQ(report.checked_case().inputs_size(), 1);
+  EXPECT_EQ(report.checked_case().inputs(0).name(), "x");
+  EXPECT_FALSE(report.checked_case().has_init_net());
+  if (gpu::DeviceCount() == 0) {
+    // Both runs on the device fail alike: bad input for this machine, not a finding.
+    EXPECT_EQ(report.verdicts(0).status(), OracleVerdict::REJECTED);
+  } else {
+    EXPECT_EQ(report.verdicts(0).status(), OracleVerdict::OK);
+  }
+}
+
 // ---- On a device: CPU vs GPU through the device oracle (compiled everywhere, run on a GPU) ----
 
 TEST(DeviceChecks, Unary) {

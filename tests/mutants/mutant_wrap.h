@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ struct Wrap {
   std::function<void(const Operator& self, caffe2::OperatorDef* inner)> edit;
   // Post-processes the outputs (the mutant's inputs still name the original blobs).
   std::function<void(Operator& self)> after;
+  // CUDA mutants (no `inputs`, no `after`: device memory is not the host's): post-processes host
+  // copies of the outputs, given host copies of the inputs; the outputs go back to the device.
+  std::function<void(const Operator& self, const std::vector<Tensor>& inputs,
+                     std::vector<Tensor>* outputs)>
+      after_on_host;
 };
 
 struct Entry {
@@ -66,6 +72,12 @@ void AddExecutorMutants(std::vector<Entry>* out);    // executor_mutants.cc
 void AddRnnMutants(std::vector<Entry>* out);         // rnn_mutants.cc
 void AddControlMutants(std::vector<Entry>* out);     // control_mutants.cc
 void AddTransformMutants(std::vector<Entry>* out);   // transform_mutants.cc
+void AddCudaMutants(std::vector<Entry>* out);        // cuda_mutants.cc
+
+// The kernel of a CUDA mutant: the op's default CUDA kernel run on the edited def, then
+// `after_on_host` through host copies (cuda_mutants.cc; CUDA builds register it).
+std::unique_ptr<Operator> MakeCudaMutantKernel(const caffe2::OperatorDef& def, Workspace* ws,
+                                               const Wrap* wrap);
 
 }  // namespace parity::mutants
 

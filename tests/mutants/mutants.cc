@@ -18,6 +18,7 @@
 #include "core/proto/error.h"
 #include "core/tensor.h"
 #include "fuzz/generators.h"
+#include "gpu/device.h"
 #include "oracles/backend.h"
 #include "tests/mutants/mutant_cases.h"
 #include "tests/mutants/mutant_wrap.h"
@@ -74,6 +75,7 @@ std::vector<Entry> BuildCatalogue() {
   AddRnnMutants(&out);
   AddControlMutants(&out);
   AddTransformMutants(&out);
+  AddCudaMutants(&out);
   return out;
 }
 
@@ -86,6 +88,18 @@ bool RegisterAll() {
   for (const Entry& entry : Entries()) {
     if (entry.mutant.install) continue;  // a registry swap, installed only while it is hunted
     const Wrap* wrap = &entry.wrap;
+    if (entry.mutant.needs_device()) {
+      // A CUDA kernel to wrap exists in CUDA builds only; the backend everywhere, to say so.
+      if (gpu::CudaBuild()) {
+        OperatorRegistry::Register(entry.mutant.op_type, kCudaDeviceType, entry.mutant.engine(),
+                                   [wrap](const caffe2::OperatorDef& def, Workspace* ws) {
+                                     return MakeCudaMutantKernel(def, ws, wrap);
+                                   });
+      }
+      oracles::RegisterBackend(oracles::MakeCudaBackend(
+          entry.mutant.engine(), entry.mutant.engine(), entry.mutant.description));
+      continue;
+    }
     OperatorRegistry::Register(
         entry.mutant.op_type, kCpuDeviceType, entry.mutant.engine(),
         [wrap](const caffe2::OperatorDef& def, Workspace* ws) {

@@ -41,10 +41,17 @@ struct Mutant {
   // run on the production backend while installed (MutantScope); kernel mutants have no install
   // and run on their own backend, engine().
   std::function<std::function<void()>()> install;
+  // "cuda": the mutant wraps the op's CUDA kernel (registered in CUDA builds only, under
+  // (op_type, CUDA, engine())) and its backend is the production engine on the device
+  // (oracles::MakeCudaBackend); only the device oracle meets it, so a machine without a CUDA
+  // device skips its hunt ("skipped: no CUDA device") instead of calling it killed or survived.
+  std::string device = "cpu";
 
   std::string engine() const { return "MUTANT_" + name; }
   // The backend a case runs on to meet this mutant.
   std::string backend() const { return install ? "production" : engine(); }
+  // Whether hunting it needs a CUDA device.
+  bool needs_device() const { return device == "cuda"; }
 };
 
 // Installs a mutant's registry swap (if it has one) for the scope's lifetime.

@@ -4,7 +4,9 @@
 // every default oracle — runs until its first finding or the budget. A finding is a kill only if
 // the same case, checked again without the mutant, is clean: a kill is the mutant's doing.
 // Prints killed / survived with the time and cases to the kill, the kill rate and the median
-// time-to-kill. Exit 0 when every mutant is killed, 1 when one survives, 2 on bad arguments.
+// time-to-kill. A GPU kernel mutant is hunted by the device oracle alone, and only where a CUDA
+// device is: elsewhere it is "skipped: no CUDA device", counted apart, neither killed nor
+// survived. Exit 0 when every mutant hunted is killed, 1 when one survives, 2 on bad arguments.
 //
 // Linked into `parity_with_mutants` (the real command line plus the catalogue), which
 // `./parity mutants` runs; `--engine MUTANT_<name>` reaches a kernel mutant from fuzz, check and
@@ -20,6 +22,7 @@
 
 #include "fuzz/campaign.h"
 #include "fuzz/reduce.h"
+#include "gpu/device.h"
 #include "oracles/check.h"
 #include "oracles/describe.h"
 #include "oracles/seeds.h"
@@ -33,6 +36,7 @@ namespace {
 struct Hunt {
   const Mutant* mutant = nullptr;
   bool killed = false;
+  bool skipped = false;     // a GPU mutant without a CUDA device
   double seconds = 0;       // to the kill, or the whole budget
   int64_t cases = 0;        // campaign cases run
   std::string oracle;       // of the killing finding
@@ -72,12 +76,19 @@ bool CleanWithoutMutant(const Finding& finding, const fuzz::CampaignOptions& opt
 Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed, double reduce_seconds) {
   Hunt hunt;
   hunt.mutant = &m;
+  if (m.needs_device() && gpu::DeviceCount() == 0) {
+    hunt.skipped = true;
+    return hunt;
+  }
   std::atomic<bool> stop{false};
   std::optional<Finding> first;
   fuzz::CampaignOptions options;
   options.seconds = seconds;
   options.seed = seed;
   options.backend = m.backend();
+  // A GPU mutant's backend runs on the device: only the device oracle compares it (with the CPU
+  // and the truth); the others would see every CPU-only op it cannot run.
+  if (m.needs_device()) options.oracles = {m.oracle};
   options.stop = &stop;
   const auto start = std::chrono::steady_clock::now();
   fuzz::CampaignSummary summary;
@@ -106,7 +117,9 @@ Hunt RunHunt(const Mutant& m, double seconds, uint64_t seed, double reduce_secon
   hunt.blamed = first->blamed_op_type();
   hunt.error_class = first->signature().error_class();
   hunt.brief = oracles::DescribeFindingBrief(*first);
-  if (reduce_seconds > 0) {
+  // The reducer's workers are forks, and CUDA does not survive a fork (issue 19's later work):
+  // GPU mutants' findings stay unreduced.
+  if (reduce_seconds > 0 && !m.needs_device()) {
     MutantScope installed(m);  // the reducer's worker is a fork: it inherits the mutant
     fuzz::ReduceOptions reduce;
     reduce.seconds = reduce_seconds;
@@ -152,6 +165,13 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
     if (interrupt) break;
     // Ctrl-C stops after the mutant being hunted (a second one kills at once).
     Hunt hunt = RunHunt(*m, seconds, seed, reduce_seconds);
+    if (hunt.skipped) {
+      std::printf("%-44s %-10s %-9s %9s %8s  skipped: no CUDA device (%s)\n", m->name.c_str(),
+                  m->family.c_str(), "skipped", "-", "-", gpu::NoDeviceReason().c_str());
+      std::fflush(stdout);
+      hunts.push_back(hunt);
+      continue;
+    }
     std::printf(
         "%-44s %-10s %-9s %9.2f %8lld  %s\n", m->name.c_str(), m->family.c_str(),
         hunt.killed ? "killed" : "SURVIVED", hunt.seconds, static_cast<long long>(hunt.cases),
@@ -171,9 +191,12 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
     hunts.push_back(hunt);
   }
   std::vector<double> times;
+  size_t skipped = 0;
   for (const Hunt& h : hunts) {
     if (h.killed) times.push_back(h.seconds);
+    skipped += h.skipped;
   }
+  const size_t hunted = hunts.size() - skipped;
   std::sort(times.begin(), times.end());
   double median = 0;
   if (!times.empty()) {
@@ -182,8 +205,10 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
   }
   std::printf(
       "kill rate: %zu / %zu; median time-to-kill %.2f s (budget %.0f s per mutant, seed "
-      "%llu)\n",
-      times.size(), hunts.size(), median, seconds, static_cast<unsigned long long>(seed));
+      "%llu)%s\n",
+      times.size(), hunted, median, seconds, static_cast<unsigned long long>(seed),
+      skipped == 0 ? ""
+                   : ("; " + std::to_string(skipped) + " skipped: no CUDA device").c_str());
   if (reduce_seconds > 0) {
     int reduced = 0, small = 0;
     double reduce_total = 0;
@@ -197,7 +222,7 @@ int RunMutants(double seconds, uint64_t seed, const std::vector<std::string>& on
                 reduced, times.size(), small, reduced > 0 ? 100.0 * small / reduced : 0.0,
                 reduced > 0 ? reduce_total / reduced : 0.0);
   }
-  return times.size() == hunts.size() ? tools::kExitClean : tools::kExitDiscrepancies;
+  return times.size() == hunted ? tools::kExitClean : tools::kExitDiscrepancies;
 }
 
 const bool kRegistered = tools::RegisterCommand(tools::Command{

@@ -39,6 +39,21 @@ TEST(MutantsCommand, AMutantNotReachedWithinTheBudgetSurvives) {
   EXPECT_TRUE(Contains(run.output, "kill rate: 0 / 1")) << run.output;
 }
 
+// A GPU kernel mutant is hunted by the device oracle where a CUDA device is; elsewhere it is
+// skipped and counted apart, neither killed nor a survivor.
+TEST(MutantsCommand, AGpuMutantIsSkippedWithoutADevice) {
+  const CliResult run = RunCli(kBinary, "mutants --seconds 30 --only CUDA_RELU_LEAKS");
+  EXPECT_FALSE(Contains(run.output, "SURVIVED")) << run.output;
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  if (Contains(run.output, "skipped: no CUDA device")) {
+    EXPECT_TRUE(Contains(run.output, "kill rate: 0 / 0;")) << run.output;
+    EXPECT_TRUE(Contains(run.output, "; 1 skipped: no CUDA device")) << run.output;
+  } else {
+    EXPECT_TRUE(Contains(run.output, "device / Relu")) << run.output;
+    EXPECT_TRUE(Contains(run.output, "kill rate: 1 / 1")) << run.output;
+  }
+}
+
 TEST(MutantsCommand, AnUnknownMutantIsBadInput) {
   const CliResult run = RunCli(kBinary, "mutants --only NO_SUCH_MUTANT");
   EXPECT_EQ(run.exit_code, 2) << run.output;

@@ -1,7 +1,8 @@
 // The oracles' power, measured: every mutant of the catalogue (tests/mutants/mutants.h) must be
 // killed by its oracle within kMaxCases generated cases, and the finding must blame the mutated op.
 // Each case is first checked without the mutant: a finding there is a false positive (of the
-// oracle, the reference or the case), not a kill.
+// oracle, the reference or the case), not a kill. GPU kernel mutants are hunted only where a CUDA
+// device is: elsewhere they are skipped, and counted as skipped, never as killed.
 #include "tests/mutants/mutants.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "core/schema.h"
 #include "core/tensor.h"
 #include "fuzz/generators.h"
+#include "gpu/device.h"
 #include "oracles/backend.h"
 #include "oracles/backward_localize.h"
 #include "oracles/check.h"
@@ -32,6 +34,7 @@ struct Result {
   std::string name, op_type, oracle;
   int cases = 0;  // cases run until the kill (or all of them)
   bool killed = false;
+  bool skipped = false;     // a GPU mutant without a CUDA device
   std::string blamed;       // blamed op type of the killing finding
   std::string error_class;  // its error class ("value mismatch", "error mismatch", ...)
   std::string problem;      // why the mutant counts as not killed / the test fails
@@ -62,6 +65,10 @@ bool BlameFits(const Mutant& m, const std::string& blamed, const std::string& er
 
 Result Hunt(const Mutant& m) {
   Result r{m.name, m.op_type, m.oracle};
+  if (m.needs_device() && gpu::DeviceCount() == 0) {
+    r.skipped = true;
+    return r;
+  }
   for (uint64_t seed = 1; seed <= kMaxCases; ++seed) {
     Case c;
     try {
@@ -113,6 +120,20 @@ TEST(Mutants, CatalogueIsLargeAndRegistered) {
       EXPECT_EQ(m.backend(), "production") << m.name;
       continue;
     }
+    if (m.needs_device()) {
+      // Its backend is on the device in every build; its kernel exists where CUDA kernels do.
+      const oracles::Backend* backend = oracles::FindBackend(m.engine());
+      ASSERT_NE(backend, nullptr) << m.engine() << " is not a backend";
+      EXPECT_EQ(backend->info().device, "cuda") << m.engine();
+      EXPECT_EQ(m.oracle, "device") << m.name;
+      if (!gpu::CudaBuild()) continue;
+      const auto engines = OperatorRegistry::Engines(m.op_type, kCudaDeviceType);
+      EXPECT_NE(std::find(engines.begin(), engines.end(), m.engine()), engines.end())
+          << m.engine() << " is not registered for " << m.op_type << " on CUDA";
+      EXPECT_NE(std::find(engines.begin(), engines.end(), ""), engines.end())
+          << m.op_type << " has no default CUDA kernel to mutate";
+      continue;
+    }
     const auto engines = OperatorRegistry::Engines(m.op_type, kCpuDeviceType);
     EXPECT_NE(std::find(engines.begin(), engines.end(), m.engine()), engines.end())
         << m.engine() << " is not registered for " << m.op_type;
@@ -122,25 +143,38 @@ TEST(Mutants, CatalogueIsLargeAndRegistered) {
   }
   EXPECT_GE(families.size(), 6u);
   EXPECT_EQ(oracles_used,
-            (std::set<std::string>{"determinism", "forward", "gradient", "shape", "transform",
-                                   "validity"}));
+            (std::set<std::string>{"determinism", "device", "forward", "gradient", "shape",
+                                   "transform", "validity"}));
 }
 
 TEST(Mutants, EveryMutantIsKilledAndBlamed) {
   std::vector<Result> results;
   for (const Mutant& m : Catalogue()) results.push_back(Hunt(m));
-  int killed = 0;
+  int killed = 0, skipped = 0;
   std::printf("\n%-46s %-20s %-9s %6s  %-20s %s\n", "mutant", "op", "oracle", "cases", "blamed op",
               "error class");
   for (const Result& r : results) {
     killed += r.killed && r.problem.empty();
+    skipped += r.skipped;
     std::printf("%-46s %-20s %-9s %6d  %-20s %s\n", r.name.c_str(), r.op_type.c_str(),
-                r.oracle.c_str(), r.cases, r.killed ? r.blamed.c_str() : "SURVIVED",
+                r.oracle.c_str(), r.cases,
+                r.skipped  ? "skipped: no CUDA device"
+                : r.killed ? r.blamed.c_str()
+                           : "SURVIVED",
                 r.error_class.c_str());
   }
-  std::printf("kill rate: %d / %zu\n\n", killed, results.size());
+  std::printf("kill rate: %d / %zu; %d skipped: no CUDA device\n\n", killed,
+              results.size() - skipped, skipped);
   for (const Result& r : results) {
     EXPECT_TRUE(r.problem.empty()) << "MUTANT_" << r.name << ": " << r.problem;
+  }
+  // Exactly the GPU mutants are skipped, and only without a device.
+  for (const Result& r : results) {
+    const Mutant* m = nullptr;
+    for (const Mutant& candidate : Catalogue()) {
+      if (candidate.name == r.name) m = &candidate;
+    }
+    EXPECT_EQ(r.skipped, m->needs_device() && gpu::DeviceCount() == 0) << r.name;
   }
 }
 

@@ -1,0 +1,159 @@
+// The device oracle's judgment (oracles/device_oracle.h) on synthetic runs: truth, f32 reference,
+// CPU and GPU results built on the host, so what the oracle calls a finding (NaN and +-Inf by
+// position, the tolerance sized by the f32 reference, errors on one side) is tested on every
+// machine, device or not.
+#include "oracles/device_oracle.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/proto/error.h"
+#include "core/tensor_proto.h"
+#include "tests/test_util.h"
+
+namespace parity::testing {
+namespace {
+
+using oracles::BackendRun;
+using oracles::OracleResult;
+
+const float kNan = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+// One op, x -> y; the runs below hold y.
+Case OneOpCase() {
+  Case c;
+  *c.mutable_net()->add_op() = MakeOp("Exp", {"x"}, {"y"});
+  return c;
+}
+
+BackendRun Holding(std::vector<float> y) {
+  BackendRun run;
+  run.blobs["y"] = TensorToProto(MakeTensor<float>({static_cast<int64_t>(y.size())}, y), "y");
+  return run;
+}
+
+// The oracle's verdict with the f32 reference `f32` and the default tolerance class
+// (k = 4, floors 1e-6 absolute and 1e-5 relative).
+OracleResult Judge(const BackendRun& truth, const BackendRun& f32, const BackendRun& cpu,
+                   const BackendRun& gpu) {
+  return oracles::JudgeDeviceRuns(
+      OneOpCase(), truth, cpu, gpu, [&]() -> const BackendRun& { return f32; },
+      oracles::GetToleranceClass("default"));
+}
+
+std::string ErrorClass(const OracleResult& r) {
+  return r.finding ? r.finding->signature().error_class() : "";
+}
+
+TEST(DeviceJudgment, WithinKTimesTheF32ErrorPasses) {
+  const BackendRun truth = Holding({1.0f, 2.0f});
+  // The f32 reference is 1e-3 off: k = 4 allows the GPU 4e-3 (plus the floors).
+  const BackendRun f32 = Holding({1.001f, 2.001f});
+  EXPECT_FALSE(Judge(truth, f32, truth, Holding({1.003f, 2.003f})).finding);
+  const OracleResult out = Judge(truth, f32, truth, Holding({1.003f, 2.01f}));
+  ASSERT_TRUE(out.finding);
+  EXPECT_EQ(ErrorClass(out), "value mismatch");
+  EXPECT_EQ(out.finding->oracle(), "device");
+  EXPECT_NE(out.finding->message().find("blob 'y' on the GPU"), std::string::npos)
+      << out.finding->message();
+  EXPECT_NE(out.finding->message().find("(the CPU agrees with the truth)"), std::string::npos)
+      << out.finding->message();
+}
+
+TEST(DeviceJudgment, AnExactF32ReferenceStillLeavesTheFloors) {
+  const BackendRun truth = Holding({1.0f});
+  // Nothing to scale by k: the GPU gets the floors, 1e-6 + 1e-5 * |t|.
+  EXPECT_FALSE(Judge(truth, truth, truth, Holding({1.0f + 5e-6f})).finding);
+  EXPECT_TRUE(Judge(truth, truth, truth, Holding({1.0f + 1e-4f})).finding);
+}
+
+TEST(DeviceJudgment, SaysWhenTheCpuIsOutOfToleranceToo) {
+  const BackendRun truth = Holding({1.0f});
+  const BackendRun wrong = Holding({1.5f});
+  const OracleResult out = Judge(truth, truth, wrong, wrong);
+  ASSERT_TRUE(out.finding);
+  EXPECT_NE(out.finding->message().find("(the CPU is out of tolerance too)"), std::string::npos)
+      << out.finding->message();
+}
+
+TEST(DeviceJudgment, NanAndInfinitiesMatchByPositionAndSign) {
+  const BackendRun truth = Holding({kNan, kInf, -kInf, 1.0f});
+  EXPECT_FALSE(Judge(truth, truth, truth, Holding({kNan, kInf, -kInf, 1.0f})).finding);
+  // A NaN moved to another position, a NaN where the truth is finite, an infinity's sign.
+  for (const BackendRun& gpu : {Holding({1.0f, kInf, -kInf, kNan}),
+                                Holding({kNan, kInf, -kInf, kNan}),
+                                Holding({kNan, kInf, kInf, 1.0f}),
+                                Holding({kNan, 3e38f, -kInf, 1.0f})}) {
+    const OracleResult out = Judge(truth, truth, truth, gpu);
+    ASSERT_TRUE(out.finding);
+    EXPECT_EQ(ErrorClass(out), "nan/inf mismatch") << out.finding->message();
+  }
+}
+
+TEST(DeviceJudgment, AMissingOutputIsAFinding) {
+  const BackendRun truth = Holding({1.0f});
+  BackendRun gpu;
+  const OracleResult out = Judge(truth, truth, truth, gpu);
+  ASSERT_TRUE(out.finding);
+  EXPECT_EQ(ErrorClass(out), "missing output");
+  EXPECT_NE(out.finding->message().find("the GPU did not produce 'y'"), std::string::npos)
+      << out.finding->message();
+}
+
+TEST(DeviceJudgment, ErrorsOnOneSideBothSidesOrTheReference) {
+  const BackendRun truth = Holding({1.0f});
+  BackendRun failed;
+  Error error = MakeError(ErrorKind::kBadArgument, "bad launch");
+  error.AddContext("op #0 (Exp)");
+  failed.error = error;
+  // Both engines refuse: bad input, not a discrepancy.
+  OracleResult out = Judge(truth, truth, failed, failed);
+  EXPECT_FALSE(out.finding);
+  EXPECT_TRUE(out.rejected.has_value());
+  // One side refuses: an error mismatch, blamed by the error's context.
+  out = Judge(truth, truth, truth, failed);
+  ASSERT_TRUE(out.finding);
+  EXPECT_EQ(ErrorClass(out), "error mismatch");
+  EXPECT_NE(out.finding->message().find("the GPU rejected the net and the CPU ran it"),
+            std::string::npos)
+      << out.finding->message();
+  EXPECT_EQ(out.finding->blamed_op_type(), "Exp");
+  out = Judge(truth, truth, failed, truth);
+  ASSERT_TRUE(out.finding);
+  EXPECT_NE(out.finding->message().find("the CPU rejected the net and the GPU ran it"),
+            std::string::npos)
+      << out.finding->message();
+  // The reference refuses alone: nothing to judge by.
+  out = Judge(failed, truth, truth, truth);
+  EXPECT_FALSE(out.finding);
+  EXPECT_NE(out.not_applicable.find("the reference cannot run this net"), std::string::npos);
+}
+
+TEST(DeviceJudgment, TheF32ReferenceRunsOnlyWhenValuesAreJudged) {
+  const BackendRun truth = Holding({1.0f});
+  BackendRun failed;
+  failed.error = MakeError(ErrorKind::kBadArgument, "bad launch");
+  int asked = 0;
+  auto judge = [&](const BackendRun& cpu, const BackendRun& gpu) {
+    return oracles::JudgeDeviceRuns(
+        OneOpCase(), truth, cpu, gpu,
+        [&]() -> const BackendRun& {
+          ++asked;
+          return truth;
+        },
+        oracles::GetToleranceClass("default"));
+  };
+  judge(truth, failed);
+  judge(failed, failed);
+  EXPECT_EQ(asked, 0);
+  judge(truth, truth);
+  EXPECT_EQ(asked, 1);
+}
+
+}  // namespace
+}  // namespace parity::testing
