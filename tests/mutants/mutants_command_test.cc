@@ -183,8 +183,9 @@ std::string ComparableFinding(const std::string& file) {
 
 // A reduction stops where no edit helps any more, long before its time box, also for a gradient
 // finding at a Relu kink: the gradient oracle steps the inputs off the kink, and rounding the
-// values stepped them back, a cycle the reducer once "kept" 12,876 times until its 15-s box ended
-// it (then every such reduction cost its whole box, and two runs of it stopped at different points).
+// values stepped them back, a cycle the reducer once "kept" 12,876 times until its 15-s box
+// ended it (then every such reduction cost its whole box, and two runs of it stopped at different
+// points).
 TEST(MutantsCommand, AReductionEndsAtItsFixpointNotAtItsTimeBox) {
   const std::string out = TestTmp() + "/fixpoint_campaign";
   const CliResult run = RunCli(kBinary,
