@@ -144,8 +144,7 @@ class SigmoidCrossEntropyGradientCudaOp final : public CudaOperator {
       : CudaOperator(def, ws),
         log_d_trick_(Arg<bool>("log_D_trick")),
         unjoined_(Arg<bool>("unjoined_lr_loss")) {
-    PARITY_ENFORCE(!(log_d_trick_ && unjoined_), ErrorKind::kBadArgument, label(),
-                   ": log_D_trick and unjoined_lr_loss cannot both be set");
+    loss_util::CheckSigmoidCEModes(log_d_trick_, unjoined_, label());
   }
 
   void Run() override {

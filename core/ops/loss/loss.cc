@@ -57,6 +57,11 @@ void CheckSoftmaxLossLabels(const std::vector<int64_t>& x, const std::vector<int
                  ShapeString(x), " (", n, " rows of ", d, " at axis ", axis, ")");
 }
 
+void CheckSigmoidCEModes(bool log_d_trick, bool unjoined, const std::string& label) {
+  PARITY_ENFORCE(!(log_d_trick && unjoined), ErrorKind::kBadArgument, label,
+                 ": log_D_trick and unjoined_lr_loss cannot both be set");
+}
+
 std::vector<int64_t> SigmoidCEDims(const std::vector<int64_t>& x, const std::vector<int64_t>& t,
                                    const std::string& label) {
   PARITY_ENFORCE(x == t, ErrorKind::kShapeMismatch, label, ": logits ", ShapeString(x),
@@ -345,8 +350,7 @@ class SigmoidCrossEntropyWithLogitsOp final : public Operator {
       : Operator(def, ws),
         log_d_trick_(Arg<bool>("log_D_trick")),
         unjoined_(Arg<bool>("unjoined_lr_loss")) {
-    PARITY_ENFORCE(!(log_d_trick_ && unjoined_), ErrorKind::kBadArgument, label(),
-                   ": log_D_trick and unjoined_lr_loss cannot both be set");
+    loss_util::CheckSigmoidCEModes(log_d_trick_, unjoined_, label());
   }
 
   void Run() override {

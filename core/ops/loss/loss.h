@@ -99,6 +99,9 @@ std::vector<int64_t> SigmoidCEDims(const std::vector<int64_t>& x, const std::vec
                                    const std::string& label);
 // log_D_trick, unjoined_lr_loss.
 OpSchema& SigmoidCrossEntropyArgs(OpSchema& schema);
+// The two SigmoidCrossEntropyWithLogits modes exclude each other (forward and gradient, both
+// devices).
+void CheckSigmoidCEModes(bool log_d_trick, bool unjoined, const std::string& label);
 
 }  // namespace loss_util
 }  // namespace parity
