@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,22 @@ constexpr int kBatchedRepetitions = 5;
 std::map<std::string, std::vector<double>>& Unreported() {
   static auto* unreported = new std::map<std::string, std::vector<double>>();
   return *unreported;
+}
+
+// The folder of the peer scripts, ending in '/': $PARITY_BENCH_DIR when set (a bundle run outside
+// Bazel, the .py files copied there); else bench/ under the working directory (bazel run's
+// runfiles root, or the source tree); else the folder of this binary.
+std::string ScriptDir(const std::string& script) {
+  if (const char* dir = std::getenv("PARITY_BENCH_DIR"); dir != nullptr && *dir != '\0') {
+    return std::string(dir) + "/";
+  }
+  std::error_code error;
+  if (std::filesystem::exists("bench/" + script, error)) return "bench/";
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error && std::filesystem::exists(self.parent_path() / script, error)) {
+    return self.parent_path().string() + "/";
+  }
+  return "bench/";
 }
 
 }  // namespace
@@ -33,10 +50,10 @@ void TimeTorchPeer(benchmark::State& state, const std::string& script, int64_t t
     return;
   }
   const int runs = iterations * kBatchedRepetitions;
-  const std::string command = "OPENBLAS_NUM_THREADS=" + t + " OMP_NUM_THREADS=" + t +
-                              " MKL_NUM_THREADS=" + t + " " +
-                              std::string(python ? python : "/usr/bin/python3") + " bench/" + key +
-                              " --iterations " + std::to_string(runs) + " 2>&1";
+  const std::string command =
+      "OPENBLAS_NUM_THREADS=" + t + " OMP_NUM_THREADS=" + t + " MKL_NUM_THREADS=" + t + " " +
+      std::string(python ? python : "/usr/bin/python3") + " " + ScriptDir(script) + key +
+      " --iterations " + std::to_string(runs) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::vector<double> seconds;
   std::string output;
