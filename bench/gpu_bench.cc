@@ -34,7 +34,13 @@
 //                                       CUDA LSTMUnit reads them on the host). The backward pass
 //                                       is AddGradientOperators seeded with ones on every h_t (as
 //                                       lstm_bench seeds hidden_t_all). A row whose net has an op
-//                                       without a CUDA kernel is skipped naming those ops.
+//                                       without a CUDA kernel is skipped naming those ops: today
+//                                       the backward net's Sum (the gradient accumulation of W_x,
+//                                       W_h, b and h_t over the steps) and AddGradient, so the
+//                                       forward+backward row skips until they get CUDA kernels.
+//                                       The CUDA LSTMUnit reads seq_lengths and the timestep on
+//                                       the host and copies its per-row flags to the device
+//                                       synchronously each step: that wait is in the time.
 //   BM_Lstm.../torch                    torch.nn.LSTM (cuDNN) on the device, under no_grad and
 //                                       forward + out.backward(ones), timed by
 //                                       bench/torch_lstm_cuda.py's own loop (which synchronizes
@@ -351,26 +357,12 @@ void BM_Memcpy(benchmark::State& state) {
 
 std::string Step(const std::string& name, int64_t t) { return name + "_" + std::to_string(t); }
 
-// The unrolled LSTM (see the header) and its inputs in `ws`; with `backward`, its gradient ops.
-caffe2::NetDef UnrolledLstm(Workspace* ws, bool backward) {
+// The unrolled LSTM (see the header); with `backward`, its gradient ops.
+caffe2::NetDef UnrolledLstm(bool backward) {
   caffe2::NetDef def = DeviceNet(backward ? "lstm_forward_backward" : "lstm_forward");
-  const float bound = 1.0f / std::sqrt(static_cast<float>(kHidden));  // torch's init
-  FeedDevice(ws, "W_x", {4 * kHidden, kInput}, 1, -bound, bound);
-  FeedDevice(ws, "W_h", {4 * kHidden, kHidden}, 2, -bound, bound);
-  FeedDevice(ws, "b", {4 * kHidden}, 3, -bound, bound);
-  FeedDevice(ws, "b0", {4 * kHidden}, 4, 0.0f, 0.0f);
-  FeedDevice(ws, "hidden_init", {1, kBatch, kHidden}, 5, 0.0f, 0.0f);
-  FeedDevice(ws, "cell_init", {1, kBatch, kHidden}, 6, 0.0f, 0.0f);
-  Tensor* lengths = ws->CreateTensor("seq_lengths");
-  lengths->Resize({kBatch});
-  for (int64_t n = 0; n < kBatch; ++n) lengths->mutable_data<int32_t>()[n] = kSteps;
   GradientSeeds seeds;
   std::string hidden = "hidden_init", cell = "cell_init";
   for (int64_t t = 0; t < kSteps; ++t) {
-    FeedDevice(ws, Step("x", t), {1, kBatch, kInput}, 100 + t, -1.0f, 1.0f);
-    Tensor* timestep = ws->CreateTensor(Step("timestep", t));
-    timestep->Resize({1});
-    timestep->mutable_data<int32_t>()[0] = static_cast<int32_t>(t);
     AddOp(&def, "FC", {Step("x", t), "W_x", "b"}, {Step("gates_x", t)}, {{"axis", 2}});
     AddOp(&def, "FC", {hidden, "W_h", "b0"}, {Step("gates_h", t)}, {{"axis", 2}});
     AddOp(&def, "Add", {Step("gates_x", t), Step("gates_h", t)}, {Step("gates", t)});
@@ -382,6 +374,28 @@ caffe2::NetDef UnrolledLstm(Workspace* ws, bool backward) {
   }
   if (backward) AddGradientOperators(&def, seeds);
   return def;
+}
+
+// The unrolled LSTM's inputs in `ws`: parameters, initial states and the x_t on the device (by
+// `feed`), seq_lengths and the timesteps on the host.
+template <typename Feed>
+void FeedLstm(Workspace* ws, Feed feed) {
+  const float bound = 1.0f / std::sqrt(static_cast<float>(kHidden));  // torch's init
+  feed(ws, "W_x", {4 * kHidden, kInput}, 1, -bound, bound);
+  feed(ws, "W_h", {4 * kHidden, kHidden}, 2, -bound, bound);
+  feed(ws, "b", {4 * kHidden}, 3, -bound, bound);
+  feed(ws, "b0", {4 * kHidden}, 4, 0.0f, 0.0f);
+  feed(ws, "hidden_init", {1, kBatch, kHidden}, 5, 0.0f, 0.0f);
+  feed(ws, "cell_init", {1, kBatch, kHidden}, 6, 0.0f, 0.0f);
+  Tensor* lengths = ws->CreateTensor("seq_lengths");
+  lengths->Resize({kBatch});
+  for (int64_t n = 0; n < kBatch; ++n) lengths->mutable_data<int32_t>()[n] = kSteps;
+  for (int64_t t = 0; t < kSteps; ++t) {
+    feed(ws, Step("x", t), {1, kBatch, kInput}, 100 + t, -1.0f, 1.0f);
+    Tensor* timestep = ws->CreateTensor(Step("timestep", t));
+    timestep->Resize({1});
+    timestep->mutable_data<int32_t>()[0] = static_cast<int32_t>(t);
+  }
 }
 
 // The op types of `def` without a CUDA kernel, comma-separated ("" when all have one).
@@ -399,7 +413,8 @@ void BM_ParityLstm(benchmark::State& state, bool backward) {
   Workspace ws;
   caffe2::NetDef def;
   try {
-    def = UnrolledLstm(&ws, backward);
+    def = UnrolledLstm(backward);
+    FeedLstm(&ws, FeedDevice);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
