@@ -3,14 +3,18 @@
 // without CUDA says why it cannot run (kUnknownOp) instead of not knowing the name.
 //
 // The case's inputs, and whatever an init net made (run on the CPU, as a predictor's init net
-// would be), are copied to the device before the net runs; every tensor comes back to the host for the
+// would be), are copied to the device before the net runs, except those a CopyCPUToGPU reads
+// (gpu/placement.h); every tensor comes back to the host for the
 // comparison. Sub-nets (Do/If/While bodies, RecurrentNetwork steps) stay as written: control flow
 // on the device is issue 19's later work.
+#include <set>
+
 #include "core/net.h"
 #include "core/operator.h"
 #include "core/tensor_proto.h"
 #include "core/workspace.h"
 #include "gpu/device.h"
+#include "gpu/placement.h"
 #include "oracles/backend.h"
 
 namespace parity::oracles {
@@ -55,9 +59,12 @@ class CudaBackend final : public Backend {
           }
           if (c.has_init_net()) ws.RunNetOnce(c.init_net());
           const Device device{kCudaDeviceType, kDeviceId};
+          // Inputs that CopyCPUToGPU reads stay on the host (gpu/placement.h); the rest go over.
+          const std::set<std::string> host_inputs = gpu::PlanCudaPlacement(c.net()).host_inputs;
           for (const std::string& name : ws.Blobs()) {
             Blob* blob = ws.GetBlob(name);
             if (blob == nullptr || !blob->IsTensor() || !blob->GetTensor().defined()) continue;
+            if (host_inputs.count(name) > 0) continue;
             Tensor on_device(device);
             gpu::CopyTensor(blob->GetTensor(), &on_device);
             *blob->GetMutableTensor() = on_device;

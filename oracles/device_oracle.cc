@@ -12,13 +12,17 @@
 // MakeCudaBackend), the GPU side against the production CPU engine.
 //
 // Not applicable (never a pass in disguise) where no CUDA device is present, where an op has no
-// CUDA kernel, or where an input is not float (the device kernels are float only).
+// CUDA kernel, where an input is not float (the device kernels are float only), where the net
+// reads a tensor on the other side of a cross-device copy (gpu/placement.h), or where an op's
+// values cannot be judged against the reference (the forward oracle's skips: random fills).
 #include "oracles/device_oracle.h"
 
 #include "gpu/device.h"
+#include "gpu/placement.h"
 #include "oracles/device_determinism.h"
 #include "oracles/finding.h"
 #include "oracles/localize.h"
+#include "oracles/op_facts.h"
 #include "oracles/oracle.h"
 
 namespace parity::oracles {
@@ -33,6 +37,16 @@ std::string Inapplicable(const Case& c, const Backend& gpu) {
     if (!gpu.SupportsDtype(input.data_type())) {
       return "input '" + input.name() + "' is not float (the CUDA kernels are float only)";
     }
+  }
+  // A net that moves a tensor to the host and reads it there with a device op runs on the CPU,
+  // where the copies are identities, and cannot run on CUDA without a copy Caffe2 would not add.
+  if (std::string problem = gpu::PlanCudaPlacement(c.net()).problem; !problem.empty()) {
+    return problem;
+  }
+  // Both devices are judged against the f64 reference, which cannot match what the forward
+  // oracle skips (random fills: production's generator, made on the host for both devices).
+  if (std::string skip = SkipReason(c.net(), "forward"); !skip.empty()) {
+    return "judged against the reference like the forward oracle, which skips " + skip;
   }
   return "";
 }
