@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ops/elementwise/binary.h"
+#include "core/ops/elementwise/binary_grad.h"
 #include "core/schema.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/device.h"
@@ -80,6 +81,8 @@ class AddSubGradientCudaOp final : public CudaOperator {
  public:
   AddSubGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
       : CudaOperator(def, ws), bargs_(ReadBroadcastArgs(def, args())) {
+    // At construction, as the CPU kernel checks it.
+    elementwise_grad::CheckDistinctOutputs(def, label());
     scratch_.emplace_back(device());
     scratch_.emplace_back(device());
   }
