@@ -34,10 +34,10 @@
 //                                       CUDA LSTMUnit reads them on the host). The backward pass
 //                                       is AddGradientOperators seeded with ones on every h_t (as
 //                                       lstm_bench seeds hidden_t_all). A row whose net has an op
-//                                       without a CUDA kernel is skipped naming those ops: today
-//                                       the backward net's Sum (the gradient accumulation of W_x,
-//                                       W_h, b and h_t over the steps) and AddGradient, so the
-//                                       forward+backward row skips until they get CUDA kernels.
+//                                       without a CUDA kernel is skipped naming those ops. The
+//                                       backward net's Sum (the gradient accumulation of W_x, W_h,
+//                                       b and h_t over the steps) and AddGradient have CUDA
+//                                       kernels since gpu/ops/sum_grad.cc.
 //                                       The CUDA LSTMUnit reads seq_lengths and the timestep on
 //                                       the host and copies its per-row flags to the device
 //                                       synchronously each step: that wait is in the time.

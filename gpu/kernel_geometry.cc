@@ -68,6 +68,24 @@ kernels::ReduceGeometry ReduceGeometryOf(const std::string& label,
   return g;
 }
 
+kernels::ReduceGeometry BroadcastReduceGeometryOf(const std::string& label,
+                                                  const std::vector<int64_t>& out,
+                                                  const std::vector<int64_t>& operand,
+                                                  int64_t* count) {
+  PARITY_ENFORCE(operand.size() <= out.size(), ErrorKind::kInternal, label, ": operand ",
+                 ShapeString(operand), " has more dims than the broadcast output ",
+                 ShapeString(out));
+  const size_t pad = out.size() - operand.size();
+  std::vector<bool> reduced(out.size(), false);
+  *count = 1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    const int64_t dim = d < pad ? 1 : operand[d - pad];
+    reduced[d] = dim == 1 && out[d] != 1;
+    if (reduced[d]) *count *= out[d];
+  }
+  return ReduceGeometryOf(label, out, reduced);
+}
+
 kernels::ConvPoolGeometry ConvPoolGeometryOf(const ConvGeometry& g, int64_t planes, int64_t H,
                                              int64_t W, int64_t out_h, int64_t out_w) {
   kernels::ConvPoolGeometry k;

@@ -30,6 +30,16 @@ kernels::ReduceGeometry ReduceGeometryOf(const std::string& label,
                                          const std::vector<int64_t>& dims,
                                          const std::vector<bool>& reduced);
 
+// The gradient of a broadcasting binary op reduced to one operand: the output gradient (dims
+// `out`) summed over every dim the operand (dims `operand`, numpy-aligned like BinaryDims's
+// b_plan: missing leading dims count as 1) broadcasts, i.e. where the operand has 1 and `out` does
+// not. Its output elements are the operand's in row-major order; `count` gets the number of
+// elements summed into each (1 where nothing is broadcast). kUnknownOp as ReduceGeometryOf.
+kernels::ReduceGeometry BroadcastReduceGeometryOf(const std::string& label,
+                                                  const std::vector<int64_t>& out,
+                                                  const std::vector<int64_t>& operand,
+                                                  int64_t* count);
+
 // A convolution's or pooling's geometry `g` (after ConvOutputDims: global pooling is a kernel of
 // H x W) over `planes` planes of H x W with an out_h x out_w output.
 kernels::ConvPoolGeometry ConvPoolGeometryOf(const ConvGeometry& g, int64_t planes, int64_t H,

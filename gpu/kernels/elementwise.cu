@@ -1,5 +1,5 @@
-// Elementwise kernels: unary functions, broadcasting binary arithmetic, fills. Grid-stride loops
-// over int64 indices, so any tensor size runs with a bounded grid.
+// Elementwise kernels: unary functions, broadcasting binary arithmetic, Sum, fills. Grid-stride
+// loops over int64 indices, so any tensor size runs with a bounded grid.
 #include <cmath>
 
 #include "gpu/kernels/kernels.h"
@@ -58,6 +58,13 @@ __global__ void BinaryKernel(Binary fn, const float* a, const float* b, float* y
   }
 }
 
+__global__ void SumKernel(SumInputs in, float* y, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    SumBody(in, y, i);
+  }
+}
+
 __global__ void FillRowsKernel(const float* row, float* y, int64_t rows, int64_t cols) {
   const int64_t n = rows * cols;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -84,6 +91,14 @@ void BinaryFloat(Binary fn, const float* a, const float* b, float* y, int64_t n,
                  const BroadcastGeometry& geometry, cudaStream_t stream) {
   if (n == 0) return;
   BinaryKernel<<<Blocks(n), kThreads, 0, stream>>>(fn, a, b, y, n, geometry);
+}
+
+void SumFloat(const float* const* x, int count, float* y, int64_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  // Launches on one stream run in order: each chunk sees the previous one's running sum.
+  ForEachSumChunk(x, count, y, [&](const SumInputs& in) {
+    SumKernel<<<Blocks(n), kThreads, 0, stream>>>(in, y, n);
+  });
 }
 
 void FillRows(const float* row, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {

@@ -11,6 +11,7 @@
 
 #include "gpu/kernels/elementwise_body.h"  // Binary, BroadcastGeometry, kMaxRank
 #include "gpu/kernels/reduce_body.h"       // ReduceGeometry
+#include "gpu/kernels/sum_body.h"          // SumInputs, ForEachSumChunk
 
 namespace parity::gpu::kernels {
 
@@ -25,6 +26,10 @@ void UnaryFloat(Unary fn, const float* x, float* y, int64_t n, cudaStream_t stre
 // Broadcasting binary arithmetic (elementwise_body.h's BinaryBody per output element).
 void BinaryFloat(Binary fn, const float* a, const float* b, float* y, int64_t n,
                  const BroadcastGeometry& geometry, cudaStream_t stream);
+
+// Sum's y = x[0] + x[1] + ... + x[count - 1] over n elements, added in input order
+// (sum_body.h's SumBody, in launches of up to kMaxSumInputs pointers). y may be x[0].
+void SumFloat(const float* const* x, int count, float* y, int64_t n, cudaStream_t stream);
 
 // y[i * cols + j] = row[j] for i < rows: FC's bias, written before the GEMM accumulates onto it.
 void FillRows(const float* row, float* y, int64_t rows, int64_t cols, cudaStream_t stream);
