@@ -344,6 +344,10 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
     }
     recorder->Tick();
   }
+  // The workers go together: all signalled, then reaped as `slots` goes.
+  for (Slot& slot : slots) {
+    if (slot.worker != nullptr) slot.worker->SignalKill();
+  }
 }
 
 }  // namespace

@@ -157,6 +157,10 @@ Sandbox::~Sandbox() {
   if (from_worker_ >= 0) close(from_worker_);
 }
 
+void Sandbox::SignalKill() {
+  if (pid_ > 0) kill(pid_, SIGKILL);
+}
+
 void Sandbox::Kill() {
   in_flight_ = 0;
   if (pid_ <= 0) return;

@@ -69,6 +69,11 @@ class Sandbox {
   // the caller starts a new Sandbox.
   SandboxOutcome Receive();
   bool alive() const { return pid_ > 0; }
+  // Sends the worker SIGKILL without waiting for it: a pool signals every worker first and then
+  // waits for them all (Kill or the destructor), so their exits overlap: a worker that has made a
+  // CUDA context exits through the driver's teardown (on an H200 an interrupted campaign whose 16
+  // workers were killed and reaped one by one took 4 s to stop).
+  void SignalKill();
 
  private:
   void Kill();
