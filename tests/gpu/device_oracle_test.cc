@@ -214,10 +214,11 @@ TEST(DeviceChecks, PoolsAndTheirGradients) {
       {{"x", Values({2, 3, 9, 8}, -1, 0.1f)}}));
   EXPECT_TRUE(oracles::DeviceChecks(MakeOp("AveragePool", {"x"}, {"y"}, {{"global_pooling", 1}}),
                                     {{"x", Values({2, 3, 9, 8}, -1, 0.1f)}}));
-  // The gradients get the y their forward op makes: MaxPoolGradient's meaning for another y is
-  // the engines' own (the CPU and the GPU credit X's first maximum, the reference credits x == y),
-  // and Values() repeats every 17 elements, so windows hold ties.
-  const Tensor x = Values({2, 3, 9, 8}, -1, 0.1f);
+  // The gradients get the y their forward op makes, from an x without ties: with ties (Values()
+  // repeats every 17 elements) the engines credit X's first maximum and the reference another
+  // (measured on an H200: 8 of 432 elements, the CPU as far off as the GPU), which the fuzz specs
+  // avoid the same way.
+  const Tensor x = RandomTensor({2, 3, 9, 8}, 19);
   for (const char* type : {"MaxPoolGradient", "AveragePoolGradient"}) {
     const std::string forward = std::string(type) == "MaxPoolGradient" ? "MaxPool" : "AveragePool";
     const Tensor y = RunOp(MakeOp(forward, {"x"}, {"y"}, args), {{"x", x}})->GetTensor("y");
