@@ -372,10 +372,6 @@ caffe2::NetDef UnrolledLstm(bool backward) {
     cell = Step("cell", t);
     seeds.push_back({hidden, ""});
   }
-  // Every op on the device by its own DeviceOption, as Caffe2's DeviceScope gives it: the
-  // gradient ops copy their forward op's, and the Sums that accumulate gradients their
-  // generator's (a net-level option alone would leave those Sums an explicit CPU option).
-  for (auto& op : *def.mutable_op()) *op.mutable_device_option() = def.device_option();
   if (backward) AddGradientOperators(&def, seeds);
   return def;
 }

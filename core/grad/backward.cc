@@ -409,6 +409,21 @@ std::map<std::string, std::string> AddGradientOperators(caffe2::NetDef* net,
   std::vector<caffe2::OperatorDef> forward(net->op().begin() + std::min(skip, net->op_size()),
                                            net->op().end());
   BackwardPass pass = GetBackwardPass(forward, ys);
+  // An accumulating Sum copies its first generator's DeviceOption. A generator with none (the
+  // ConstantFill seeding a loss, or the gradient of a forward op with none) runs under the net's
+  // option, and so does the Sum here: its is_auto_gen_sum_ops tag alone would make it an explicit
+  // CPU op, summing the device tensors of a net placed on CUDA by its NetDef's option (Caffe2 gives
+  // the seed's fill the current DeviceScope instead).
+  if (net->has_device_option()) {
+    for (auto& op : pass.ops) {
+      if (op.type() != "Sum" || !op.has_device_option()) continue;
+      caffe2::DeviceOption* option = op.mutable_device_option();
+      if (option->has_device_type() || option->has_device_id()) continue;
+      const caffe2::DeviceOption& net_option = net->device_option();
+      if (net_option.has_device_type()) option->set_device_type(net_option.device_type());
+      if (net_option.has_device_id()) option->set_device_id(net_option.device_id());
+    }
+  }
   for (auto& op : pass.ops) *net->add_op() = std::move(op);
   return pass.gradient_of;
 }

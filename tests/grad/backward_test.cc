@@ -358,3 +358,37 @@ TEST(Backward, SeedOfAnOutputThatFeedsAnotherSeededOutputIsSummed) {
 
 }  // namespace
 }  // namespace parity::testing
+
+namespace parity::testing {
+namespace {
+
+// A net placed on CUDA by its NetDef's DeviceOption: the Sums accumulating x's gradient (after a
+// seed's fill and gradient ops that carry no option of their own) run on the net's device, keeping
+// their tag, instead of becoming explicit CPU ops over device tensors (found by the LSTM benchmark
+// on an H200: "op #254 (Sum): input ... is in the memory of device type 1 ... runs on the CPU").
+TEST(Backward, AnAccumulatingSumRunsOnTheNetsDevice) {
+  caffe2::NetDef net;
+  net.mutable_device_option()->set_device_type(kCudaDeviceType);
+  net.mutable_device_option()->set_device_id(0);
+  *net.add_op() = MakeOp("Relu", {"x"}, {"y"});
+  *net.add_op() = MakeOp("Sigmoid", {"x"}, {"z"});
+  *net.add_op() = MakeOp("Add", {"y", "z"}, {"s"});
+  AddGradientOperators(&net, {{"s", ""}});
+  int sums = 0;
+  for (const auto& op : net.op()) {
+    if (op.type() != "Sum") continue;
+    ++sums;
+    EXPECT_EQ(op.device_option().device_type(), kCudaDeviceType) << op.DebugString();
+    EXPECT_EQ(op.device_option().device_id(), 0) << op.DebugString();
+    ASSERT_EQ(op.device_option().extra_info_size(), 1);
+    EXPECT_EQ(op.device_option().extra_info(0), "is_auto_gen_sum_ops:1");
+  }
+  EXPECT_EQ(sums, 1) << net.DebugString();
+  // The other gradient ops keep no option of their own: they inherit the net's.
+  for (const auto& op : net.op()) {
+    if (op.type() != "Sum") EXPECT_FALSE(op.has_device_option()) << op.DebugString();
+  }
+}
+
+}  // namespace
+}  // namespace parity::testing
