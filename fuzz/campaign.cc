@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "core/io.h"
@@ -21,7 +22,9 @@
 #include "fuzz/reduce.h"
 #include "fuzz/sandbox.h"
 #include "fuzz/spec.h"
+#include "gpu/device.h"
 #include "oracles/backend.h"
+#include "oracles/check.h"
 #include "oracles/finding.h"
 #include "oracles/seeds.h"
 
@@ -287,6 +290,14 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
     std::unique_ptr<Sandbox> worker;
     std::deque<int64_t> indices;  // the cases in flight, oldest first
   };
+  // Where the device oracle or a CUDA backend will run, each worker makes its CUDA context before
+  // its first case is timed (gpu::WarmUp).
+  const std::vector<std::string>& oracle_names =
+      request.oracles.empty() ? oracles::DefaultOracles() : request.oracles;
+  const bool uses_device =
+      std::find(oracle_names.begin(), oracle_names.end(), "device") != oracle_names.end() ||
+      oracles::GetBackend(request.backend).info().device == "cuda";
+  const std::function<void()> warm_up = uses_device ? std::function<void()>(gpu::WarmUp) : nullptr;
   std::vector<Slot> slots(static_cast<size_t>(options.jobs));
   std::deque<int64_t> orphans;  // cases that were queued behind a dead worker's fatal one
   bool handing_out = true;
@@ -304,7 +315,9 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
           handing_out = false;
           break;
         }
-        if (slot.worker == nullptr) slot.worker = std::make_unique<Sandbox>(serve, options.limits);
+        if (slot.worker == nullptr) {
+          slot.worker = std::make_unique<Sandbox>(serve, options.limits, warm_up);
+        }
         slot.indices.push_back(index);
         slot.worker->Send(std::string(reinterpret_cast<const char*>(&index), sizeof(index)));
       }
@@ -344,9 +357,15 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
     }
     recorder->Tick();
   }
-  // The workers go together: all signalled, then reaped as `slots` goes.
+  // The workers go together: all signalled, then reaped as `slots` goes; interrupted, they are
+  // not waited for (the summary is due within a second of the signal).
   for (Slot& slot : slots) {
-    if (slot.worker != nullptr) slot.worker->SignalKill();
+    if (slot.worker == nullptr) continue;
+    if (*interrupted) {
+      slot.worker->Abandon();
+    } else {
+      slot.worker->SignalKill();
+    }
   }
 }
 

@@ -118,7 +118,8 @@ const char* OutcomeKindName(SandboxOutcome::Kind kind) {
   return "?";
 }
 
-Sandbox::Sandbox(Serve serve, SandboxLimits limits) : limits_(limits) {
+Sandbox::Sandbox(Serve serve, SandboxLimits limits, std::function<void()> warm_up)
+    : limits_(limits) {
   // A request written to a worker that just died must be an EPIPE to handle, not a SIGPIPE that
   // ends the campaign.
   struct sigaction current {};
@@ -138,7 +139,7 @@ Sandbox::Sandbox(Serve serve, SandboxLimits limits) : limits_(limits) {
   if (pid_ == 0) {
     close(requests[1]);
     close(answers[0]);
-    sandbox_internal::WorkerMain(requests[0], answers[1], serve, limits_);
+    sandbox_internal::WorkerMain(requests[0], answers[1], serve, limits_, warm_up);
   }
   close(requests[0]);
   close(answers[1]);
@@ -159,6 +160,12 @@ Sandbox::~Sandbox() {
 
 void Sandbox::SignalKill() {
   if (pid_ > 0) kill(pid_, SIGKILL);
+}
+
+void Sandbox::Abandon() {
+  SignalKill();
+  in_flight_ = 0;
+  pid_ = -1;
 }
 
 void Sandbox::Kill() {

@@ -50,8 +50,10 @@ class Sandbox {
  public:
   using Serve = std::function<std::string(const std::string& request)>;
 
-  // Forks the worker; kIo if it cannot.
-  Sandbox(Serve serve, SandboxLimits limits);
+  // Forks the worker; kIo if it cannot. The worker runs `warm_up` (if any) before its first
+  // request, outside the case timer: set-up every case would otherwise pay the first time (a CUDA
+  // context). The parent's deadline for that request keeps its grace of kKillGraceSeconds.
+  Sandbox(Serve serve, SandboxLimits limits, std::function<void()> warm_up = {});
   ~Sandbox();  // kills and reaps the worker
   Sandbox(const Sandbox&) = delete;
   Sandbox& operator=(const Sandbox&) = delete;
@@ -74,6 +76,9 @@ class Sandbox {
   // CUDA context exits through the driver's teardown (on an H200 an interrupted campaign whose 16
   // workers were killed and reaped one by one took 4 s to stop).
   void SignalKill();
+  // Kills the worker and leaves it unreaped (its zombie goes when this process exits): an
+  // interrupted campaign stops without waiting for workers that are inside the CUDA driver.
+  void Abandon();
 
  private:
   void Kill();

@@ -48,7 +48,7 @@ enum FrameKind : char {
 
 // Serves requests from `in` until it closes, answering on `out`; never returns.
 [[noreturn]] void WorkerMain(int in, int out, const Sandbox::Serve& serve,
-                             const SandboxLimits& limits);
+                             const SandboxLimits& limits, const std::function<void()>& warm_up);
 
 }  // namespace parity::fuzz::sandbox_internal
 

@@ -272,13 +272,23 @@ struct CaseTimer {
 
 }  // namespace
 
-void WorkerMain(int in, int out, const Sandbox::Serve& serve, const SandboxLimits& limits) {
+void WorkerMain(int in, int out, const Sandbox::Serve& serve, const SandboxLimits& limits,
+                const std::function<void()>& warm_up) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // a parent killed with -9 takes its workers along
   CloseOtherDescriptors(in, out);
   g_out = out;
   g_case_timeout = limits.case_timeout;
   SetComputeThreads(1);
   InstallHandlers();
+  // Before any case is timed, and before the memory limit, which counts from what the worker has
+  // once it is set up (a CUDA context reserves address space). A failure here is left for the
+  // first case to meet and report.
+  if (warm_up) {
+    try {
+      warm_up();
+    } catch (...) {
+    }
+  }
   ApplyMemoryLimit(limits.memory_mb);
   const CaseTimer timer(limits.case_timeout);
   std::string request;

@@ -62,6 +62,10 @@ bool CudaBuild() { return true; }
 int DeviceCount() { return Query().count; }
 std::string NoDeviceReason() { return Query().reason; }
 
+void WarmUp() {
+  if (DeviceCount() > 0) CudaContext::Get(0);
+}
+
 void CopyTensor(const Tensor& src, Tensor* dst) {
   CheckDevice(src.device());
   CheckDevice(dst->device());

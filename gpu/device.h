@@ -21,6 +21,11 @@ int DeviceCount();
 // Why DeviceCount() is 0, for messages ("no CUDA device: ..."); "" when there are devices.
 std::string NoDeviceReason();
 
+// Creates device 0's context (stream, cuBLAS handle, allocator) now, where there is a device; a
+// no-op elsewhere. A campaign's workers call it before their first case, so the driver's start-up
+// (a second or more under load) is not timed as part of a case.
+void WarmUp();
+
 // Copies `src` (on any device) into `dst`, which keeps its own device: host to device, device to
 // host, device to device, or host to host. kUnknownOp when a side is on a device this build or
 // machine does not have. Synchronous: when it returns, dst holds the data.

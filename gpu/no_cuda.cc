@@ -6,6 +6,7 @@ namespace parity::gpu {
 bool CudaBuild() { return false; }
 int DeviceCount() { return 0; }
 std::string NoDeviceReason() { return "this build of parity has no CUDA (built without nvcc)"; }
+void WarmUp() {}
 
 void CopyTensor(const Tensor& src, Tensor* dst) {
   PARITY_ENFORCE(src.device().type == kCpuDeviceType && dst->device().type == kCpuDeviceType,

@@ -156,6 +156,28 @@ TEST(Sandbox, AnAbortIsACrash) {
   EXPECT_EQ(outcome.error_class, "SIGABRT");
 }
 
+// Set-up a worker does once (a CUDA context, in a campaign with the device oracle) runs before its
+// first request and is not timed as part of it: a case timeout shorter than the set-up is no hang.
+TEST(Sandbox, TheWarmUpRunsBeforeTheFirstRequestAndIsNotTimed) {
+  Sandbox sandbox([](const std::string& request) { return "echo " + request; }, Limits(0.3),
+                  [] { usleep(800 * 1000); });
+  sandbox.Send("one");
+  const SandboxOutcome first = sandbox.Receive();
+  EXPECT_EQ(first.kind, Kind::kOk) << first.error_class << " " << first.detail;
+  EXPECT_EQ(first.response, "echo one");
+}
+
+// An abandoned worker is killed and not waited for; the sandbox holds nothing after it.
+TEST(Sandbox, AbandonReturnsAtOnce) {
+  Sandbox sandbox([](const std::string& request) { return "echo " + request; }, Limits(10));
+  sandbox.Send("one");
+  const auto start = std::chrono::steady_clock::now();
+  sandbox.Abandon();
+  EXPECT_LT(SecondsSince(start), 0.5);
+  EXPECT_FALSE(sandbox.alive());
+  EXPECT_EQ(sandbox.in_flight(), 0);
+}
+
 TEST(Sandbox, ALoopPastTheCaseTimeoutIsAHang) {
   const auto start = std::chrono::steady_clock::now();
   const SandboxOutcome outcome = RunSandboxed(
