@@ -3,7 +3,8 @@
 // seed's _fuse_once, repeated until nothing fuses). Where the seed rewires only the first reader
 // of each returned copy, every reader is rewired here: the others would read a blob no op writes.
 // A pair is left alone when the original blob is overwritten before a reader, which would then
-// read the new value.
+// read the new value, or when a reader writes the original blob's name (as the memonger's shared
+// names make it do) where its op may not run in place: rewired, it would read and write one blob.
 #include <set>
 #include <string>
 
@@ -19,8 +20,8 @@ constexpr char kToGpu[] = "CopyCPUToGPU";
 constexpr char kToCpu[] = "CopyGPUToCPU";
 
 // Whether `reader` still sees `source` (the copy's input, at the version the copy read) at input
-// `position`, and may read it there: nothing wrote it in between, and the reader does not have to
-// write that input in place.
+// `position`, and may read it there: nothing wrote it in between, the reader does not have to
+// write that input in place, and where it writes the source's name it may do so in place.
 bool ReadsSourceUnchanged(const caffe2::NetDef& net, const Ssa& ssa, const VersionedBlob& source,
                           int reader, int position) {
   // The source's version when the reader runs: that of its last write before the reader.
@@ -34,6 +35,9 @@ bool ReadsSourceUnchanged(const caffe2::NetDef& net, const Ssa& ssa, const Versi
   const OpSchema* schema = OpSchemaRegistry::Find(net.op(reader).type());
   for (int out = 0; schema != nullptr && out < net.op(reader).output_size(); ++out) {
     if (schema->IsInplaceEnforced(position, out)) return false;
+    if (net.op(reader).output(out) == source.first && !schema->IsInplaceAllowed(position, out)) {
+      return false;
+    }
   }
   return true;
 }
@@ -97,7 +101,8 @@ PARITY_REGISTER_PASS(PassInfo{
     "Requires nothing; refuses nets with sub-nets. Where every reader of a CopyCPUToGPU's output "
     "is a CopyGPUToCPU (or the reverse) and neither copy's output is an external output, every "
     "reader of the copies back reads the original blob, and the copies go; repeated until nothing "
-    "fuses (the seed's _fuse_once). Pairs whose original blob is overwritten before a reader stay. "
+    "fuses (the seed's _fuse_once). Pairs whose original blob is overwritten before a reader stay, "
+    "and so do pairs where a reader writes the original blob's name but may not run in place. "
     "Guarantees the same values: a round trip copies nothing.",
     /*preserves_outputs=*/true, FuseCopyPairs, /*uses_constants=*/false,
     /*rewrites=*/{{kToGpu, kToCpu}, {kToCpu, kToGpu}}});

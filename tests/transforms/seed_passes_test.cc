@@ -9,6 +9,7 @@
 #include "core/transforms/pass.h"
 #include "core/transforms/reshape_for_fc.h"
 #include "core/transforms/ssa.h"
+#include "core/transforms/verify.h"
 #include "tests/test_util.h"
 #include "tests/transforms/transform_test_util.h"
 
@@ -66,6 +67,32 @@ TEST(FuseCopyPairs, LeavesPairsThatAreNotRoundTrips) {
   overwritten.predict.add_external_input("x");
   overwritten.predict.add_external_output("r");
   EXPECT_EQ(transforms::ApplyPasses(overwritten, {"fuse_copy_pairs"}).predict.op_size(), 4);
+}
+
+// The campaign's finding (transform oracle, reduced to these 6 ops): the memonger names s and g2
+// alike (__m0_shared), so rewiring the reader of the copy back, CopyCPUToGPU(a) -> g2, to read s
+// made a copy that reads and writes one blob, which the op may not do. The pair stays.
+TEST(FuseCopyPairs, LeavesPairsWhoseReaderWouldRunInPlaceAfterTheMemonger) {
+  TransformedNet t;
+  *t.predict.add_op() = MakeOp("Relu", {"x"}, {"s"});
+  *t.predict.add_op() = MakeOp("CopyCPUToGPU", {"s"}, {"g"});
+  *t.predict.add_op() = MakeOp("CopyGPUToCPU", {"g"}, {"a"});
+  *t.predict.add_op() = MakeOp("Sigmoid", {"s"}, {"u"});
+  *t.predict.add_op() = MakeOp("CopyCPUToGPU", {"a"}, {"g2"});
+  *t.predict.add_op() = MakeOp("Add", {"g2", "u"}, {"y"});
+  t.predict.add_external_input("x");
+  t.predict.add_external_output("y");
+  const TransformedNet shared = transforms::ApplyPasses(t, {"optimize_inference_for_dag"});
+  ASSERT_EQ(shared.predict.op(0).output(0), shared.predict.op(4).output(0));  // s and g2
+  TransformedNet fused;
+  ASSERT_NO_THROW(fused = transforms::ApplyPasses(shared, {"fuse_copy_pairs"}));
+  EXPECT_NO_THROW(transforms::VerifyTransform("fuse_copy_pairs", shared, fused));
+  EXPECT_EQ(Types(fused.predict), Types(t.predict));
+  ASSERT_NO_THROW(transforms::ApplyPasses(t, {"optimize_inference_for_dag", "fuse_copy_pairs"}));
+
+  const std::map<std::string, Tensor> feeds = {{"x", RandomTensor({2, 3}, 1)}};
+  EXPECT_EQ(Values<float>(RunTransformed(fused, feeds, "y")),
+            Values<float>(RunTransformed(t, feeds, "y")));
 }
 
 // The seed's device inference: x is on the cpu, the copy moves it to the gpu, the gpu ops follow;
