@@ -1,5 +1,5 @@
-// Elementwise kernels: unary functions, broadcasting binary arithmetic, Sum, fills. Grid-stride
-// loops over int64 indices, so any tensor size runs with a bounded grid.
+// Elementwise kernels: unary functions, broadcasting binary arithmetic, Sum, Mul/Div gradients,
+// fills. Grid-stride loops over int64 indices, so any tensor size runs with a bounded grid.
 #include <cmath>
 
 #include "gpu/kernels/kernels.h"
@@ -65,6 +65,16 @@ __global__ void SumKernel(SumInputs in, float* y, int64_t n) {
   }
 }
 
+// Both geometries travel by value (a few hundred bytes each, within the argument limit).
+__global__ void BinaryGradKernel(BinaryGrad fn, const float* dc, const float* a, const float* b,
+                                 const float* c, float* y, int64_t n, int64_t count,
+                                 ReduceGeometry r, BroadcastGeometry g) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    BinaryGradBody(fn, dc, a, b, c, y, count, r, g, i);
+  }
+}
+
 __global__ void FillRowsKernel(const float* row, float* y, int64_t rows, int64_t cols) {
   const int64_t n = rows * cols;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -99,6 +109,14 @@ void SumFloat(const float* const* x, int count, float* y, int64_t n, cudaStream_
   ForEachSumChunk(x, count, y, [&](const SumInputs& in) {
     SumKernel<<<Blocks(n), kThreads, 0, stream>>>(in, y, n);
   });
+}
+
+void BinaryGradFloat(BinaryGrad fn, const float* dc, const float* a, const float* b, const float* c,
+                     float* y, int64_t n, int64_t count, const ReduceGeometry& reduce,
+                     const BroadcastGeometry& broadcast, cudaStream_t stream) {
+  if (n == 0) return;
+  BinaryGradKernel<<<Blocks(n), kThreads, 0, stream>>>(fn, dc, a, b, c, y, n, count, reduce,
+                                                       broadcast);
 }
 
 void FillRows(const float* row, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {

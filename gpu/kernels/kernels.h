@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "gpu/kernels/elementwise_body.h"  // Binary, BroadcastGeometry, kMaxRank
+#include "gpu/kernels/grad2_body.h"        // BinaryGrad
 #include "gpu/kernels/reduce_body.h"       // ReduceGeometry
 #include "gpu/kernels/sum_body.h"          // SumInputs, ForEachSumChunk
 
@@ -31,11 +32,23 @@ void BinaryFloat(Binary fn, const float* a, const float* b, float* y, int64_t n,
 // (sum_body.h's SumBody, in launches of up to kMaxSumInputs pointers). y may be x[0].
 void SumFloat(const float* const* x, int count, float* y, int64_t n, cudaStream_t stream);
 
+// dA or dB (fn) of MulGradient / DivGradient, n operand elements, each summing its `count`
+// broadcast copies in the output's row-major order (grad2_body.h's BinaryGradBody; one thread
+// per operand element, no atomics). y may not be an input.
+void BinaryGradFloat(BinaryGrad fn, const float* dc, const float* a, const float* b, const float* c,
+                     float* y, int64_t n, int64_t count, const ReduceGeometry& reduce,
+                     const BroadcastGeometry& broadcast, cudaStream_t stream);
+
 // y[i * cols + j] = row[j] for i < rows: FC's bias, written before the GEMM accumulates onto it.
 void FillRows(const float* row, float* y, int64_t rows, int64_t cols, cudaStream_t stream);
 
 // Softmax over rows of length d: exp(x - max) / sum, one block per row.
 void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t d, cudaStream_t stream);
+
+// SoftmaxGradient over rows of length d: dx = y * (dy - <y, dy>), one thread per row
+// (grad2_body.h's SoftmaxGradientRowBody). dx may be dy.
+void SoftmaxGradientRows(const float* y, const float* dy, float* dx, int64_t rows, int64_t d,
+                         cudaStream_t stream);
 
 // Sum (or mean) over the reduced dims (reduce_body.h's ReduceSumBody): one thread per output
 // element, summing its reduced elements in order (deterministic, no atomics).

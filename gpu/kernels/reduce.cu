@@ -53,7 +53,24 @@ __global__ void ReduceSumKernel(const float* x, float* y, int64_t out_numel, int
   }
 }
 
+__global__ void SoftmaxGradientKernel(const float* y, const float* dy, float* dx, int64_t rows,
+                                      int64_t d) {
+  for (int64_t row = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; row < rows;
+       row += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    SoftmaxGradientRowBody(y, dy, dx, d, row);
+  }
+}
+
 }  // namespace
+
+void SoftmaxGradientRows(const float* y, const float* dy, float* dx, int64_t rows, int64_t d,
+                         cudaStream_t stream) {
+  if (rows == 0 || d == 0) return;
+  constexpr int kThreads = 256;
+  int64_t blocks = (rows + kThreads - 1) / kThreads;
+  if (blocks > 65535) blocks = 65535;
+  SoftmaxGradientKernel<<<static_cast<int>(blocks), kThreads, 0, stream>>>(y, dy, dx, rows, d);
+}
 
 void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t d, cudaStream_t stream) {
   if (rows == 0 || d == 0) return;
