@@ -38,4 +38,14 @@ void CudaOperator::CheckLaunch() const {
   if (status != cudaSuccess) CudaCheck(status, (label() + ": kernel launch").c_str());
 }
 
+std::vector<TensorType> CudaOperator::InferOutputs(const caffe2::OperatorDef& def) const {
+  const OpSchema* schema = OpSchemaRegistry::Find(def.type());
+  PARITY_ENFORCE(schema != nullptr, ErrorKind::kInternal, label(), ": no schema");
+  std::vector<TensorType> in;
+  for (int i = 0; i < def.input_size(); ++i) {
+    in.push_back(TensorType{Input(i).dtype(), Input(i).dims(), true});
+  }
+  return schema->InferShapes(def, in);
+}
+
 }  // namespace parity::gpu

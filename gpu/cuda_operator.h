@@ -11,8 +11,10 @@
 #define PARITY_GPU_CUDA_OPERATOR_H_
 
 #include <string>
+#include <vector>
 
 #include "core/operator.h"
+#include "core/schema.h"
 #include "gpu/context.h"
 
 namespace parity::gpu {
@@ -40,6 +42,11 @@ class CudaOperator : public Operator {
   Tensor* DeviceOutput(int i) { return OutputOn(i, device()); }
   // A launch error (bad configuration, no kernel image for this GPU) as parity::Error.
   void CheckLaunch() const;
+  // The output types the op's schema infers for `def` (the op's own, or a copy with a data-given
+  // shape turned into an argument) and its input tensors: the CPU kernel's dtype and shape checks,
+  // with the CPU's messages, so both devices reject the same nets alike.
+  std::vector<TensorType> InferOutputs(const caffe2::OperatorDef& def) const;
+  std::vector<TensorType> InferOutputs() const { return InferOutputs(def()); }
 
  private:
   CudaContext* context_;

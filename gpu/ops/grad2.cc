@@ -28,18 +28,6 @@
 namespace parity::gpu {
 namespace {
 
-// The op's output types from its schema's shape inference: the CPU's dtype and shape checks,
-// with the CPU's messages.
-std::vector<TensorType> InferOutputs(const Operator& op, const caffe2::OperatorDef& def) {
-  const OpSchema* schema = OpSchemaRegistry::Find(def.type());
-  PARITY_ENFORCE(schema != nullptr, ErrorKind::kInternal, op.label(), ": no schema");
-  std::vector<TensorType> in;
-  for (int i = 0; i < def.input_size(); ++i) {
-    in.push_back(TensorType{op.Input(i).dtype(), op.Input(i).dims(), true});
-  }
-  return schema->InferShapes(def, in);
-}
-
 // Mul: (dC, A, B) -> (dA, dB). Div: (dC, A, B, C) -> (dA, dB), or legacy (B, C, dC) -> (dA, dB)
 // (the CPU's LayoutFor: DivGradient with 3 inputs is the legacy form).
 template <bool kDiv>
@@ -59,7 +47,7 @@ class MulDivGradientCudaOp final : public CudaOperator {
   }
 
   void Run() override {
-    InferOutputs(*this, def());
+    InferOutputs();
     const float* dc = FloatInput(dc_).data<float>();
     const Tensor& b = FloatInput(b_);
     const float* pb = b.data<float>();
@@ -122,7 +110,7 @@ class SoftmaxGradientCudaOp final : public CudaOperator {
       : CudaOperator(def, ws), axis_(Arg<int64_t>("axis")) {}
 
   void Run() override {
-    InferOutputs(*this, def());
+    InferOutputs();
     const Tensor& y = FloatInput(0);
     const Tensor& dy = FloatInput(1);
     const std::vector<int64_t> dims = y.dims();

@@ -18,18 +18,6 @@
 namespace parity::gpu {
 namespace {
 
-// The output types from the op's schema, for `def` (the op's own, or a copy with a data-given
-// shape turned into an argument) and the op's input tensors' types.
-std::vector<TensorType> InferOutputs(const Operator& op, const caffe2::OperatorDef& def) {
-  const OpSchema* schema = OpSchemaRegistry::Find(def.type());
-  PARITY_ENFORCE(schema != nullptr, ErrorKind::kInternal, op.label(), ": no schema");
-  std::vector<TensorType> in;
-  for (int i = 0; i < def.input_size(); ++i) {
-    in.push_back(TensorType{op.Input(i).dtype(), op.Input(i).dims(), true});
-  }
-  return schema->InferShapes(def, in);
-}
-
 // The element size the kernels move (words of 1, 2, 4 or 8 bytes).
 size_t WordSize(const Operator& op, const Tensor& t) {
   const size_t esize = DataTypeSize(t.dtype());
@@ -75,7 +63,7 @@ class ViewCudaOp final : public CudaOperator {
       caffe2::Argument* arg = with_arg.add_arg();
       arg->set_name("shape");
       for (int64_t d : shape_util::ReadIndexTensor(shape, label(), InputName(1))) arg->add_ints(d);
-      new_dims = InferOutputs(*this, with_arg)[0].dims;
+      new_dims = InferOutputs(with_arg)[0].dims;
     } else {
       if (type() == "ResizeLike") {
         // The CPU kernel's own check (its shape function words it differently).
@@ -85,7 +73,7 @@ class ViewCudaOp final : public CudaOperator {
                        " elements but the shape source ", like.DebugString(), " has ",
                        like.numel());
       }
-      new_dims = InferOutputs(*this, def())[0].dims;
+      new_dims = InferOutputs()[0].dims;
     }
     Tensor* out = DeviceOutput(0);
     if (out != &in) CopyTensor(in, out);
@@ -118,7 +106,7 @@ class TransposeCudaOp final : public CudaOperator {
 
   void Run() override {
     const Tensor& in = DeviceInput(0);
-    const std::vector<int64_t> out_dims = InferOutputs(*this, def())[0].dims;
+    const std::vector<int64_t> out_dims = InferOutputs()[0].dims;
     const std::vector<int> perm = shape_rules::TransposeAxes(axes_, in.dims(), label());
     CheckRank(*this, perm.size());
     const size_t esize = WordSize(*this, in);
@@ -200,7 +188,7 @@ class ConcatCudaOp final : public CudaOperator {
 
   void Run() override {
     for (int i = 0; i < InputSize(); ++i) DeviceInput(i);
-    const std::vector<int64_t> out_dims = InferOutputs(*this, def())[0].dims;
+    const std::vector<int64_t> out_dims = InferOutputs()[0].dims;
     const Tensor& first = Input(0);
     const int rank = static_cast<int>(first.ndim());
     const int axis = shape_util::CanonicalAxis(spec_.axis, rank + (spec_.add_axis ? 1 : 0),
@@ -263,9 +251,9 @@ class SplitCudaOp final : public CudaOperator {
       caffe2::Argument* arg = with_arg.add_arg();
       arg->set_name("split");
       for (int64_t s : sizes) arg->add_ints(s);
-      outs = InferOutputs(*this, with_arg);
+      outs = InferOutputs(with_arg);
     } else {
-      outs = InferOutputs(*this, def());
+      outs = InferOutputs();
     }
     const int axis = shape_util::CanonicalAxis(spec_.axis, in.ndim(), label(), "axis", in.dims());
     const size_t esize = WordSize(*this, in);

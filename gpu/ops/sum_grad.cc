@@ -25,18 +25,6 @@
 namespace parity::gpu {
 namespace {
 
-// The op's output types from its schema's shape inference: the CPU's dtype and shape checks,
-// with the CPU's messages.
-std::vector<TensorType> InferOutputs(const Operator& op, const caffe2::OperatorDef& def) {
-  const OpSchema* schema = OpSchemaRegistry::Find(def.type());
-  PARITY_ENFORCE(schema != nullptr, ErrorKind::kInternal, op.label(), ": no schema");
-  std::vector<TensorType> in;
-  for (int i = 0; i < def.input_size(); ++i) {
-    in.push_back(TensorType{op.Input(i).dtype(), op.Input(i).dims(), true});
-  }
-  return schema->InferShapes(def, in);
-}
-
 int64_t Numel(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
@@ -49,7 +37,7 @@ class SumCudaOp final : public CudaOperator {
       : CudaOperator(def, ws), scratch_(device()) {}
 
   void Run() override {
-    InferOutputs(*this, def());
+    InferOutputs();
     const int count = InputSize();
     x_.clear();
     for (int i = 0; i < count; ++i) x_.push_back(FloatInput(i).data<float>());
@@ -88,7 +76,7 @@ class AddSubGradientCudaOp final : public CudaOperator {
   }
 
   void Run() override {
-    InferOutputs(*this, def());
+    InferOutputs();
     const Tensor& dc = FloatInput(0);
     const Tensor& a = FloatInput(1);
     const Tensor& b = FloatInput(2);

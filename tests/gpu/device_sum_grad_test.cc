@@ -9,20 +9,11 @@
 #include "core/operator.h"
 #include "gpu/device.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/gpu/device_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
-
-#define SKIP_WITHOUT_DEVICE() \
-  if (gpu::DeviceCount() == 0) GTEST_SKIP() << "no CUDA device: skipped"
-
-Tensor Values(std::vector<int64_t> dims, float start, float step) {
-  Tensor t(DataType::kFloat, dims);
-  float* data = t.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) data[i] = start + step * static_cast<float>(i % 17);
-  return t;
-}
 
 TEST(CudaRegistry, SumAndAddSubGradientRegisteredExactlyInCudaBuilds) {
   for (const char* type : {"Sum", "AddGradient", "SubGradient"}) {
