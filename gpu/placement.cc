@@ -7,9 +7,9 @@ namespace {
 
 bool IsHostFill(const std::string& type) {
   static const std::set<std::string> kFills = {
-      "ConstantFill",         "GivenTensorFill", "GivenTensorDoubleFill",
-      "GivenTensorIntFill",   "GivenTensorInt64Fill", "GivenTensorBoolFill",
-      "UniformFill",          "GaussianFill",    "XavierFill"};
+      "ConstantFill",       "GivenTensorFill",      "GivenTensorDoubleFill",
+      "GivenTensorIntFill", "GivenTensorInt64Fill", "GivenTensorBoolFill",
+      "UniformFill",        "GaussianFill",         "XavierFill"};
   return kFills.count(type) > 0;
 }
 

@@ -18,9 +18,9 @@ caffe2::NetDef Net(std::vector<caffe2::OperatorDef> ops) {
 }
 
 TEST(CudaPlacement, AnInputOfCopyCpuToGpuStaysOnTheHost) {
-  const auto plan = PlanCudaPlacement(
-      Net({MakeOp("CopyCPUToGPU", {"x"}, {"x_gpu"}), MakeOp("Relu", {"x_gpu"}, {"y"}),
-           MakeOp("Add", {"y", "b"}, {"z"})}));
+  const auto plan =
+      PlanCudaPlacement(Net({MakeOp("CopyCPUToGPU", {"x"}, {"x_gpu"}),
+                             MakeOp("Relu", {"x_gpu"}, {"y"}), MakeOp("Add", {"y", "b"}, {"z"})}));
   EXPECT_EQ(plan.host_inputs, std::set<std::string>{"x"});
   EXPECT_EQ(plan.problem, "");
 }
@@ -35,8 +35,8 @@ TEST(CudaPlacement, ADeviceOpReadingWhatCopyGpuToCpuMadeIsAProblem) {
 }
 
 TEST(CudaPlacement, AnInputReadOnBothSidesIsAProblem) {
-  const auto plan = PlanCudaPlacement(
-      Net({MakeOp("Relu", {"x"}, {"y"}), MakeOp("CopyCPUToGPU", {"x"}, {"z"})}));
+  const auto plan =
+      PlanCudaPlacement(Net({MakeOp("Relu", {"x"}, {"y"}), MakeOp("CopyCPUToGPU", {"x"}, {"z"})}));
   EXPECT_NE(plan.problem.find("op #1 (CopyCPUToGPU) reads 'x' on the host"), std::string::npos)
       << plan.problem;
 }
@@ -57,8 +57,8 @@ TEST(CudaPlacement, HostSideShapesAndEitherSideReadersAreFine) {
 }
 
 TEST(CudaPlacement, CopyCpuToGpuOfADeviceTensorIsAProblem) {
-  const auto plan = PlanCudaPlacement(
-      Net({MakeOp("Relu", {"x"}, {"y"}), MakeOp("CopyCPUToGPU", {"y"}, {"z"})}));
+  const auto plan =
+      PlanCudaPlacement(Net({MakeOp("Relu", {"x"}, {"y"}), MakeOp("CopyCPUToGPU", {"y"}, {"z"})}));
   EXPECT_EQ(plan.problem,
             "op #1 (CopyCPUToGPU) reads 'y' on the host, but op #0 (Relu) put it on the device: "
             "on CUDA the net needs a copy there (Caffe2 inserts none)");
