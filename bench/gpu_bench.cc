@@ -77,6 +77,8 @@
 namespace parity {
 namespace {
 
+using bench::AddOp;
+
 namespace peers = bench::gpu_peers;
 
 constexpr Device kGpu{kCudaDeviceType, 0};
@@ -100,22 +102,6 @@ Tensor DeviceBuffer(const std::vector<int64_t>& dims) {
   Tensor t(DataType::kFloat, dims, kGpu);
   t.mutable_data<float>();
   return t;
-}
-
-caffe2::OperatorDef* AddOp(caffe2::NetDef* net, const std::string& type,
-                           const std::vector<std::string>& inputs,
-                           const std::vector<std::string>& outputs,
-                           const std::vector<std::pair<std::string, int64_t>>& args = {}) {
-  caffe2::OperatorDef* op = net->add_op();
-  op->set_type(type);
-  for (const auto& in : inputs) op->add_input(in);
-  for (const auto& out : outputs) op->add_output(out);
-  for (const auto& [name, value] : args) {
-    caffe2::Argument* arg = op->add_arg();
-    arg->set_name(name);
-    arg->set_i(value);
-  }
-  return op;
 }
 
 // A net whose ops all run on device 0.

@@ -36,23 +36,9 @@
 namespace parity {
 namespace {
 
-constexpr int kIterations = 20;
+using bench::AddOp;
 
-caffe2::OperatorDef* AddOp(caffe2::NetDef* net, const std::string& type,
-                           const std::vector<std::string>& inputs,
-                           const std::vector<std::string>& outputs,
-                           const std::vector<std::pair<std::string, int64_t>>& args = {}) {
-  caffe2::OperatorDef* op = net->add_op();
-  op->set_type(type);
-  for (const auto& in : inputs) op->add_input(in);
-  for (const auto& out : outputs) op->add_output(out);
-  for (const auto& [name, value] : args) {
-    caffe2::Argument* arg = op->add_arg();
-    arg->set_name(name);
-    arg->set_i(value);
-  }
-  return op;
-}
+constexpr int kIterations = 20;
 
 void SetThreads(const benchmark::State& state, int64_t threads) {
   SetComputeThreads(static_cast<int>(threads));

@@ -107,6 +107,16 @@ void ExpectError(Fn&& fn, ErrorKind kind, std::initializer_list<std::string> nee
   }
 }
 
+// A float tensor of multiples of 1/8 in [-4, 4], reproducible from `seed`: sums and products of a
+// few of them are exact in f32, so two summation orders give the same bits.
+inline Tensor EighthsTensor(const std::vector<int64_t>& dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-32, 32);
+  Tensor t(DataType::kFloat, dims);
+  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = dist(rng) / 8.0f;
+  return t;
+}
+
 // Elementwise |a - b| <= atol + rtol * |b| with matching dims.
 // A float tensor with values uniform in [lo, hi), reproducible from `seed`.
 inline Tensor RandomTensor(const std::vector<int64_t>& dims, uint32_t seed, float lo = -1.0f,

@@ -44,22 +44,14 @@ PARITY_HD float BinaryGradTerm(BinaryGrad fn, const float* dc, const float* a, c
 PARITY_HD void BinaryGradBody(BinaryGrad fn, const float* dc, const float* a, const float* b,
                               const float* c, float* y, int64_t count, const ReduceGeometry& r,
                               const BroadcastGeometry& g, int64_t i) {
-  int64_t rest = i, base = 0;
-  for (int d = r.kept_rank - 1; d >= 0; --d) {
-    base += (rest % r.kept_dims[d]) * r.kept_strides[d];
-    rest /= r.kept_dims[d];
-  }
+  const int64_t base = ReduceBaseOffset(r, i);
   if (count == 1) {
     y[i] = BinaryGradTerm(fn, dc, a, b, c, base, BroadcastOffsetsOf(g, base));
     return;
   }
   float sum = 0.0f;
   for (int64_t k = 0; k < count; ++k) {
-    int64_t kk = k, o = base;
-    for (int d = r.reduced_rank - 1; d >= 0; --d) {
-      o += (kk % r.reduced_dims[d]) * r.reduced_strides[d];
-      kk /= r.reduced_dims[d];
-    }
+    const int64_t o = ReducedElementOffset(r, base, k);
     sum = Add(sum, BinaryGradTerm(fn, dc, a, b, c, o, BroadcastOffsetsOf(g, o)));
   }
   y[i] = sum;

@@ -31,14 +31,6 @@ namespace {
 using gpu::kernels::BinaryGrad;
 using gpu::kernels::RunBodyOnHost;
 
-Tensor EighthsTensor(const std::vector<int64_t>& dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-32, 32);
-  Tensor t(DataType::kFloat, dims);
-  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = dist(rng) / 8.0f;
-  return t;
-}
-
 // Signed powers of two in [0.5, 2]: dividing by them is exact.
 Tensor PowerOfTwoTensor(const std::vector<int64_t>& dims, uint32_t seed) {
   static const float kValues[] = {0.5f, 1.0f, 2.0f, -0.5f, -1.0f, -2.0f};

@@ -43,14 +43,6 @@ const std::vector<Case>& Cases() {
   return cases;
 }
 
-Tensor EighthsTensor(const std::vector<int64_t>& dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-32, 32);
-  Tensor t(DataType::kFloat, dims);
-  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = dist(rng) / 8.0f;
-  return t;
-}
-
 // Runs the op on the CPU and the body on the host; returns (CPU, body) outputs.
 std::pair<std::vector<float>, std::vector<float>> RunBoth(const char* type, const Case& c,
                                                           const Tensor& x) {

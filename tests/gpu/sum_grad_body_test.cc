@@ -24,14 +24,6 @@ namespace {
 
 using gpu::kernels::RunBodyOnHost;
 
-Tensor EighthsTensor(const std::vector<int64_t>& dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-32, 32);
-  Tensor t(DataType::kFloat, dims);
-  for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = dist(rng) / 8.0f;
-  return t;
-}
-
 // What gpu::kernels::SumFloat does, on the host.
 std::vector<float> SumOnHost(const std::vector<Tensor>& xs) {
   std::vector<const float*> ptrs;
