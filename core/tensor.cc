@@ -53,6 +53,19 @@ void RegisterDeviceAllocator(int device_type, DeviceAllocator allocator) {
   Allocators()[device_type] = allocator;
 }
 
+Tensor HostCopy(const Tensor& tensor) {
+  if (tensor.device().type == kCpuDeviceType || !tensor.defined()) return tensor;
+  const DeviceAllocator allocator = AllocatorFor(tensor.device().type);
+  PARITY_ENFORCE(allocator.copy_to_host != nullptr, ErrorKind::kUnknownOp,
+                 "no way to read device type ", tensor.device().type, " on the host");
+  Tensor out(tensor.dtype(), tensor.dims());
+  if (tensor.nbytes() > 0) {
+    allocator.copy_to_host(out.raw_mutable_data(), tensor.raw_data(), tensor.nbytes(),
+                           tensor.device().id);
+  }
+  return out;
+}
+
 int64_t MaxAllocationBytes() { return MaxAllocation().load(); }
 void SetMaxAllocationBytes(int64_t bytes) { MaxAllocation().store(bytes); }
 

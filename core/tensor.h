@@ -47,8 +47,18 @@ class Storage {
 struct DeviceAllocator {
   void* (*allocate)(size_t bytes, int device_id) = nullptr;
   void (*release)(void* ptr, int device_id) = nullptr;
+  // Copies `bytes` of device memory to the host after the device's pending work on it (what the
+  // engine itself must read on the host: a control op's condition).
+  void (*copy_to_host)(void* host_dst, const void* device_src, size_t bytes,
+                       int device_id) = nullptr;
 };
 void RegisterDeviceAllocator(int device_type, DeviceAllocator allocator);
+
+class Tensor;
+// A host copy of `tensor` (the tensor itself, shared, when it is on the CPU already) through its
+// device's copy_to_host hook: for the few values core reads on the host wherever they live, such
+// as the bool condition of If and While. kUnknownOp when no hook serves the tensor's device.
+Tensor HostCopy(const Tensor& tensor);
 
 // The largest single allocation parity will make (default 4 GiB, or PARITY_MAX_ALLOC_BYTES).
 // Larger requests fail with ErrorKind::kResourceLimit instead of an OOM kill.

@@ -45,8 +45,18 @@ void ReleaseOnDevice(void* ptr, int device_id) {
   CudaContext::Get(device_id).allocator().Release(ptr);
 }
 
+// After the kernels queued on the device's stream, as CopyTensor does.
+void CopyDeviceToHost(void* host_dst, const void* device_src, size_t bytes, int device_id) {
+  CudaContext& context = CudaContext::Get(device_id);
+  DeviceGuard guard(context.device_id());
+  CudaCheck(cudaMemcpyAsync(host_dst, device_src, bytes, cudaMemcpyDeviceToHost, context.stream()),
+            "cudaMemcpyAsync");
+  context.Synchronize();
+}
+
 const bool kAllocatorRegistered = [] {
-  RegisterDeviceAllocator(kCudaDeviceType, DeviceAllocator{AllocateOnDevice, ReleaseOnDevice});
+  RegisterDeviceAllocator(kCudaDeviceType,
+                          DeviceAllocator{AllocateOnDevice, ReleaseOnDevice, CopyDeviceToHost});
   return true;
 }();
 

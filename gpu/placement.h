@@ -35,7 +35,10 @@ struct CudaPlacementPlan {
   std::string problem;
 };
 
-// Follows `net`'s ops in order, every op on the device.
+// Follows `net`'s ops in order, every op on the device, into the nets nested in control ops:
+// Do's inner names through its bindings (its other blobs are local), both branches of If, and
+// While's cond_net and loop_net twice (a pass reads what the one before wrote). The control ops
+// read their condition on either side; HasScope's flag is on the host.
 CudaPlacementPlan PlanCudaPlacement(const caffe2::NetDef& net);
 
 }  // namespace parity::gpu

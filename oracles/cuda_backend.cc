@@ -1,12 +1,11 @@
-// "production-cuda": the core engine with every op of the main net on CUDA device 0 (what `parity
-// run --device cuda` and the device oracle run). Registered in every build, so a build or machine
-// without CUDA says why it cannot run (kUnknownOp) instead of not knowing the name.
+// "production-cuda": the core engine with every op on CUDA device 0, those of nested nets (Do, If
+// and While bodies) too (what `parity run --device cuda` and the device oracle run). Registered
+// in every build, so a build or machine without CUDA says why it cannot run (kUnknownOp) instead
+// of not knowing the name.
 //
 // The case's inputs, and whatever an init net made (run on the CPU, as a predictor's init net
 // would be), are copied to the device before the net runs, except those a CopyCPUToGPU reads
-// (gpu/placement.h); every tensor comes back to the host for the
-// comparison. Sub-nets (Do/If/While bodies, RecurrentNetwork steps) stay as written: control flow
-// on the device is issue 19's later work.
+// (gpu/placement.h); every tensor comes back to the host for the comparison.
 #include <set>
 
 #include "core/net.h"
@@ -22,14 +21,34 @@ namespace {
 
 constexpr int kDeviceId = 0;
 
-// Every op of `net` must have a CUDA kernel: checked before anything runs, so a CPU-only op is
-// named the same way on every machine, with a device or without.
-void CheckCudaKernels(const caffe2::NetDef& net) {
+// Every op of `net` and of its nested nets must have a CUDA kernel: checked before anything runs,
+// so a CPU-only op is named the same way on every machine, with a device or without.
+void CheckCudaKernels(const caffe2::NetDef& net, const std::string& where_in = "") {
   for (int i = 0; i < net.op_size(); ++i) {
-    const std::string& type = net.op(i).type();
-    PARITY_ENFORCE(OperatorRegistry::HasKernel(type, kCudaDeviceType), ErrorKind::kUnknownOp,
-                   OpContext(i, net.op(i)), ": ", type, " has no CUDA kernel (CPU only)",
+    const caffe2::OperatorDef& op = net.op(i);
+    PARITY_ENFORCE(OperatorRegistry::HasKernel(op.type(), kCudaDeviceType), ErrorKind::kUnknownOp,
+                   where_in, OpContext(i, op), ": ", op.type(), " has no CUDA kernel (CPU only)",
                    gpu::CudaBuild() ? "" : "; this build of parity has no CUDA at all");
+    for (const auto& arg : op.arg()) {
+      const std::string inside = where_in + OpContext(i, op) + ": net '" + arg.name() + "': ";
+      if (arg.has_n()) CheckCudaKernels(arg.n(), inside);
+      for (const auto& nested : arg.nets()) CheckCudaKernels(nested, inside);
+    }
+  }
+}
+
+// Every op of `net` and of the nets nested in its ops (Do, If and While bodies) on CUDA device
+// `device_id`, under `engine` when one is given. (Caffe2's RunAllOnGPU sets the net's option and
+// RecurrentNetwork's step net's; nested control-flow bodies need theirs too.)
+void PlaceOnDevice(caffe2::NetDef* net, int device_id, const std::string& engine) {
+  for (auto& op : *net->mutable_op()) {
+    op.mutable_device_option()->set_device_type(kCudaDeviceType);
+    op.mutable_device_option()->set_device_id(device_id);
+    if (!engine.empty()) op.set_engine(engine);
+    for (auto& arg : *op.mutable_arg()) {
+      if (arg.has_n()) PlaceOnDevice(arg.mutable_n(), device_id, engine);
+      for (auto& nested : *arg.mutable_nets()) PlaceOnDevice(&nested, device_id, engine);
+    }
   }
 }
 
@@ -70,11 +89,7 @@ class CudaBackend final : public Backend {
             *blob->GetMutableTensor() = on_device;
           }
           caffe2::NetDef net = c.net();
-          for (auto& op : *net.mutable_op()) {
-            op.mutable_device_option()->set_device_type(kCudaDeviceType);
-            op.mutable_device_option()->set_device_id(kDeviceId);
-            if (!engine_.empty()) op.set_engine(engine_);
-          }
+          PlaceOnDevice(&net, kDeviceId, engine_);
           if (!options.net_type.empty()) net.set_type(options.net_type);
           return ws.CreateNet(net);
         },

@@ -30,9 +30,11 @@ namespace {
 
 std::string Inapplicable(const Case& c, const Backend& gpu) {
   if (gpu::DeviceCount() == 0) return "no CUDA device: " + gpu::NoDeviceReason();
-  for (const auto& op : c.net().op()) {
-    if (!gpu.SupportsOp(op.type())) return op.type() + " has no CUDA kernel (CPU only)";
-  }
+  std::string cpu_only;
+  ForEachOp(c.net(), [&](const caffe2::OperatorDef& op) {
+    if (cpu_only.empty() && !gpu.SupportsOp(op.type())) cpu_only = op.type();
+  });
+  if (!cpu_only.empty()) return cpu_only + " has no CUDA kernel (CPU only)";
   for (const auto& input : c.inputs()) {
     if (!gpu.SupportsDtype(input.data_type())) {
       return "input '" + input.name() + "' is not float (the CUDA kernels are float only)";

@@ -12,8 +12,8 @@ OpFactsLookup& Lookup() {
   return *lookup;
 }
 
-// Every op of `net` and of the nets nested in its ops' arguments (control ops, step nets): the
-// tolerance of a control op is that of the ops it runs.
+}  // namespace
+
 void ForEachOp(const caffe2::NetDef& net,
                const std::function<void(const caffe2::OperatorDef&)>& fn) {
   for (const auto& op : net.op()) {
@@ -24,8 +24,6 @@ void ForEachOp(const caffe2::NetDef& net,
     }
   }
 }
-
-}  // namespace
 
 bool SetOpFactsLookup(OpFactsLookup lookup) {
   Lookup() = std::move(lookup);

@@ -26,6 +26,11 @@ using OpFactsLookup = std::function<std::optional<OpTestFacts>(const std::string
 bool SetOpFactsLookup(OpFactsLookup lookup);
 std::optional<OpTestFacts> FindOpFacts(const std::string& op_type);
 
+// Every op of `net` and of the nets nested in its ops' arguments (control ops' bodies, step nets
+// given as NetDefs), parents before their nested ops.
+void ForEachOp(const caffe2::NetDef& net,
+               const std::function<void(const caffe2::OperatorDef&)>& fn);
+
 // The loosest tolerance class among the net's ops ("default" for ops without facts).
 std::string ToleranceForNet(const caffe2::NetDef& net);
 // Why `oracle` does not apply to this net ("Op: reason" of the first op that skips it), or "".

@@ -31,7 +31,8 @@ bool ReadCondition(const Operator& op, int index) {
   PARITY_ENFORCE(cond.dtype() == DataType::kBool && cond.numel() == 1, ErrorKind::kShapeMismatch,
                  op.label(), ": the condition '", op.InputName(index),
                  "' must be a bool tensor with one element, got ", cond.DebugString());
-  return cond.data<bool>()[0];
+  // A condition made on a device (a comparison run there) is read through a host copy.
+  return HostCopy(cond).data<bool>()[0];
 }
 
 int64_t LoopIterationCap(const Operator& op) {

@@ -44,7 +44,7 @@ class SameWorkspaceNet {
 };
 
 // The bool condition a control op reads from input `index`: a bool tensor of one element
-// (kShapeMismatch naming the op and the blob otherwise).
+// (kShapeMismatch naming the op and the blob otherwise), on the host or on a device.
 bool ReadCondition(const Operator& op, int index);
 
 // While's cap on passes: the op's `max_iterations` argument when given, else
