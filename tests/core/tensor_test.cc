@@ -1,5 +1,8 @@
 #include "core/tensor.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "tests/test_util.h"
 
 namespace parity::testing {
@@ -78,6 +81,38 @@ TEST(Tensor, ReshapeKeepsCount) {
   t.Reshape({3, 2});
   EXPECT_EQ(t.dims(), (std::vector<int64_t>{3, 2}));
   ExpectError([&] { t.Reshape({4}); }, ErrorKind::kShapeMismatch, {"[3, 2]", "[4]"});
+}
+
+// A fake device whose memory is host memory behind the hooks, so HostCopy's path through a
+// device's copy_to_host runs on every machine. The copy flips a counter to show it was used.
+constexpr int kFakeDeviceType = 7;
+int fake_copies = 0;
+void* FakeAllocate(size_t bytes, int) { return std::malloc(bytes); }
+void FakeRelease(void* ptr, int) { std::free(ptr); }
+void FakeCopyToHost(void* dst, const void* src, size_t bytes, int) {
+  ++fake_copies;
+  std::memcpy(dst, src, bytes);
+}
+
+TEST(HostCopy, ReadsADeviceTensorThroughItsHookAndSharesAHostOne) {
+  const Tensor host = MakeTensor<int32_t>({2}, {4, -5});
+  EXPECT_TRUE(HostCopy(host).SharesStorageWith(host));
+
+  RegisterDeviceAllocator(kFakeDeviceType, DeviceAllocator{FakeAllocate, FakeRelease, nullptr});
+  Tensor on_device(DataType::kBool, {1}, Device{kFakeDeviceType, 0});
+  on_device.mutable_data<bool>()[0] = true;  // host memory in disguise
+  ExpectError([&] { HostCopy(on_device); }, ErrorKind::kUnknownOp,
+              {"no way to read device type 7 on the host"});
+
+  RegisterDeviceAllocator(kFakeDeviceType,
+                          DeviceAllocator{FakeAllocate, FakeRelease, FakeCopyToHost});
+  const int before = fake_copies;
+  const Tensor copy = HostCopy(on_device);
+  EXPECT_EQ(fake_copies, before + 1);
+  EXPECT_EQ(copy.device().type, kCpuDeviceType);
+  EXPECT_EQ(copy.dims(), std::vector<int64_t>{1});
+  EXPECT_TRUE(copy.data<bool>()[0]);
+  EXPECT_FALSE(copy.SharesStorageWith(on_device));
 }
 
 }  // namespace
