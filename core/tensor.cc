@@ -66,6 +66,18 @@ Tensor HostCopy(const Tensor& tensor) {
   return out;
 }
 
+void CopyBytes(Device device, void* dst, const void* src, size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  if (device.type == kCpuDeviceType) {
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  const DeviceAllocator allocator = AllocatorFor(device.type);
+  PARITY_ENFORCE(allocator.copy_on_device != nullptr, ErrorKind::kUnknownOp,
+                 "no way to copy within device type ", device.type);
+  allocator.copy_on_device(dst, src, bytes, device.id);
+}
+
 int64_t MaxAllocationBytes() { return MaxAllocation().load(); }
 void SetMaxAllocationBytes(int64_t bytes) { MaxAllocation().store(bytes); }
 
@@ -192,9 +204,7 @@ void Tensor::CopyFrom(const Tensor& other) {
   }
   void* dst = raw_mutable_data(other.dtype_);
   if (other.nbytes() > 0 && dst != other.raw_data()) {
-    PARITY_ENFORCE(device_.type == kCpuDeviceType, ErrorKind::kInternal,
-                   "Tensor::CopyFrom of device memory; use the device copy ops");
-    std::memmove(dst, other.raw_data(), other.nbytes());
+    CopyBytes(device_, dst, other.raw_data(), other.nbytes());
   }
 }
 

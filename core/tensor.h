@@ -51,6 +51,9 @@ struct DeviceAllocator {
   // engine itself must read on the host: a control op's condition).
   void (*copy_to_host)(void* host_dst, const void* device_src, size_t bytes,
                        int device_id) = nullptr;
+  // Copies `bytes` within one device's memory, in order with its pending work (the engine's own
+  // moves of device data: RecurrentNetwork's initial states and settled links, CopyFrom).
+  void (*copy_on_device)(void* dst, const void* src, size_t bytes, int device_id) = nullptr;
 };
 void RegisterDeviceAllocator(int device_type, DeviceAllocator allocator);
 
@@ -59,6 +62,9 @@ class Tensor;
 // device's copy_to_host hook: for the few values core reads on the host wherever they live, such
 // as the bool condition of If and While. kUnknownOp when no hook serves the tensor's device.
 Tensor HostCopy(const Tensor& tensor);
+// Copies `bytes` from `src` to `dst`, both in `device`'s memory: memmove on the CPU, the device's
+// copy_on_device hook elsewhere (kUnknownOp without one).
+void CopyBytes(Device device, void* dst, const void* src, size_t bytes);
 
 // The largest single allocation parity will make (default 4 GiB, or PARITY_MAX_ALLOC_BYTES).
 // Larger requests fail with ErrorKind::kResourceLimit instead of an OOM kill.
@@ -114,7 +120,8 @@ class Tensor {
   void ShareData(const Tensor& other);
   // A tensor sharing this one's storage, starting `element_offset` elements in, with `dims`.
   Tensor View(int64_t element_offset, const std::vector<int64_t>& dims) const;
-  // Deep copy of dims, dtype and data (same device only; cross-device copies live in gpu/).
+  // Deep copy of dims, dtype and data (same device only, through CopyBytes; cross-device copies
+  // live in gpu/).
   void CopyFrom(const Tensor& other);
   bool SharesStorageWith(const Tensor& other) const;
 

@@ -54,9 +54,17 @@ void CopyDeviceToHost(void* host_dst, const void* device_src, size_t bytes, int 
   context.Synchronize();
 }
 
+void CopyOnDevice(void* dst, const void* src, size_t bytes, int device_id) {
+  CudaContext& context = CudaContext::Get(device_id);
+  DeviceGuard guard(context.device_id());
+  // Asynchronous on the stream: the kernels that read dst later are queued behind it.
+  CudaCheck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, context.stream()),
+            "cudaMemcpyAsync");
+}
+
 const bool kAllocatorRegistered = [] {
-  RegisterDeviceAllocator(kCudaDeviceType,
-                          DeviceAllocator{AllocateOnDevice, ReleaseOnDevice, CopyDeviceToHost});
+  RegisterDeviceAllocator(kCudaDeviceType, DeviceAllocator{AllocateOnDevice, ReleaseOnDevice,
+                                                           CopyDeviceToHost, CopyOnDevice});
   return true;
 }();
 

@@ -24,13 +24,6 @@ bool IsControlOp(const std::string& type) {
          type == "HasScope";
 }
 
-bool HasSubnets(const caffe2::OperatorDef& op) {
-  for (const auto& arg : op.arg()) {
-    if (arg.has_n() || arg.nets_size() > 0) return true;
-  }
-  return false;
-}
-
 // The walk over a net and the nets nested in its ops, in run order.
 class PlacementWalk {
  public:
@@ -59,7 +52,7 @@ class PlacementWalk {
       const Placement wanted = CudaInputPlacement(op.type(), j);
       if (wanted != Placement::kEither) Read(names.Resolve(op.input(j)), wanted, who);
     }
-    if (HasSubnets(op)) {
+    if (op.type() == "Do" || op.type() == "If" || op.type() == "While") {
       Subnets(op, names, who);
       return;  // a control op's outputs are what its subnets wrote
     }
@@ -89,7 +82,8 @@ class PlacementWalk {
         walk("loop_net", names);
       }
     } else {
-      for (const auto& [arg, net] : nets) Net(*net, names, who + " " + arg + ": ");
+      walk("then_net", names);
+      walk("else_net", names);
     }
   }
 
@@ -145,6 +139,8 @@ Placement CudaInputPlacement(const std::string& type, int index) {
   }
   if ((type == "Reshape" || type == "ResizeLike") && index == 1) return Placement::kEither;
   if (IsHostFill(type) || IsControlOp(type)) return Placement::kEither;
+  // The timestep is an int32 on the host, as in Caffe2; the linked tensor is only viewed.
+  if (type == "rnn_internal_apply_link") return Placement::kEither;
   return Placement::kDevice;
 }
 

@@ -38,7 +38,8 @@ struct CudaPlacementPlan {
 // Follows `net`'s ops in order, every op on the device, into the nets nested in control ops:
 // Do's inner names through its bindings (its other blobs are local), both branches of If, and
 // While's cond_net and loop_net twice (a pass reads what the one before wrote). The control ops
-// read their condition on either side; HasScope's flag is on the host.
+// read their condition on either side; HasScope's flag is on the host. A RecurrentNetwork's
+// step net reads its own workspaces, through links, and is not followed.
 CudaPlacementPlan PlanCudaPlacement(const caffe2::NetDef& net);
 
 }  // namespace parity::gpu

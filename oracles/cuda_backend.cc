@@ -1,11 +1,13 @@
 // "production-cuda": the core engine with every op on CUDA device 0, those of nested nets (Do, If
-// and While bodies) too (what `parity run --device cuda` and the device oracle run). Registered
+// and While bodies, step nets) too (what `parity run --device cuda` and the device oracle run). Registered
 // in every build, so a build or machine without CUDA says why it cannot run (kUnknownOp) instead
 // of not knowing the name.
 //
 // The case's inputs, and whatever an init net made (run on the CPU, as a predictor's init net
 // would be), are copied to the device before the net runs, except those a CopyCPUToGPU reads
 // (gpu/placement.h); every tensor comes back to the host for the comparison.
+#include <google/protobuf/text_format.h>
+
 #include <set>
 
 #include "core/net.h"
@@ -21,8 +23,9 @@ namespace {
 
 constexpr int kDeviceId = 0;
 
-// Every op of `net` and of its nested nets must have a CUDA kernel: checked before anything runs,
-// so a CPU-only op is named the same way on every machine, with a device or without.
+// Every op of `net` and of the nested nets a forward run runs must have a CUDA kernel: checked
+// before anything runs, so a CPU-only op is named the same way on every machine, with a device or
+// without. (RecurrentNetwork's backward_step_net runs in its gradient op only.)
 void CheckCudaKernels(const caffe2::NetDef& net, const std::string& where_in = "") {
   for (int i = 0; i < net.op_size(); ++i) {
     const caffe2::OperatorDef& op = net.op(i);
@@ -30,6 +33,7 @@ void CheckCudaKernels(const caffe2::NetDef& net, const std::string& where_in = "
                    where_in, OpContext(i, op), ": ", op.type(), " has no CUDA kernel (CPU only)",
                    gpu::CudaBuild() ? "" : "; this build of parity has no CUDA at all");
     for (const auto& arg : op.arg()) {
+      if (arg.name() == "backward_step_net") continue;
       const std::string inside = where_in + OpContext(i, op) + ": net '" + arg.name() + "': ";
       if (arg.has_n()) CheckCudaKernels(arg.n(), inside);
       for (const auto& nested : arg.nets()) CheckCudaKernels(nested, inside);
@@ -37,15 +41,25 @@ void CheckCudaKernels(const caffe2::NetDef& net, const std::string& where_in = "
   }
 }
 
-// Every op of `net` and of the nets nested in its ops (Do, If and While bodies) on CUDA device
-// `device_id`, under `engine` when one is given. (Caffe2's RunAllOnGPU sets the net's option and
-// RecurrentNetwork's step net's; nested control-flow bodies need theirs too.)
+// Every op of `net` and of the nets nested in its ops (Do, If and While bodies, RecurrentNetwork's
+// step nets) on CUDA device `device_id`, under `engine` when one is given. (Caffe2's RunAllOnGPU
+// sets the net's option and RecurrentNetwork's step net's; control-flow bodies need theirs too.) A
+// step net given as text becomes a NetDef argument, which the op reads the same way.
 void PlaceOnDevice(caffe2::NetDef* net, int device_id, const std::string& engine) {
   for (auto& op : *net->mutable_op()) {
     op.mutable_device_option()->set_device_type(kCudaDeviceType);
     op.mutable_device_option()->set_device_id(device_id);
     if (!engine.empty()) op.set_engine(engine);
     for (auto& arg : *op.mutable_arg()) {
+      if (arg.has_s() && (arg.name() == "step_net" || arg.name() == "backward_step_net") &&
+          !arg.s().empty()) {
+        caffe2::NetDef parsed;
+        PARITY_ENFORCE(google::protobuf::TextFormat::ParseFromString(arg.s(), &parsed),
+                       ErrorKind::kBadArgument, op.type(), ": argument '", arg.name(),
+                       "' is a string that does not parse as a NetDef in text format");
+        arg.clear_s();
+        *arg.mutable_n() = std::move(parsed);
+      }
       if (arg.has_n()) PlaceOnDevice(arg.mutable_n(), device_id, engine);
       for (auto& nested : *arg.mutable_nets()) PlaceOnDevice(&nested, device_id, engine);
     }
@@ -70,7 +84,9 @@ class CudaBackend final : public Backend {
     return RunProductionNet(
         &ws,
         [&] {
-          CheckCudaKernels(c.net());
+          caffe2::NetDef net = c.net();
+          PlaceOnDevice(&net, kDeviceId, engine_);
+          CheckCudaKernels(net);
           PARITY_ENFORCE(gpu::DeviceCount() > 0, ErrorKind::kUnknownOp,
                          "no CUDA device: ", gpu::NoDeviceReason());
           for (const auto& input : c.inputs()) {
@@ -88,8 +104,6 @@ class CudaBackend final : public Backend {
             gpu::CopyTensor(blob->GetTensor(), &on_device);
             *blob->GetMutableTensor() = on_device;
           }
-          caffe2::NetDef net = c.net();
-          PlaceOnDevice(&net, kDeviceId, engine_);
           if (!options.net_type.empty()) net.set_type(options.net_type);
           return ws.CreateNet(net);
         },

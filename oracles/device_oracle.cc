@@ -31,9 +31,12 @@ namespace {
 std::string Inapplicable(const Case& c, const Backend& gpu) {
   if (gpu::DeviceCount() == 0) return "no CUDA device: " + gpu::NoDeviceReason();
   std::string cpu_only;
-  ForEachOp(c.net(), [&](const caffe2::OperatorDef& op) {
-    if (cpu_only.empty() && !gpu.SupportsOp(op.type())) cpu_only = op.type();
-  });
+  ForEachOp(
+      c.net(),
+      [&](const caffe2::OperatorDef& op) {
+        if (cpu_only.empty() && !gpu.SupportsOp(op.type())) cpu_only = op.type();
+      },
+      /*backward_step_nets=*/false);
   if (!cpu_only.empty()) return cpu_only + " has no CUDA kernel (CPU only)";
   for (const auto& input : c.inputs()) {
     if (!gpu.SupportsDtype(input.data_type())) {

@@ -1,5 +1,7 @@
 #include "oracles/op_facts.h"
 
+#include <google/protobuf/text_format.h>
+
 #include <functional>
 
 #include "oracles/tolerance.h"
@@ -15,12 +17,21 @@ OpFactsLookup& Lookup() {
 }  // namespace
 
 void ForEachOp(const caffe2::NetDef& net,
-               const std::function<void(const caffe2::OperatorDef&)>& fn) {
+               const std::function<void(const caffe2::OperatorDef&)>& fn,
+               bool backward_step_nets) {
   for (const auto& op : net.op()) {
     fn(op);
     for (const auto& arg : op.arg()) {
-      if (arg.has_n()) ForEachOp(arg.n(), fn);
-      for (const auto& nested : arg.nets()) ForEachOp(nested, fn);
+      if (!backward_step_nets && arg.name() == "backward_step_net") continue;
+      if (arg.has_n()) ForEachOp(arg.n(), fn, backward_step_nets);
+      for (const auto& nested : arg.nets()) ForEachOp(nested, fn, backward_step_nets);
+      // A step net given as text, as Caffe2's Python writes it (one that does not parse is the
+      // op's own error when it runs).
+      caffe2::NetDef parsed;
+      if (arg.has_s() && (arg.name() == "step_net" || arg.name() == "backward_step_net") &&
+          google::protobuf::TextFormat::ParseFromString(arg.s(), &parsed)) {
+        ForEachOp(parsed, fn, backward_step_nets);
+      }
     }
   }
 }

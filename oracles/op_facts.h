@@ -27,9 +27,12 @@ bool SetOpFactsLookup(OpFactsLookup lookup);
 std::optional<OpTestFacts> FindOpFacts(const std::string& op_type);
 
 // Every op of `net` and of the nets nested in its ops' arguments (control ops' bodies, step nets
-// given as NetDefs), parents before their nested ops.
+// as NetDefs or as text), parents before their nested ops. Without `backward_step_nets`, the nets
+// a forward run never runs (RecurrentNetwork's backward_step_net, run by its gradient op) are left
+// out.
 void ForEachOp(const caffe2::NetDef& net,
-               const std::function<void(const caffe2::OperatorDef&)>& fn);
+               const std::function<void(const caffe2::OperatorDef&)>& fn,
+               bool backward_step_nets = true);
 
 // The loosest tolerance class among the net's ops ("default" for ops without facts).
 std::string ToleranceForNet(const caffe2::NetDef& net);

@@ -7,69 +7,96 @@
 // * If runs then_net or else_net in the op's own workspace on a bool[1] condition.
 // * While runs cond_net (when given), reads the condition, and runs loop_net while it is true;
 //   more passes than its cap is a kResourceLimit error, never a hang.
-#include "core/control/control_ops.h"
-
 #include <memory>
+#include <optional>
 
+#include "core/control/do_bindings.h"
 #include "core/control/shape_inference.h"
+#include "core/control/subnet.h"
 #include "core/control/workspace_stack.h"
+#include "core/operator.h"
 
 namespace parity {
+namespace {
 
-DoOp::DoOp(const caffe2::OperatorDef& def, Workspace* ws)
-    : Operator(def, ws), bindings_(ReadDoBindings(def)), net_(args().GetNet("net")) {
-  PARITY_ENFORCE(!(def.is_gradient_op() && Arg<bool>("reuse_workspace")), ErrorKind::kBadArgument,
-                 label(),
-                 ": a gradient Do pops its forward workspace; reuse_workspace cannot be set");
-  PARITY_ENFORCE(!Arg<bool>("copy_external_blobs"), ErrorKind::kBadArgument, label(),
-                 ": copy_external_blobs is not supported (bindings forward blobs instead)");
-}
-
-void DoOp::Run() {
-  Blob* scope = OutputBlob(OutputSize() - 1);
-  PARITY_ENFORCE(scope->Holds<WorkspaceStack>(), ErrorKind::kShapeMismatch, label(), ": blob '",
-                 bindings_.scope, "' holds ", scope->Describe(),
-                 ", not a workspace stack (made by CreateScope)");
-  WorkspaceStack* stack = scope->GetObject<WorkspaceStack>();
-  std::shared_ptr<Workspace> ws;
-  if (def().is_gradient_op()) {
-    ws = stack->PopGradient(workspace(), bindings_.inner_to_outer);
-  } else if (Arg<bool>("reuse_workspace")) {
-    ws = stack->ReuseLastForward(workspace(), bindings_.inner_to_outer);
-  } else {
-    ws = stack->PushForward(workspace(), bindings_.inner_to_outer);
+class DoOp final : public Operator {
+ public:
+  DoOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), bindings_(ReadDoBindings(def)), net_(args().GetNet("net")) {
+    PARITY_ENFORCE(!(def.is_gradient_op() && Arg<bool>("reuse_workspace")), ErrorKind::kBadArgument,
+                   label(),
+                   ": a gradient Do pops its forward workspace; reuse_workspace cannot be set");
+    PARITY_ENFORCE(!Arg<bool>("copy_external_blobs"), ErrorKind::kBadArgument, label(),
+                   ": copy_external_blobs is not supported (bindings forward blobs instead)");
   }
-  net_.Run(ws);
-}
 
-IfOp::IfOp(const caffe2::OperatorDef& def, Workspace* ws)
-    : Operator(def, ws), then_net_(args().GetNet("then_net"), ws) {
-  if (args().Has("else_net")) else_net_.emplace(args().GetNet("else_net"), ws);
-}
-
-void IfOp::Run() {
-  if (ReadCondition(*this, 0)) {
-    then_net_.Run();
-  } else if (else_net_) {
-    else_net_->Run();
+  void Run() override {
+    Blob* scope = OutputBlob(OutputSize() - 1);
+    PARITY_ENFORCE(scope->Holds<WorkspaceStack>(), ErrorKind::kShapeMismatch, label(), ": blob '",
+                   bindings_.scope, "' holds ", scope->Describe(),
+                   ", not a workspace stack (made by CreateScope)");
+    WorkspaceStack* stack = scope->GetObject<WorkspaceStack>();
+    std::shared_ptr<Workspace> ws;
+    if (def().is_gradient_op()) {
+      ws = stack->PopGradient(workspace(), bindings_.inner_to_outer);
+    } else if (Arg<bool>("reuse_workspace")) {
+      ws = stack->ReuseLastForward(workspace(), bindings_.inner_to_outer);
+    } else {
+      ws = stack->PushForward(workspace(), bindings_.inner_to_outer);
+    }
+    net_.Run(ws);
   }
-}
 
-WhileOp::WhileOp(const caffe2::OperatorDef& def, Workspace* ws)
-    : Operator(def, ws), loop_net_(args().GetNet("loop_net"), ws), cap_(LoopIterationCap(*this)) {
-  if (args().Has("cond_net")) cond_net_.emplace(args().GetNet("cond_net"), ws);
-}
+ private:
+  DoBindings bindings_;
+  PerWorkspaceNet net_;
+};
 
-void WhileOp::Run() {
-  for (int64_t pass = 0;; ++pass) {
-    if (cond_net_) cond_net_->Run();
-    if (!ReadCondition(*this, 0)) return;
-    PARITY_ENFORCE(pass < cap_, ErrorKind::kResourceLimit, label(), ": ran over its cap of ", cap_,
-                   " iterations (raise it with the argument max_iterations or ",
-                   "PARITY_MAX_LOOP_ITERATIONS)");
-    loop_net_.Run();
+class IfOp final : public Operator {
+ public:
+  IfOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), then_net_(args().GetNet("then_net"), ws) {
+    if (args().Has("else_net")) else_net_.emplace(args().GetNet("else_net"), ws);
   }
-}
+
+  void Run() override {
+    if (ReadCondition(*this, 0)) {
+      then_net_.Run();
+    } else if (else_net_) {
+      else_net_->Run();
+    }
+  }
+
+ private:
+  SameWorkspaceNet then_net_;
+  std::optional<SameWorkspaceNet> else_net_;
+};
+
+class WhileOp final : public Operator {
+ public:
+  WhileOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), loop_net_(args().GetNet("loop_net"), ws), cap_(LoopIterationCap(*this)) {
+    if (args().Has("cond_net")) cond_net_.emplace(args().GetNet("cond_net"), ws);
+  }
+
+  void Run() override {
+    for (int64_t pass = 0;; ++pass) {
+      if (cond_net_) cond_net_->Run();
+      if (!ReadCondition(*this, 0)) return;
+      PARITY_ENFORCE(pass < cap_, ErrorKind::kResourceLimit, label(), ": ran over its cap of ",
+                     cap_, " iterations (raise it with the argument max_iterations or ",
+                     "PARITY_MAX_LOOP_ITERATIONS)");
+      loop_net_.Run();
+    }
+  }
+
+ private:
+  SameWorkspaceNet loop_net_;
+  std::optional<SameWorkspaceNet> cond_net_;
+  int64_t cap_;
+};
+
+}  // namespace
 
 // Caffe2's Do, If and While let any input share a name with any output: they bind blobs by name,
 // and Do's workspace stack is both its last input and its last output.

@@ -1,35 +1,46 @@
 // CreateScope -> a workspace stack; HasScope(stack) -> bool[1]. Neither has a gradient.
 #include <memory>
 
-#include "core/control/control_ops.h"
 #include "core/control/shape_inference.h"
 #include "core/control/workspace_stack.h"
 #include "core/grad/gradient.h"
+#include "core/operator.h"
 
 namespace parity {
+namespace {
 
-void CreateScopeOp::Run() {
-  Blob* blob = OutputBlob(0);
-  if (blob->Holds<WorkspaceStack>()) {
-    blob->GetObject<WorkspaceStack>()->Clear();
-  } else {
-    blob->ResetObject(std::make_shared<WorkspaceStack>());
+class CreateScopeOp final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    Blob* blob = OutputBlob(0);
+    if (blob->Holds<WorkspaceStack>()) {
+      blob->GetObject<WorkspaceStack>()->Clear();
+    } else {
+      blob->ResetObject(std::make_shared<WorkspaceStack>());
+    }
   }
-}
+};
 
-void HasScopeOp::Run() {
-  const Blob* blob = InputBlob(0);
-  PARITY_ENFORCE(blob->Holds<WorkspaceStack>(), ErrorKind::kShapeMismatch, label(), ": blob '",
-                 InputName(0), "' holds ", blob->Describe(),
-                 ", not a workspace stack (made by CreateScope)");
-  const bool has = !blob->GetObject<WorkspaceStack>()->empty();
-  // On the host whatever the op's device: the flag is a condition for If and While, which read
-  // it on the host (as Caffe2's read a CPU condition), and a one-byte kernel would gain nothing.
-  Tensor* out = OutputBlob(0)->GetMutableTensor();
-  if (out->device().type != kCpuDeviceType) *out = Tensor();
-  out->Resize({1});
-  out->mutable_data<bool>()[0] = has;
-}
+class HasScopeOp final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    const Blob* blob = InputBlob(0);
+    PARITY_ENFORCE(blob->Holds<WorkspaceStack>(), ErrorKind::kShapeMismatch, label(), ": blob '",
+                   InputName(0), "' holds ", blob->Describe(),
+                   ", not a workspace stack (made by CreateScope)");
+    const bool has = !blob->GetObject<WorkspaceStack>()->empty();
+    // On the host whatever the op's device: the flag is a condition for If and While, which read
+    // it on the host (as Caffe2's read a CPU condition); a one-byte kernel would gain nothing.
+    Tensor* out = OutputBlob(0)->GetMutableTensor();
+    if (out->device().type != kCpuDeviceType) *out = Tensor();
+    out->Resize({1});
+    out->mutable_data<bool>()[0] = has;
+  }
+};
+
+}  // namespace
 
 PARITY_OP_SCHEMA(CreateScope)
     .Impure("each one makes its own workspace stack")

@@ -1,6 +1,5 @@
 #include "core/rnn/links.h"
 
-#include <cstring>
 
 #include "core/net.h"
 
@@ -104,12 +103,15 @@ void SettleLink(const RnnLink& link, int64_t t, const Tensor& external, const Bl
   const Tensor* value =
       internal != nullptr && internal->IsTensor() ? &internal->GetTensor() : nullptr;
   PARITY_ENFORCE(value != nullptr && value->dtype() == rows.dtype() &&
-                     value->dims() == rows.dims() && value->has_data(),
+                     value->dims() == rows.dims() && value->has_data() &&
+                     value->device() == rows.device(),
                  ErrorKind::kShapeMismatch, "linked blob '", link.internal, "' must stay ",
-                 rows.DebugString(), " (rows of '", link.external, "'), got ",
-                 internal == nullptr ? "no blob" : internal->Describe());
+                 rows.DebugString(), " (rows of '", link.external, "') on device type ",
+                 rows.device().type, ", got ",
+                 internal == nullptr ? "no blob" : internal->Describe(),
+                 value == nullptr ? "" : " on device type " + std::to_string(value->device().type));
   if (rows.nbytes() > 0 && value->raw_data() != rows.raw_data()) {
-    std::memcpy(rows.raw_mutable_data(), value->raw_data(), rows.nbytes());
+    CopyBytes(rows.device(), rows.raw_mutable_data(), value->raw_data(), rows.nbytes());
   }
 }
 

@@ -20,7 +20,6 @@
 // Differences from Caffe2: T and the batch come from input 0 as in Caffe2, but bad shapes, links
 // outside their tensors and non-float dtypes are errors instead of undefined behaviour; float and
 // double are both accepted (Caffe2: float).
-#include <cstring>
 #include <functional>
 #include <memory>
 
@@ -139,10 +138,16 @@ class RecurrentNetworkOp final : public Operator {
     state->Resize({steps + len, batch, d});
     char* dst = static_cast<char*>(state->raw_mutable_data(init.dtype()));
     const char* src = static_cast<const char*>(init.raw_data());
+    // On the op's device (CopyBytes): the op runs on CUDA as it does on the CPU.
+    PARITY_ENFORCE(init.device() == state->device(), ErrorKind::kBadArgument, label(),
+                   ": initial state '", InputName(ri.input), "' is on device type ",
+                   init.device().type, " but the op runs on device type ", state->device().type);
     if (init.ndim() >= 2) {
-      std::memcpy(dst, src, init.nbytes());
+      CopyBytes(state->device(), dst, src, init.nbytes());
     } else {
-      for (int64_t n = 0; n < batch; ++n) std::memcpy(dst + n * init.nbytes(), src, init.nbytes());
+      for (int64_t n = 0; n < batch; ++n) {
+        CopyBytes(state->device(), dst + n * init.nbytes(), src, init.nbytes());
+      }
     }
   }
 

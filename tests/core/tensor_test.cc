@@ -93,6 +93,11 @@ void FakeCopyToHost(void* dst, const void* src, size_t bytes, int) {
   ++fake_copies;
   std::memcpy(dst, src, bytes);
 }
+int fake_moves = 0;
+void FakeCopyOnDevice(void* dst, const void* src, size_t bytes, int) {
+  ++fake_moves;
+  std::memcpy(dst, src, bytes);
+}
 
 TEST(HostCopy, ReadsADeviceTensorThroughItsHookAndSharesAHostOne) {
   const Tensor host = MakeTensor<int32_t>({2}, {4, -5});
@@ -113,6 +118,34 @@ TEST(HostCopy, ReadsADeviceTensorThroughItsHookAndSharesAHostOne) {
   EXPECT_EQ(copy.dims(), std::vector<int64_t>{1});
   EXPECT_TRUE(copy.data<bool>()[0]);
   EXPECT_FALSE(copy.SharesStorageWith(on_device));
+}
+
+TEST(CopyBytes, MovesDeviceMemoryThroughItsHookAndCopyFromUsesIt) {
+  RegisterDeviceAllocator(kFakeDeviceType,
+                          DeviceAllocator{FakeAllocate, FakeRelease, FakeCopyToHost, nullptr});
+  const Device fake{kFakeDeviceType, 0};
+  Tensor a(DataType::kFloat, {3}, fake), b(DataType::kFloat, {3}, fake);
+  ExpectError([&] { b.CopyFrom(a); }, ErrorKind::kUnknownOp,
+              {"no way to copy within device type 7"});
+
+  RegisterDeviceAllocator(kFakeDeviceType, DeviceAllocator{FakeAllocate, FakeRelease,
+                                                           FakeCopyToHost, FakeCopyOnDevice});
+  for (int i = 0; i < 3; ++i) a.mutable_data<float>()[i] = 1.5f * static_cast<float>(i) - 1.0f;
+  const int before = fake_moves;
+  Tensor c(fake);
+  c.CopyFrom(a);
+  EXPECT_EQ(fake_moves, before + 1);
+  EXPECT_EQ(c.device(), fake);
+  EXPECT_EQ(Values<float>(HostCopy(c)), (std::vector<float>{-1.0f, 0.5f, 2.0f}));
+  // a's second element onto c's first: the hook moves exactly the bytes it is given.
+  CopyBytes(fake, c.mutable_data<float>(), a.data<float>() + 1, sizeof(float));
+  EXPECT_EQ(fake_moves, before + 2);
+  EXPECT_EQ(Values<float>(HostCopy(c)), (std::vector<float>{0.5f, 0.5f, 2.0f}));
+  // On the CPU, overlapping ranges move as memmove does.
+  Tensor host = MakeTensor<int32_t>({4}, {1, 2, 3, 4});
+  CopyBytes(Device{}, host.mutable_data<int32_t>() + 1, host.data<int32_t>(), 3 * sizeof(int32_t));
+  EXPECT_EQ(Values<int32_t>(host), (std::vector<int32_t>{1, 1, 2, 3}));
+  EXPECT_EQ(fake_moves, before + 2);
 }
 
 }  // namespace

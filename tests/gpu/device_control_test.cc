@@ -1,14 +1,16 @@
-// Control flow on the device (gpu/ops/control.cc): Do, If, While, CreateScope and HasScope are
-// registered for CUDA in CUDA builds, the CUDA backend puts the ops of their nested nets on the
-// device and names a CPU-only op inside them, and, where a device is present, control-flow nets
-// pass the device oracle (their bodies run on the GPU; the conditions are read through a host
-// copy). The tests that need a device skip with one line where none is.
+// Control flow and recurrent nets on the device (gpu/ops/device_agnostic.cc): Do, If, While,
+// CreateScope, HasScope, RecurrentNetwork and rnn_internal_apply_link are registered for CUDA in
+// CUDA builds, the CUDA backend puts the ops of their nested nets on the device and names a
+// CPU-only op inside them, and, where a device is present, such nets pass the device oracle (their
+// bodies and step nets run on the GPU; conditions are read through a host copy). The tests that
+// need a device skip with one line where none is.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "core/operator.h"
+#include "core/rnn/rnn_cell.h"
 #include "core/tensor_proto.h"
 #include "gpu/device.h"
 #include "oracles/backend.h"
@@ -21,7 +23,8 @@ namespace parity::testing {
 namespace {
 
 TEST(CudaRegistry, ControlOpsRegisteredExactlyInCudaBuilds) {
-  for (const char* type : {"Do", "If", "While", "CreateScope", "HasScope"}) {
+  for (const char* type : {"Do", "If", "While", "CreateScope", "HasScope", "RecurrentNetwork",
+                           "rnn_internal_apply_link"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
 }
@@ -63,15 +66,15 @@ caffe2::NetDef IfNet() {
 
 TEST(CudaBackend, NamesACpuOnlyOpInsideANestedNet) {
   caffe2::OperatorDef op = MakeOp("If", {"cond", "x"}, {"y"});
-  op = WithNet(op, "then_net", Net("then", {MakeOp("RecurrentNetwork", {"x"}, {"y"})}));
+  op = WithNet(op, "then_net", Net("then", {MakeOp("RecurrentNetworkGradient", {"x"}, {"y"})}));
   const Case c = MakeCase(Net("if", {op}), {{"cond", MakeTensor<bool>({1}, {true})},
                                             {"x", Values({2, 3}, -1.0f, 0.25f)}});
   const oracles::BackendRun run = oracles::GetBackend(oracles::kProductionCuda).Run(c, {});
   ASSERT_TRUE(run.error.has_value());
   EXPECT_EQ(run.error->kind(), ErrorKind::kUnknownOp);
   EXPECT_NE(std::string(run.error->what())
-                .find("op #0 (If): net 'then_net': op #0 (RecurrentNetwork): RecurrentNetwork "
-                      "has no CUDA kernel (CPU only)"),
+                .find("op #0 (If): net 'then_net': op #0 (RecurrentNetworkGradient): "
+                      "RecurrentNetworkGradient has no CUDA kernel (CPU only)"),
             std::string::npos)
       << run.error->what();
 }
@@ -117,6 +120,40 @@ TEST(DeviceControl, WhileLoopsWithAConditionMadeOnTheDevice) {
                                   {"k", MakeTensor<int32_t>({1}, {k})},
                                   {"one", MakeTensor<int32_t>({1}, {1})}}),
                    "While, k = " + std::to_string(k));
+  }
+}
+
+// A forward-only LSTM (FC over the sequence, then a RecurrentNetwork whose step is FC + Sum +
+// LSTMUnit): every step runs on the device, the initial states copied into the state tensors
+// there, the rows of the sequence seen through links.
+TEST(DeviceControl, LstmStepsRunOnTheDevice) {
+  SKIP_WITHOUT_DEVICE();
+  const int64_t steps = 4, batch = 3, dim_in = 5, hidden = 6;
+  for (int init_rank : {1, 3}) {
+    caffe2::NetDef net;
+    net.set_name("lstm");
+    LstmSpec spec;
+    spec.dim_in = dim_in;
+    spec.dim_out = hidden;
+    spec.forget_bias = 1.0f;
+    spec.forward_only = true;
+    const LstmOutputs out = Lstm(&net, spec);
+    for (const std::string& o : {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last}) {
+      net.add_external_output(o);
+    }
+    const std::vector<int64_t> state_dims =
+        init_rank == 1 ? std::vector<int64_t>{hidden} : std::vector<int64_t>{1, batch, hidden};
+    std::vector<std::pair<std::string, Tensor>> in = {
+        {"input", Values({steps, batch, dim_in}, -1.0f, 0.125f)},
+        {"seq_lengths", MakeTensor<int32_t>({batch}, {4, 3, 2})},
+        {"hidden_init", Values(state_dims, -0.5f, 0.0625f)},
+        {"cell_init", Values(state_dims, 0.25f, -0.03125f)}};
+    float start = -0.3f;
+    for (const RnnParameter& param : out.parameters) {
+      in.push_back({param.name, Values(param.dims, start, 0.0375f)});
+      start += 0.1f;
+    }
+    ExpectDeviceOk(MakeCase(net, in), "LSTM, initial states of rank " + std::to_string(init_rank));
   }
 }
 
