@@ -17,6 +17,7 @@
 #include "oracles/backend.h"
 #include "oracles/check.h"
 #include "oracles/testing/op_checks.h"
+#include "oracles/tolerance.h"
 #include "tests/gpu/device_test_util.h"
 #include "tests/test_util.h"
 
@@ -242,12 +243,25 @@ TEST(DeviceChecks, WhereGradient) {
                                      {"dz", dz}}));
 }
 
+// The reference refuses what C++ leaves undefined (NaN or a value beyond the target's range cast
+// to an integer), so the oracle judges Cast on finite, non-negative values within every range;
+// the CPU's saturation is compared bit for bit between the two engines below.
 TEST(DeviceChecks, CastEveryPair) {
   SKIP_WITHOUT_DEVICE();
-  const std::vector<Tensor> inputs = {
-      Ramp<float>({5, 5}, 0),   Ramp<double>({5, 5}, 1),  Ramp<int32_t>({5, 5}, 2),
-      Ramp<int64_t>({5, 5}, 3), Ramp<bool>({5, 5}, 4),    Ramp<uint8_t>({5, 5}, 5),
-      Ramp<int8_t>({5, 5}, 6),  Ramp<int16_t>({5, 5}, 7), Ramp<uint16_t>({5, 5}, 8)};
+  Tensor f(DataType::kFloat, {5, 5}), d(DataType::kDouble, {5, 5});
+  for (int64_t i = 0; i < 25; ++i) {
+    f.mutable_data<float>()[i] = 0.375f * static_cast<float>(i % 17);
+    d.mutable_data<double>()[i] = 0.625 * static_cast<double>(i % 13);
+  }
+  const std::vector<Tensor> inputs = {f,
+                                      d,
+                                      Ramp<int32_t>({5, 5}, 2),
+                                      Ramp<int64_t>({5, 5}, 3),
+                                      Ramp<bool>({5, 5}, 4),
+                                      Ramp<uint8_t>({5, 5}, 5),
+                                      Ramp<int8_t>({5, 5}, 6),
+                                      Ramp<int16_t>({5, 5}, 7),
+                                      Ramp<uint16_t>({5, 5}, 8)};
   const int64_t targets[] = {1, 2, 5, 6, 7, 8, 9, 10, 13};  // TensorProto.DataType values
   for (const Tensor& x : inputs) {
     for (int64_t to : targets) {
@@ -256,8 +270,45 @@ TEST(DeviceChecks, CastEveryPair) {
     }
   }
   // A value Cast cannot produce: refused on both.
-  EXPECT_TRUE(oracles::DeviceChecks(MakeOp("Cast", {"x"}, {"y"}, {{"to", int64_t{4}}}),
-                                    {{"x", inputs[0]}}));
+  EXPECT_TRUE(
+      oracles::DeviceChecks(MakeOp("Cast", {"x"}, {"y"}, {{"to", int64_t{4}}}), {{"x", f}}));
+}
+
+// Floating point to an integer saturates and maps NaN to 0 on the CPU; the GPU must give the same
+// bits (no reference to judge by: C++ leaves these undefined).
+TEST(DeviceChecks, CastSaturatesAsTheCpuDoes) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<float> edges = {std::numeric_limits<float>::quiet_NaN(),
+                                    std::numeric_limits<float>::infinity(),
+                                    -std::numeric_limits<float>::infinity(),
+                                    3e9f,
+                                    -3e9f,
+                                    1e20f,
+                                    -1e20f,
+                                    300.5f,
+                                    -300.5f,
+                                    65536.0f,
+                                    -0.0f,
+                                    -1.5f,
+                                    127.9f,
+                                    -128.9f,
+                                    2147483648.0f,
+                                    0.75f};
+  const Tensor f = MakeTensor<float>({16}, edges);
+  Tensor d(DataType::kDouble, {16});
+  for (int i = 0; i < 16; ++i) d.mutable_data<double>()[i] = static_cast<double>(edges[i]) * 1e3;
+  for (const Tensor& x : {f, d}) {
+    for (int64_t to : {2, 5, 6, 7, 8, 9, 10}) {
+      const Case c = oracles::SingleOpCase(MakeOp("Cast", {"x"}, {"y"}, {{"to", to}}), {{"x", x}});
+      const oracles::BackendRun cpu = oracles::GetBackend(oracles::kProduction).Run(c);
+      const oracles::BackendRun gpu = oracles::GetBackend(oracles::kProductionCuda).Run(c);
+      ASSERT_FALSE(cpu.error) << cpu.error->what();
+      ASSERT_FALSE(gpu.error) << gpu.error->what();
+      EXPECT_TRUE(oracles::BitwiseEqual(cpu.blobs.at("y"), gpu.blobs.at("y")))
+          << x.DebugString() << " to " << to << ": CPU " << cpu.blobs.at("y").ShortDebugString()
+          << ", GPU " << gpu.blobs.at("y").ShortDebugString();
+    }
+  }
 }
 
 TEST(DeviceChecks, Shape) {
