@@ -41,6 +41,8 @@ struct Arithmetic {
   }
   // Integer division by zero is the CPU's error (Caffe2 would die of SIGFPE).
   static constexpr bool kChecksDivisors = kFn == Binary::kDiv;
+  // float op float -> float needs no dtype check (BinaryDtypeCudaOp's fast path).
+  static constexpr bool kFloatFastPath = true;
 };
 
 template <Compare kFn>
@@ -50,6 +52,7 @@ struct Comparison {
     kernels::CompareTyped(kFn, t, a, b, static_cast<bool*>(y), n, g, stream);
   }
   static constexpr bool kChecksDivisors = false;
+  static constexpr bool kFloatFastPath = false;  // bool output: the schema gives the dtype
 };
 
 template <Logical kFn>
@@ -60,6 +63,7 @@ struct LogicalOf {
                          static_cast<bool*>(y), n, g, stream);
   }
   static constexpr bool kChecksDivisors = false;
+  static constexpr bool kFloatFastPath = false;
 };
 
 template <class Family>
@@ -71,9 +75,19 @@ class BinaryDtypeCudaOp final : public CudaOperator {
   void Run() override {
     const Tensor& a = DeviceInput(0);
     const Tensor& b = DeviceInput(1);
-    // The CPU's checks in its order: both dtypes, the broadcast, the in-place dims.
-    const DataType out_dtype = InferOutputs()[0].dtype;
-    BinaryDims(bargs_, a.dims(), b.dims(), label(), &out_dims_, &b_plan_dims_);
+    DataType out_dtype = DataType::kFloat;
+    if (Family::kFloatFastPath && a.dtype() == DataType::kFloat && b.dtype() == DataType::kFloat) {
+      // Float arithmetic, the common case: nothing to check in the dtypes, and the shape checks
+      // without building the schema's TensorTypes.
+      BinaryDims(bargs_, a.dims(), b.dims(), label(), &out_dims_, &b_plan_dims_);
+      // Checked before Resize: in place, the output is the input tensor itself.
+      if (OutputBlob(0) == InputBlob(0)) CheckInPlaceDims(label(), "A", a.dims(), out_dims_);
+      if (OutputBlob(0) == InputBlob(1)) CheckInPlaceDims(label(), "B", b.dims(), out_dims_);
+    } else {
+      // The CPU's checks in its order: both dtypes, the broadcast, the in-place dims.
+      out_dtype = InferOutputs()[0].dtype;
+      BinaryDims(bargs_, a.dims(), b.dims(), label(), &out_dims_, &b_plan_dims_);
+    }
     const ElementType type = ElementTypeOf(a.dtype(), label());
     const kernels::BroadcastGeometry g =
         BroadcastGeometryOf(label(), out_dims_, a.dims(), b_plan_dims_);
