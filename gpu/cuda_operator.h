@@ -34,7 +34,8 @@ class CudaOperator : public Operator {
   // Input i, which must be on this op's device (kBadArgument naming the blob and both devices:
   // a CPU tensor reaches a CUDA op through CopyCPUToGPU).
   const Tensor& DeviceInput(int i) const;
-  // Input i as float (kUnknownOp for other dtypes: only float kernels exist on the device yet).
+  // Input i as float, for a kernel with no other version: kUnknownOp for other dtypes ("run the op
+  // on the CPU"), which the device oracle calls not applicable.
   const Tensor& FloatInput(int i) const;
   // Output i on `device` (this op's by default): a tensor of the blob on another device is
   // replaced, so a kernel never writes device memory through a host tensor or the reverse.

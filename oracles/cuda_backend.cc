@@ -74,10 +74,8 @@ class CudaBackend final : public Backend {
   bool SupportsOp(const std::string& op_type) const override {
     return OperatorRegistry::HasKernel(op_type, kCudaDeviceType);
   }
-  // The device kernels are float only (integers would need their own kernels).
-  bool SupportsDtype(int data_type) const override {
-    return data_type == caffe2::TensorProto::FLOAT;
-  }
+  // Every dtype the engine's tensors hold (Backend's): the gate is per kernel. A CUDA op without a
+  // kernel for an input's dtype raises kUnknownOp, which the device oracle calls not applicable.
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
     Workspace ws;

@@ -49,8 +49,9 @@ inline void CheckOpProperty(const std::string& type, const std::string& backend 
     if (verdict.status() == OracleVerdict::FINDING) {
       RC_FAIL(oracles::DescribeFinding(verdict.finding()) + c.net().ShortDebugString());
     }
-    // The device oracle (where a GPU is present) does not apply to CPU-only ops, integer inputs
-    // and the forward oracle's skips: `parity ops` lists the ops with CUDA kernels.
+    // The device oracle (where a GPU is present) does not apply to CPU-only ops, to inputs a CUDA
+    // kernel does not take (its kUnknownOp, e.g. a float-only kernel given int32) and to the
+    // forward oracle's skips: `parity ops` lists the ops with CUDA kernels.
     if (verdict.status() != OracleVerdict::NOT_APPLICABLE || spec->Skips(verdict.oracle()) ||
         verdict.oracle() == "transform" || verdict.oracle() == "device") {
       continue;

@@ -134,6 +134,45 @@ TEST(DeviceJudgment, ErrorsOnOneSideBothSidesOrTheReference) {
   EXPECT_NE(out.not_applicable.find("the reference cannot run this net"), std::string::npos);
 }
 
+// The dtype gate is per kernel: a CUDA op without a kernel for its inputs (a float-only kernel
+// given int32) raises kUnknownOp, which makes the case not applicable where the CPU ran it, with
+// the op's own message. Both refusing is still bad input, and any other kind on the GPU alone is
+// still an error mismatch.
+TEST(DeviceJudgment, AGpuUnknownOpWhereTheCpuRanIsNotApplicable) {
+  const BackendRun truth = Holding({1.0f});
+  BackendRun no_kernel;
+  Error error = MakeError(ErrorKind::kUnknownOp,
+                          "Exp: the CUDA kernel takes float only, but input 'x' is int32 [1] "
+                          "(run the op on the CPU)");
+  error.AddContext("op #0 (Exp)");
+  no_kernel.error = error;
+  OracleResult out = Judge(truth, truth, truth, no_kernel);
+  EXPECT_FALSE(out.finding);
+  EXPECT_FALSE(out.rejected.has_value());
+  EXPECT_NE(out.not_applicable.find("the GPU has no kernel for this net"), std::string::npos)
+      << out.not_applicable;
+  EXPECT_NE(out.not_applicable.find("op #0 (Exp): Exp: the CUDA kernel takes float only"),
+            std::string::npos)
+      << out.not_applicable;
+  // The CPU refusing too: bad input, as for any other kind.
+  BackendRun cpu_failed;
+  cpu_failed.error = MakeError(ErrorKind::kShapeMismatch, "Exp: unsupported dtype");
+  out = Judge(truth, truth, cpu_failed, no_kernel);
+  EXPECT_FALSE(out.finding);
+  EXPECT_TRUE(out.rejected.has_value());
+  EXPECT_TRUE(out.not_applicable.empty());
+  // kUnknownOp on the CPU alone is the CPU's problem: still an error mismatch.
+  out = Judge(truth, truth, no_kernel, truth);
+  ASSERT_TRUE(out.finding);
+  EXPECT_EQ(ErrorClass(out), "error mismatch");
+  // Another kind on the GPU alone (a wrong dtype check, a kernel's complaint): a finding.
+  BackendRun gpu_shape;
+  gpu_shape.error = MakeError(ErrorKind::kShapeMismatch, "expected a tensor of float, got int32");
+  out = Judge(truth, truth, truth, gpu_shape);
+  ASSERT_TRUE(out.finding);
+  EXPECT_EQ(ErrorClass(out), "error mismatch");
+}
+
 TEST(DeviceJudgment, TheF32ReferenceRunsOnlyWhenValuesAreJudged) {
   const BackendRun truth = Holding({1.0f});
   BackendRun failed;
