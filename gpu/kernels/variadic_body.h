@@ -11,7 +11,8 @@
 #include "gpu/kernels/elementwise_body.h"  // kMaxRank
 #include "gpu/kernels/host_device.h"
 #include "gpu/kernels/ieee_body.h"
-#include "gpu/kernels/reduce_body.h"  // ReduceGeometry
+#include "gpu/kernels/reduce_body.h"     // ReduceGeometry
+#include "gpu/kernels/reduction_body.h"  // FirstAligned
 
 namespace parity::gpu::kernels {
 
@@ -26,6 +27,9 @@ struct VariadicInputs {
   int64_t out_dims[kMaxRank] = {};
   const float* x[kMaxVariadicInputs] = {};
   int64_t strides[kMaxVariadicInputs][kMaxRank] = {};
+  // Max / Min: the block length of the CPU's BroadcastPlan for the step that folds input k into
+  // the running result (ExtremumInPacket); unused for input 0 and by the gradients.
+  int64_t inner[kMaxVariadicInputs] = {};
 };
 
 // Output element i's coordinates, dotted with input k's strides.
@@ -38,15 +42,50 @@ PARITY_HD int64_t VariadicOffset(const VariadicInputs& in, int k, int64_t i) {
   return offset;
 }
 
-// Eigen's scalar max / min with PropagateNaN (core/ops/common/elementwise.h's MaxNaN / MinNaN):
-// a NaN a, else a NaN b, else std::max(a, b) (a < b ? b : a) / std::min. Eigen's packet path
-// breaks a tie the other way (b), which only shows on max(+0, -0): there the CPU's sign of zero
-// depends on where its SSE loop put the element, and may differ from this one's.
-PARITY_HD float ExtremumNaN(bool max, float a, float b) {
+// Whether the CPU computes output element i of a step with blocks of `inner` elements in an SSE
+// packet: RunPlan assigns each block (64-byte aligned output, blocks at multiples of inner) with
+// Eigen's LinearVectorizedTraversal, packets from the first 16-byte boundary of the block to the
+// last whole packet, single elements before and after (its thread split falls on 64-byte lines and
+// changes none of this).
+PARITY_HD bool ExtremumInPacket(int64_t i, int64_t inner) {
+  const int64_t p = i % inner;
+  const int64_t start = FirstAligned(i - p, inner);
+  return p >= start && p < start + ((inner - start) / 4) * 4;
+}
+
+// Eigen's max / min with PropagateNaN (core/ops/common/elementwise.h's MaxNaN / MinNaN) of the
+// running result a and the next input b: a NaN a, else a NaN b, else the larger (smaller). A tie
+// (only +0 against -0 has two answers) goes to a in Eigen's scalar path (std::max(a, b)) and to b
+// in its packet path (_mm_max_ps(a, b)), so `packet` (ExtremumInPacket) decides a zero's sign.
+PARITY_HD float ExtremumNaN(bool max, bool packet, float a, float b) {
   if (a != a) return a;
   if (b != b) return b;
+  if (packet) {
+    if (max) return a > b ? a : b;
+    return a < b ? a : b;
+  }
   if (max) return a < b ? b : a;
   return b < a ? b : a;
+}
+
+// Host code: the block length of BroadcastPlan::Build(out, a, b) (core/ops/common/broadcast.cc):
+// the output's innermost dims (size-1 dims skipped) over which a and b each keep varying or not.
+inline int64_t BroadcastPlanInner(const std::vector<int64_t>& out, const std::vector<int64_t>& a,
+                                  const std::vector<int64_t>& b) {
+  const int rank = static_cast<int>(out.size());
+  const int a_shift = rank - static_cast<int>(a.size());
+  const int b_shift = rank - static_cast<int>(b.size());
+  int64_t inner = 1;
+  int pattern = -1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (out[d] == 1) continue;
+    const int here = (d >= a_shift && a[d - a_shift] != 1 ? 1 : 0) |
+                     (d >= b_shift && b[d - b_shift] != 1 ? 2 : 0);
+    if (pattern >= 0 && here != pattern) break;
+    pattern = here;
+    inner *= out[d];
+  }
+  return inner;
 }
 
 // Host code: inputs [first, first + n) (pointers `x`, dims `dims`, numpy-aligned) broadcast to
@@ -62,6 +101,9 @@ inline VariadicInputs MakeVariadicInputs(const std::vector<int64_t>& out,
   for (int k = 0; k < n; ++k) {
     const std::vector<int64_t>& xd = dims[first + k];
     in.x[k] = x[first + k];
+    // The CPU folds input 1 into input 0, each later input into the output-shaped result.
+    const int global = first + k;
+    if (global > 0) in.inner[k] = BroadcastPlanInner(out, global == 1 ? dims[0] : out, xd);
     int64_t stride = 1;
     for (int d = in.rank - 1; d >= 0; --d) {
       const int xd_index = d - (in.rank - static_cast<int>(xd.size()));
@@ -94,7 +136,10 @@ inline int64_t ExtremumGradientBlock(const std::vector<int64_t>& out,
 // in place, which needs input 0 to have the output's dims).
 PARITY_HD void ExtremumBody(bool max, const VariadicInputs& in, float* y, int64_t i) {
   float acc = in.x[0][VariadicOffset(in, 0, i)];
-  for (int k = 1; k < in.count; ++k) acc = ExtremumNaN(max, acc, in.x[k][VariadicOffset(in, k, i)]);
+  for (int k = 1; k < in.count; ++k) {
+    acc =
+        ExtremumNaN(max, ExtremumInPacket(i, in.inner[k]), acc, in.x[k][VariadicOffset(in, k, i)]);
+  }
   y[i] = acc;
 }
 
@@ -114,6 +159,7 @@ void ForEachVariadicChunk(int count, const float* y, Make&& make, Launch&& launc
       // The chunk's inputs move up one; y, contiguous, goes first.
       for (int k = in.count; k > 0; --k) {
         in.x[k] = in.x[k - 1];
+        in.inner[k] = in.inner[k - 1];
         for (int d = 0; d < kMaxRank; ++d) in.strides[k][d] = in.strides[k - 1][d];
       }
       in.x[0] = y;

@@ -4,8 +4,9 @@
 // constructor checks are made here too, so both devices accept and reject the same nets.
 //
 // Order and bits (gpu/kernels/variadic_body.h):
-//   - Max / Min fold input after input as the CPU, NaN propagated by Eigen's scalar rule; only
-//     max(+0, -0)'s sign of zero may differ where the CPU's SSE loop broke the tie the other way.
+//   - Max / Min fold input after input as the CPU, NaN propagated as Eigen does, and a tie of
+//     +0 and -0 broken as the CPU's SSE loop breaks it for that element (packet or not): the
+//     CPU's bits.
 //   - Mean adds in input order (Sum's kernel, sum_body.h) and scales by float(1.0 / n): the CPU's
 //     bits. MeanGradient is dY * float(1.0 / n).
 //   - MaxGradient / MinGradient: each position's winner (the first input equal to Y there), then

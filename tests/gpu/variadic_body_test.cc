@@ -1,8 +1,8 @@
 // The variadic kernels' bodies (gpu/kernels/variadic_body.h) on the host, driven as the CUDA ops in
 // gpu/ops/variadic.cc drive them (chunks of inputs, BroadcastReduceGeometryOf), against the CPU
 // engine's Max, Min, Mean, MaxGradient, MinGradient and MeanGradient, bit for bit (NaN by
-// position; for Max / Min a zero's sign may differ, see ExtremumNaN). Input counts past
-// kMaxVariadicInputs cover the chunking, broadcast shapes the strides and the gradients' sums.
+// position), the sign of a max(+0, -0) included. Input counts past kMaxVariadicInputs cover the
+// chunking, broadcast shapes the strides, the CPU's packet blocks and the gradients' sums.
 #include "gpu/kernels/variadic_body.h"
 
 #include <gtest/gtest.h>
@@ -33,11 +33,10 @@ bool SameBits(float a, float b) {
 }
 
 void ExpectSame(const std::vector<float>& cpu, const std::vector<float>& body,
-                const std::string& what, bool zero_sign_may_differ = false) {
+                const std::string& what) {
   ASSERT_EQ(cpu.size(), body.size()) << what;
   for (size_t i = 0; i < cpu.size(); ++i) {
-    const bool zeros = zero_sign_may_differ && cpu[i] == 0.0f && body[i] == 0.0f;
-    EXPECT_TRUE(SameBits(cpu[i], body[i]) || zeros)
+    EXPECT_TRUE(SameBits(cpu[i], body[i]))
         << what << " element " << i << ": CPU " << cpu[i] << ", body " << body[i];
   }
 }
@@ -119,19 +118,66 @@ TEST(VariadicBody, MaxMinMatchTheCpuEngine) {
             });
         EXPECT_EQ(launches, shapes.size() <= 8 ? 1 : 1 + (static_cast<int>(shapes.size()) - 2) / 7);
         ExpectSame(Values<float>(expected), y,
-                   std::string(type) + " of " + std::to_string(shapes.size()) + " inputs", true);
+                   std::string(type) + " of " + std::to_string(shapes.size()) + " inputs");
       }
     }
   }
 }
 
 TEST(VariadicBody, ExtremumNanRule) {
-  EXPECT_TRUE(std::isnan(k::ExtremumNaN(true, kNaN, 1.0f)));
-  EXPECT_TRUE(std::isnan(k::ExtremumNaN(true, 1.0f, kNaN)));
-  EXPECT_TRUE(std::isnan(k::ExtremumNaN(false, 1.0f, kNaN)));
-  EXPECT_EQ(k::ExtremumNaN(true, 1.0f, 2.0f), 2.0f);
-  EXPECT_EQ(k::ExtremumNaN(false, 1.0f, 2.0f), 1.0f);
-  EXPECT_EQ(k::ExtremumNaN(true, -INFINITY, -1.0f), -1.0f);
+  for (bool packet : {false, true}) {
+    EXPECT_TRUE(std::isnan(k::ExtremumNaN(true, packet, kNaN, 1.0f)));
+    EXPECT_TRUE(std::isnan(k::ExtremumNaN(true, packet, 1.0f, kNaN)));
+    EXPECT_TRUE(std::isnan(k::ExtremumNaN(false, packet, 1.0f, kNaN)));
+    EXPECT_EQ(k::ExtremumNaN(true, packet, 1.0f, 2.0f), 2.0f);
+    EXPECT_EQ(k::ExtremumNaN(false, packet, 1.0f, 2.0f), 1.0f);
+  }
+  // A tie of zeros: the scalar path keeps a, the packet path takes b.
+  EXPECT_FALSE(std::signbit(k::ExtremumNaN(true, false, 0.0f, -0.0f)));
+  EXPECT_TRUE(std::signbit(k::ExtremumNaN(true, true, 0.0f, -0.0f)));
+  EXPECT_TRUE(std::signbit(k::ExtremumNaN(false, false, -0.0f, 0.0f)));
+  EXPECT_FALSE(std::signbit(k::ExtremumNaN(false, true, -0.0f, 0.0f)));
+}
+
+// Max / Min of +0 and -0 everywhere: the sign of each output zero tells whether the CPU computed
+// it in a packet (b's) or alone (a's), so this pins the block and alignment model exactly.
+TEST(VariadicBody, ZeroTiesFollowTheCpuPackets) {
+  const std::vector<std::vector<std::vector<int64_t>>> sets = {
+      {{1}, {1}},         {{3}, {3}},
+      {{5}, {5}},         {{17}, {17}},
+      {{3, 5}, {5}},      {{3, 5}, {3, 1}},
+      {{3, 1}, {1, 7}},   {{2, 3, 6}, {3, 1}},
+      {{6}, {2, 6}, {6}}, {{2, 1, 9}, {9}, {2, 3, 1}},
+  };
+  for (const auto& shapes : sets) {
+    for (int flip = 0; flip < 2; ++flip) {
+      Inputs in;
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        in.names.push_back("x" + std::to_string(i));
+        Tensor t(DataType::kFloat, shapes[i]);
+        for (int64_t e = 0; e < t.numel(); ++e) {
+          t.mutable_data<float>()[e] = (i + flip) % 2 == 0 ? 0.0f : -0.0f;
+        }
+        in.tensors[in.names.back()] = t;
+      }
+      for (const std::string& name : in.names) {
+        in.pointers.push_back(in.tensors.at(name).data<float>());
+        in.dims.push_back(in.tensors.at(name).dims());
+      }
+      for (const char* type : {"Max", "Min"}) {
+        auto ws = RunOp(MakeOp(type, in.names, {"y"}), in.tensors);
+        const Tensor& expected = ws->GetBlob("y")->GetTensor();
+        std::vector<float> y(static_cast<size_t>(expected.numel()));
+        const k::VariadicInputs chunk = k::MakeVariadicInputs(expected.dims(), in.pointers, in.dims,
+                                                              0, static_cast<int>(shapes.size()));
+        k::RunBodyOnHost(expected.numel(), [&](int64_t i) {
+          k::ExtremumBody(std::string(type) == "Max", chunk, y.data(), i);
+        });
+        ExpectSame(Values<float>(expected), y,
+                   std::string(type) + " of zeros, first shape " + ShapeString(shapes[0]));
+      }
+    }
+  }
 }
 
 TEST(VariadicBody, MeanMatchesTheCpuEngineBitForBit) {
