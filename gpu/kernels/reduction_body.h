@@ -8,6 +8,8 @@
 // tail) and whose max / min (the accumulator wins when either side is NaN, std::max's rule)
 // decide the rounding of a product or sum, which NaN survives and the sign of a zero. EigenRedux
 // below replays that order exactly, so these kernels give the CPU's bits, NaN and -0.0 included.
+// The model is of the CPU as .bazelrc builds it (x86-64 without -mavx: SSE2 packets); a CPU build
+// with wider packets would reorder its folds, and tests/gpu/reduction_body_test.cc would fail.
 #ifndef PARITY_GPU_KERNELS_REDUCTION_BODY_H_
 #define PARITY_GPU_KERNELS_REDUCTION_BODY_H_
 
