@@ -1,0 +1,47 @@
+// FCRelu on the device (float): FC then Relu in place, as the CPU defines it (core/ops/linalg/
+// linalg.cc's FullyConnectedOp<false, true>). The FC half is the CUDA FC's (gpu/ops/linalg.cc):
+// the shape and errors from the CPU's FcShape, Y starting as the bias in every row and one cuBLAS
+// GEMM accumulating onto it; the Relu half is the CUDA Relu's kernel (NaN stays NaN, as on the
+// CPU), so FCRelu on the device gives the bits of FC then Relu on the device.
+#include <vector>
+
+#include "core/ops/linalg/linalg.h"
+#include "gpu/cuda_operator.h"
+#include "gpu/kernels/kernels.h"
+#include "gpu/ops/gemm.h"
+
+namespace parity::gpu {
+namespace {
+
+class FCReluCudaOp final : public CudaOperator {
+ public:
+  FCReluCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : CudaOperator(def, ws), axis_(Arg<int64_t>("axis")), axis_w_(Arg<int64_t>("axis_w")) {}
+
+  void Run() override {
+    const Tensor& x = FloatInput(0);
+    const Tensor& w = FloatInput(1);
+    const Tensor& b = FloatInput(2);
+    const FcSizes s = FcShape(label(), /*transposed_weight=*/false, axis_, axis_w_, x.dims(),
+                              w.dims(), &b.dims(), &y_dims_);
+    Tensor* y = DeviceOutput(0);
+    y->Resize(y_dims_);
+    float* out = y->mutable_data<float>();
+    kernels::FillRows(b.data<float>(), out, s.M, s.N, stream());
+    CheckLaunch();
+    GemmCall g{false, true, s.M, s.N, s.K, 1.0f};
+    Gemm(label(), context(), g, x.data<float>(), w.data<float>(), out);
+    kernels::UnaryFloat(kernels::Unary::kRelu, out, out, s.M * s.N, stream());
+    CheckLaunch();
+  }
+
+ private:
+  const int64_t axis_;
+  const int64_t axis_w_;
+  std::vector<int64_t> y_dims_;
+};
+
+PARITY_REGISTER_CUDA_OPERATOR(FCRelu, FCReluCudaOp);
+
+}  // namespace
+}  // namespace parity::gpu
