@@ -101,9 +101,10 @@ PARITY_HD void ClassWeightTotal(int64_t positions, const int64_t* classes, const
 }
 
 // The gradient's scale at position p (the CPU's Scales): w * dLoss[p] (none), w * dLoss (sum),
-// w * dLoss / weight_total (mean), 0 where ignored.
+// w * dLoss / weight_total[0] (mean: ClassWeightTotal's, read for mean only), 0 where ignored.
 PARITY_HD double ClassGradScale(int64_t p, const int64_t* classes, const float* weights,
-                                const float* dloss, ClassReduction reduction, double weight_total) {
+                                const float* dloss, ClassReduction reduction,
+                                const double* weight_total) {
   const int64_t cls = classes[p];
   if (cls < 0) return 0.0;
   const double w = ClassWeight(weights, cls);
@@ -113,7 +114,7 @@ PARITY_HD double ClassGradScale(int64_t p, const int64_t* classes, const float* 
     case ClassReduction::kSum:
       return MulD(w, static_cast<double>(dloss[0]));
     case ClassReduction::kMean:
-      return MulD(w, static_cast<double>(dloss[0])) / weight_total;
+      return MulD(w, static_cast<double>(dloss[0])) / weight_total[0];
   }
   return 0.0;
 }
@@ -129,8 +130,7 @@ PARITY_HD void NllGradientElement(int64_t k, const int64_t* classes, const float
     dx[k] = 0.0f;
     return;
   }
-  dx[k] =
-      static_cast<float>(-ClassGradScale(p, classes, weights, dloss, reduction, weight_total[0]));
+  dx[k] = static_cast<float>(-ClassGradScale(p, classes, weights, dloss, reduction, weight_total));
 }
 
 // SoftmaxCrossEntropyLossGradient, first pass per position p: the log-softmax stats (stats[2p],
@@ -142,7 +142,7 @@ PARITY_HD void SceGradientPosition(int64_t p, const float* x, const int64_t* cla
   const LogSoftmaxStats st = LogSoftmaxStatsAt(p, x, s);
   stats[2 * p] = st.max;
   stats[2 * p + 1] = st.log_sum;
-  scale[p] = ClassGradScale(p, classes, weights, dloss, reduction, weight_total[0]);
+  scale[p] = ClassGradScale(p, classes, weights, dloss, reduction, weight_total);
 }
 
 // Then per element k of dScores: (exp(log_prob) - onehot) * scale, with log_prob rounded to float
