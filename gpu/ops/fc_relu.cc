@@ -5,6 +5,7 @@
 // CPU), so FCRelu on the device gives the bits of FC then Relu on the device.
 #include <vector>
 
+#include "core/ops/common/gemm.h"
 #include "core/ops/linalg/linalg.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/kernels/kernels.h"
@@ -19,11 +20,16 @@ class FCReluCudaOp final : public CudaOperator {
       : CudaOperator(def, ws), axis_(Arg<int64_t>("axis")), axis_w_(Arg<int64_t>("axis_w")) {}
 
   void Run() override {
-    const Tensor& x = FloatInput(0);
-    const Tensor& w = FloatInput(1);
-    const Tensor& b = FloatInput(2);
+    const Tensor& x = DeviceInput(0);
+    const Tensor& w = DeviceInput(1);
+    const Tensor& b = DeviceInput(2);
+    // The CPU's checks in its order (shapes, the dtypes against X's, X's dtype), then float only.
     const FcSizes s = FcShape(label(), /*transposed_weight=*/false, axis_, axis_w_, x.dims(),
                               w.dims(), &b.dims(), &y_dims_);
+    EnforceSameDtype(label(), "X", x.dtype(), "W", w.dtype(), w.dims());
+    EnforceSameDtype(label(), "X", x.dtype(), "b", b.dtype(), b.dims());
+    DispatchFloatOrDouble(x.dtype(), label(), "X", x.dims(), [](auto) {});
+    FloatInput(0);
     Tensor* y = DeviceOutput(0);
     y->Resize(y_dims_);
     float* out = y->mutable_data<float>();

@@ -90,6 +90,11 @@ TEST(DeviceChecks, FCRelu) {
   EXPECT_TRUE(oracles::DeviceChecks(
       MakeOp("FCRelu", {"x", "w", "b"}, {"y"}),
       {{"x", x}, {"w", RandomTensor({4, 3}, 8)}, {"b", RandomTensor({4}, 9)}}));
+  // A W of another dtype: both refuse with FC's message (the CPU's order of checks).
+  EXPECT_TRUE(DeviceJudged(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}),
+                           {{"x", RandomTensor({2, 3}, 1)},
+                            {"w", MakeTensor<int32_t>({4, 3}, std::vector<int32_t>(12, 1))},
+                            {"b", RandomTensor({4}, 3)}}));
   // Mismatched K: both refuse with FC's message.
   EXPECT_TRUE(
       DeviceJudged(MakeOp("FCRelu", {"x", "w", "b"}, {"y"}), {{"x", RandomTensor({2, 3}, 1)},
