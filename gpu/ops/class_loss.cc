@@ -8,6 +8,8 @@
 //
 // The reduction's and dLoss's messages are the CPU's, written out again here: nll.cc keeps its
 // helpers file-local, and the device tests compare both devices' messages.
+//
+// Compiled, not yet run on a GPU (the host body tests and the device tests' CPU side ran).
 #include "gpu/kernels/class_loss.h"
 
 #include <string>

@@ -13,6 +13,8 @@
 // The geometry comes from core's ParseConvGeometry; adj's parsing and the shape checks, file-local
 // in conv_transpose.cc, are written out again here with the CPU's messages and order (the device
 // tests compare both devices' messages).
+//
+// Compiled, not yet run on a GPU (the host body tests and the device tests' CPU side ran).
 #include "gpu/kernels/conv_transpose.h"
 
 #include <string>

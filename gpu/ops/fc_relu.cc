@@ -3,6 +3,8 @@
 // the shape and errors from the CPU's FcShape, Y starting as the bias in every row and one cuBLAS
 // GEMM accumulating onto it; the Relu half is the CUDA Relu's kernel (NaN stays NaN, as on the
 // CPU), so FCRelu on the device gives the bits of FC then Relu on the device.
+//
+// Compiled, not yet run on a GPU (the host body tests and the device tests' CPU side ran).
 #include <vector>
 
 #include "core/ops/common/gemm.h"

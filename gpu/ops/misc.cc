@@ -8,6 +8,8 @@
 // (Range's values and length, GatherElements' indices) is checked on host copies with the CPU's
 // messages, written out again here because those helpers are file-local in core. The device
 // tests compare both devices' messages.
+//
+// Compiled, not yet run on a GPU (the host body tests and the device tests' CPU side ran).
 #include "gpu/kernels/misc.h"
 
 #include <cmath>

@@ -15,6 +15,8 @@
 // Dtypes, shapes and arguments are checked by the CPU's shape inference
 // (CudaOperator::InferOutputs) and broadcast helpers (core/ops/elementwise/binary.h); Mod's arity
 // messages, file-local in mod.cc, are written out again here for the construction-time check.
+//
+// Compiled, not yet run on a GPU (the host body tests and the device tests' CPU side ran).
 #include <string>
 #include <vector>
 
