@@ -27,7 +27,7 @@ TEST(CudaRegistry, KernelsRegisteredExactlyInCudaBuilds) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
   // CPU-only ops stay so.
-  EXPECT_FALSE(OperatorRegistry::HasKernel("ConvTranspose", kCudaDeviceType));
+  EXPECT_FALSE(OperatorRegistry::HasKernel("RecurrentNetwork", kCudaDeviceType));
 }
 
 TEST(CudaBackend, NamesTheCpuOnlyOpBeforeLookingForADevice) {

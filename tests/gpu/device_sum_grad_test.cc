@@ -20,8 +20,8 @@ TEST(CudaRegistry, SumAndAddSubGradientRegisteredExactlyInCudaBuilds) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
     EXPECT_TRUE(OperatorRegistry::HasKernel(type, kCpuDeviceType)) << type;
   }
-  // Mod and Pow's gradients stay CPU only (Mul's and Div's: tests/gpu/device_grad2_test.cc).
-  EXPECT_FALSE(OperatorRegistry::HasKernel("ModGradient", kCudaDeviceType));
+  // Pow's gradient stays CPU only (Mul's and Div's: tests/gpu/device_grad2_test.cc; Mod's:
+  // tests/gpu/device_misc_test.cc).
   EXPECT_FALSE(OperatorRegistry::HasKernel("PowGradient", kCudaDeviceType));
 }
 

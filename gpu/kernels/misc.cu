@@ -1,0 +1,174 @@
+// Range, Trilu, GatherElements (+ gradient) and Mod (+ gradient): grid-stride loops around
+// misc_body.h, one thread per output element (deterministic, no atomics).
+#include "gpu/kernels/grid.h"
+#include "gpu/kernels/misc.h"
+
+namespace parity::gpu::kernels {
+namespace {
+
+template <typename T>
+__global__ void RangeKernel(T start, T step, T* y, int64_t n) {
+  PARITY_GRID_STRIDE_LOOP(i, n) { RangeBody(start, step, y, i); }
+}
+
+template <typename T>
+void LaunchRange(const void* start, const void* step, void* y, int64_t n, cudaStream_t stream) {
+  RangeKernel<<<GridBlocks(n), kGridThreads, 0, stream>>>(
+      *static_cast<const T*>(start), *static_cast<const T*>(step), static_cast<T*>(y), n);
+}
+
+template <typename Word>
+__global__ void TriluKernel(const Word* x, Word* y, int64_t numel, int64_t rows, int64_t cols,
+                            bool upper, int64_t k) {
+  PARITY_GRID_STRIDE_LOOP(at, numel) { TriluBody(x, y, rows, cols, upper, k, at); }
+}
+
+template <typename Word, typename Index>
+__global__ void GatherElementsKernel(const Word* data, const Index* idx, Word* out, int64_t numel,
+                                     GatherElementsGeometry g) {
+  PARITY_GRID_STRIDE_LOOP(k, numel) { GatherElementsBody(data, idx, out, g, k); }
+}
+
+template <typename Word>
+void LaunchGatherElements(const void* data, const void* idx, bool index_is_64, void* out,
+                          int64_t numel, const GatherElementsGeometry& g, cudaStream_t stream) {
+  if (index_is_64) {
+    GatherElementsKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const Word*>(data), static_cast<const int64_t*>(idx), static_cast<Word*>(out),
+        numel, g);
+  } else {
+    GatherElementsKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const Word*>(data), static_cast<const int32_t*>(idx), static_cast<Word*>(out),
+        numel, g);
+  }
+}
+
+template <typename T, typename Index>
+__global__ void GatherElementsGradKernel(const T* dy, const Index* idx, T* ddata, int64_t numel,
+                                         GatherElementsGeometry g) {
+  PARITY_GRID_STRIDE_LOOP(to, numel) { GatherElementsGradientBody(dy, idx, ddata, g, to); }
+}
+
+template <typename T>
+void LaunchGatherElementsGrad(const void* dy, const void* idx, bool index_is_64, void* ddata,
+                              int64_t numel, const GatherElementsGeometry& g, cudaStream_t stream) {
+  if (index_is_64) {
+    GatherElementsGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const T*>(dy), static_cast<const int64_t*>(idx), static_cast<T*>(ddata), numel,
+        g);
+  } else {
+    GatherElementsGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const T*>(dy), static_cast<const int32_t*>(idx), static_cast<T*>(ddata), numel,
+        g);
+  }
+}
+
+template <typename T>
+__global__ void ModKernel(const T* a, const T* b, T* y, int64_t n, bool sign_follows_divisor,
+                          BroadcastGeometry g) {
+  PARITY_GRID_STRIDE_LOOP(i, n) { ModBody(a, b, y, sign_follows_divisor, g, i); }
+}
+
+template <typename T>
+void LaunchMod(const void* a, const void* b, void* y, int64_t n, bool sign_follows_divisor,
+               const BroadcastGeometry& g, cudaStream_t stream) {
+  ModKernel<<<GridBlocks(n), kGridThreads, 0, stream>>>(
+      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n,
+      sign_follows_divisor, g);
+}
+
+__global__ void ModGradKernel(bool db, const float* dc, const float* a, const float* b,
+                              const float* c, float* y, int64_t n, int64_t count, ReduceGeometry r,
+                              BroadcastGeometry g) {
+  PARITY_GRID_STRIDE_LOOP(i, n) { ModGradBody(db, dc, a, b, c, y, count, r, g, i); }
+}
+
+}  // namespace
+
+void Range(MiscType type, const void* start, const void* step, void* y, int64_t n,
+           cudaStream_t stream) {
+  if (n == 0) return;
+  switch (type) {
+    case MiscType::kFloat:
+      return LaunchRange<float>(start, step, y, n, stream);
+    case MiscType::kDouble:
+      return LaunchRange<double>(start, step, y, n, stream);
+    case MiscType::kInt32:
+      return LaunchRange<int32_t>(start, step, y, n, stream);
+    case MiscType::kInt64:
+      return LaunchRange<int64_t>(start, step, y, n, stream);
+    default:
+      return;  // not a dtype of Range (the op checked)
+  }
+}
+
+void Trilu(const void* x, void* y, int64_t numel, int64_t rows, int64_t cols, bool upper, int64_t k,
+           size_t esize, cudaStream_t stream) {
+  if (numel == 0) return;
+  if (esize == 8) {
+    TriluKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const uint64_t*>(x), static_cast<uint64_t*>(y), numel, rows, cols, upper, k);
+  } else {
+    TriluKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+        static_cast<const uint32_t*>(x), static_cast<uint32_t*>(y), numel, rows, cols, upper, k);
+  }
+}
+
+void GatherElements(const void* data, const void* idx, bool index_is_64, void* out, int64_t numel,
+                    size_t esize, const GatherElementsGeometry& g, cudaStream_t stream) {
+  if (numel == 0) return;
+  switch (esize) {
+    case 1:
+      return LaunchGatherElements<uint8_t>(data, idx, index_is_64, out, numel, g, stream);
+    case 2:
+      return LaunchGatherElements<uint16_t>(data, idx, index_is_64, out, numel, g, stream);
+    case 4:
+      return LaunchGatherElements<uint32_t>(data, idx, index_is_64, out, numel, g, stream);
+    default:
+      return LaunchGatherElements<uint64_t>(data, idx, index_is_64, out, numel, g, stream);
+  }
+}
+
+void GatherElementsGradient(const void* dy, const void* idx, bool index_is_64, void* ddata,
+                            int64_t numel, bool is_double, const GatherElementsGeometry& g,
+                            cudaStream_t stream) {
+  if (numel == 0) return;
+  if (is_double) {
+    LaunchGatherElementsGrad<double>(dy, idx, index_is_64, ddata, numel, g, stream);
+  } else {
+    LaunchGatherElementsGrad<float>(dy, idx, index_is_64, ddata, numel, g, stream);
+  }
+}
+
+void Mod(MiscType type, const void* a, const void* b, void* y, int64_t n, bool sign_follows_divisor,
+         const BroadcastGeometry& g, cudaStream_t stream) {
+  if (n == 0) return;
+  const bool s = sign_follows_divisor;
+  switch (type) {
+    case MiscType::kFloat:
+      return LaunchMod<float>(a, b, y, n, s, g, stream);
+    case MiscType::kDouble:
+      return LaunchMod<double>(a, b, y, n, s, g, stream);
+    case MiscType::kInt8:
+      return LaunchMod<int8_t>(a, b, y, n, s, g, stream);
+    case MiscType::kInt16:
+      return LaunchMod<int16_t>(a, b, y, n, s, g, stream);
+    case MiscType::kInt32:
+      return LaunchMod<int32_t>(a, b, y, n, s, g, stream);
+    case MiscType::kInt64:
+      return LaunchMod<int64_t>(a, b, y, n, s, g, stream);
+    case MiscType::kUInt8:
+      return LaunchMod<uint8_t>(a, b, y, n, s, g, stream);
+    case MiscType::kUInt16:
+      return LaunchMod<uint16_t>(a, b, y, n, s, g, stream);
+  }
+}
+
+void ModGradientFloat(bool db, const float* dc, const float* a, const float* b, const float* c,
+                      float* y, int64_t n, int64_t count, const ReduceGeometry& r,
+                      const BroadcastGeometry& g, cudaStream_t stream) {
+  if (n == 0) return;
+  ModGradKernel<<<GridBlocks(n), kGridThreads, 0, stream>>>(db, dc, a, b, c, y, n, count, r, g);
+}
+
+}  // namespace parity::gpu::kernels
