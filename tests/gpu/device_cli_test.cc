@@ -47,13 +47,14 @@ TEST(DeviceCli, RunOnCudaOnADevice) {
 TEST(DeviceCli, OpsShowsTheCudaColumn) {
   CliResult r = RunCli("tools/parity", "ops");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // The rows of FC and Conv: "yes" in the cuda column exactly in CUDA builds; RecurrentNetwork
-  // is CPU only.
+  // The rows of FC and Conv: "yes" in the cuda column exactly in CUDA builds;
+  // RecurrentNetworkGradient is CPU only.
   const std::string fc_row = r.output.substr(r.output.find("\nFC "), 80);
   EXPECT_TRUE(Contains(fc_row, gpu::CudaBuild() ? "yes  yes" : "yes  -")) << fc_row;
   const std::string conv_row = r.output.substr(r.output.find("\nConv "), 80);
   EXPECT_TRUE(Contains(conv_row, gpu::CudaBuild() ? "DNNL yes" : "DNNL -")) << conv_row;
-  const std::string rnn_row = r.output.substr(r.output.find("\nRecurrentNetwork "), 80);
+  const std::string rnn_row =
+      r.output.substr(r.output.find("\nRecurrentNetworkGradient "), 80);
   EXPECT_FALSE(Contains(rnn_row, "yes  yes")) << rnn_row;
 }
 

@@ -26,17 +26,17 @@ TEST(CudaRegistry, KernelsRegisteredExactlyInCudaBuilds) {
                            "ReluGradient", "SigmoidGradient", "TanhGradient"}) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
   }
-  // CPU-only ops stay so.
-  EXPECT_FALSE(OperatorRegistry::HasKernel("RecurrentNetwork", kCudaDeviceType));
+  // CPU-only ops stay so (the recurrent gradient accumulates on the host).
+  EXPECT_FALSE(OperatorRegistry::HasKernel("RecurrentNetworkGradient", kCudaDeviceType));
 }
 
 TEST(CudaBackend, NamesTheCpuOnlyOpBeforeLookingForADevice) {
   Case c;
-  *c.mutable_net()->add_op() = MakeOp("Elu", {"x"}, {"y"});
+  *c.mutable_net()->add_op() = MakeOp("RecurrentNetworkGradient", {"x"}, {"y"});
   oracles::BackendRun run = oracles::GetBackend("production-cuda").Run(c);
   ASSERT_TRUE(run.error.has_value());
   EXPECT_EQ(run.error->kind(), ErrorKind::kUnknownOp);
-  EXPECT_NE(std::string(run.error->what()).find("Elu has no CUDA kernel (CPU only)"),
+  EXPECT_NE(std::string(run.error->what()).find("RecurrentNetworkGradient has no CUDA kernel (CPU only)"),
             std::string::npos)
       << run.error->what();
 }

@@ -20,9 +20,6 @@ TEST(CudaRegistry, SumAndAddSubGradientRegisteredExactlyInCudaBuilds) {
     EXPECT_EQ(OperatorRegistry::HasKernel(type, kCudaDeviceType), gpu::CudaBuild()) << type;
     EXPECT_TRUE(OperatorRegistry::HasKernel(type, kCpuDeviceType)) << type;
   }
-  // Pow's gradient stays CPU only (Mul's and Div's: tests/gpu/device_grad2_test.cc; Mod's:
-  // tests/gpu/device_misc_test.cc).
-  EXPECT_FALSE(OperatorRegistry::HasKernel("PowGradient", kCudaDeviceType));
 }
 
 // Sum of 1, 2, 4 and 11 inputs (11: two launches, the second adding onto the running sum).
