@@ -5,9 +5,10 @@
 //
 // The CPU reduces with Eigen 3.4 over SSE2 (4 floats a packet): a row of a reduction is folded by
 // Eigen's redux, whose order (an aligned middle in two packet accumulators, then the head and the
-// tail) and whose max / min (the accumulator wins when either side is NaN, std::max's rule)
-// decide the rounding of a product or sum, which NaN survives and the sign of a zero. EigenRedux
-// below replays that order exactly, so these kernels give the CPU's bits, NaN and -0.0 included.
+// tail) and whose max / min (Eigen's PropagateNaN: a NaN accumulator, else a NaN element, else
+// std::max's rule) decide the rounding of a product or sum, which NaN comes out and the sign of a
+// zero. EigenRedux below replays that order exactly, so these kernels give the CPU's bits, NaN
+// and -0.0 included.
 // The model is of the CPU as .bazelrc builds it (x86-64 without -mavx: SSE2 packets); a CPU build
 // with wider packets would reorder its folds, and tests/gpu/reduction_body_test.cc would fail.
 #ifndef PARITY_GPU_KERNELS_REDUCTION_BODY_H_
@@ -24,9 +25,10 @@ namespace parity::gpu::kernels {
 
 enum class Reducer { kSum, kProd, kMax, kMin };
 
-// Eigen's binary functor of each reduction, accumulator first: max is std::max(acc, x) (and SSE's
-// pmax(acc, x) = _mm_max_ps(x, acc)): x replaces acc only when acc < x, so a NaN on either side
-// leaves acc. Likewise min.
+// Eigen's binary functor of each reduction, accumulator first. Max and min propagate NaN as the
+// CPU's PropagateNaN functors do (pminmax_impl<PropagateNaN>: a NaN acc, else a NaN x); between
+// numbers, max is std::max(acc, x) (SSE's pmax(acc, x) = _mm_max_ps(x, acc)): x replaces acc only
+// when acc < x, which keeps acc's zero on a +0 / -0 tie. Likewise min.
 PARITY_HD float Combine(Reducer op, float acc, float x) {
   switch (op) {
     case Reducer::kSum:
@@ -34,8 +36,12 @@ PARITY_HD float Combine(Reducer op, float acc, float x) {
     case Reducer::kProd:
       return Mul(acc, x);
     case Reducer::kMax:
+      if (acc != acc) return acc;  // NaN (no isnan: the body compiles for host and device alike)
+      if (x != x) return x;
       return acc < x ? x : acc;
     case Reducer::kMin:
+      if (acc != acc) return acc;
+      if (x != x) return x;
       return x < acc ? x : acc;
   }
   return acc;

@@ -1,6 +1,7 @@
 // Reductions against hand-computed values: ReduceSum/Mean/Max/Min/Prod, SumElements, Softmax,
 // Hardmax.
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/schema.h"
@@ -30,6 +31,43 @@ TEST(ReduceSum, KeepdimsBothWays) {
   ExpectTensorNear(ws->GetTensor("y"), {}, {21});
   ws = RunOp(MakeOp("ReduceSum", {"x"}, {"y"}), {{"x", X23()}});
   ExpectTensorNear(ws->GetTensor("y"), {1, 1}, {21});
+}
+
+// A NaN anywhere in a reduced row or column gives NaN (numpy, PyTorch, the reference). Eigen's
+// default maxCoeff kept it only where it started a packet accumulator: [1, NaN, 2, 3] gave 2.
+TEST(ReduceMaxMin, PropagateNaNWhereverItIs) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const char* type : {"ReduceMax", "ReduceMin"}) {
+    for (int64_t len : {4, 5, 9, 17}) {
+      for (int64_t at = 0; at < len; ++at) {
+        // Rows: [2, len] over axis 1, a NaN at `at` in row 0 only.
+        std::vector<float> values(2 * len);
+        for (int64_t i = 0; i < 2 * len; ++i) values[i] = static_cast<float>((i * 5) % 7) - 3.0f;
+        values[at] = nan;
+        auto ws = RunOp(MakeOp(type, {"x"}, {"y"}, {{"axes", Ints{1}}, {"keepdims", 0}}),
+                        {{"x", MakeTensor<float>({2, len}, values)}});
+        const std::vector<float> y = Values<float>(ws->GetTensor("y"));
+        EXPECT_TRUE(std::isnan(y[0])) << type << " row, length " << len << ", NaN at " << at;
+        EXPECT_FALSE(std::isnan(y[1])) << type << " row, length " << len << ", NaN at " << at;
+        // Columns: [len, 2] over axis 0 (the accumulator pass), the NaN in column 1.
+        std::vector<float> columns(2 * len);
+        for (int64_t i = 0; i < 2 * len; ++i) columns[i] = static_cast<float>((i * 3) % 5) - 2.0f;
+        columns[at * 2 + 1] = nan;
+        ws = RunOp(MakeOp(type, {"x"}, {"y"}, {{"axes", Ints{0}}, {"keepdims", 0}}),
+                   {{"x", MakeTensor<float>({len, 2}, columns)}});
+        const std::vector<float> c = Values<float>(ws->GetTensor("y"));
+        EXPECT_FALSE(std::isnan(c[0])) << type << " column, length " << len << ", NaN at " << at;
+        EXPECT_TRUE(std::isnan(c[1])) << type << " column, length " << len << ", NaN at " << at;
+      }
+    }
+  }
+  // Without a NaN, the plain max and min (row 0 of [[1, 5, -2, 5]]).
+  auto ws = RunOp(MakeOp("ReduceMax", {"x"}, {"y"}, {{"keepdims", 0}}),
+                  {{"x", MakeTensor<float>({1, 4}, {1, 5, -2, 5})}});
+  ExpectTensorNear(ws->GetTensor("y"), {}, {5});
+  ws = RunOp(MakeOp("ReduceMin", {"x"}, {"y"}, {{"keepdims", 0}}),
+             {{"x", MakeTensor<float>({1, 4}, {1, 5, -2, 5})}});
+  ExpectTensorNear(ws->GetTensor("y"), {}, {-2});
 }
 
 TEST(ReduceSum, NonAdjacentAxesAndInt) {

@@ -6,7 +6,9 @@
 // keeps reduced axes as size 1. Sum/Max/Min take float, double, int32, int64; Mean and Prod
 // float/double (an integer product overflows within a few elements). An empty reduction gives 0
 // for Sum, 1 for Prod and NaN (0/0) for Mean; Max/Min over an empty axis have no
-// value and fail (Caffe2 returned the dtype's lowest/highest value there).
+// value and fail (Caffe2 returned the dtype's lowest/highest value there). Max/Min propagate NaN
+// (Caffe2's Eigen maxCoeff dropped a NaN unless it started an accumulator, which depends on the
+// row's alignment).
 //
 // The kernel merges adjacent reduced (or kept) axes and reduces one merged axis at a time as an
 // [outer, r, inner] pass with Eigen over contiguous rows: a plain row reduction when inner == 1,
@@ -97,8 +99,10 @@ void ReduceRows(Reduction kind, const T* x, T* y, int64_t o_begin, int64_t o_end
           }
           y[o] = r == 0 ? T(0) : row.sum();
           break;
-        case Reduction::kMax: y[o] = row.maxCoeff(); break;
-        case Reduction::kMin: y[o] = row.minCoeff(); break;
+        // NaN propagates (numpy, PyTorch, ONNX; the reference): Eigen's default max / min keep
+        // a NaN only where it happens to start an accumulator.
+        case Reduction::kMax: y[o] = row.template maxCoeff<Eigen::PropagateNaN>(); break;
+        case Reduction::kMin: y[o] = row.template minCoeff<Eigen::PropagateNaN>(); break;
         case Reduction::kProd: y[o] = r == 0 ? T(1) : row.prod(); break;
       }
       continue;
@@ -123,8 +127,8 @@ void ReduceRows(Reduction kind, const T* x, T* y, int64_t o_begin, int64_t o_end
       switch (kind) {
         case Reduction::kSum:
         case Reduction::kMean: acc += row; break;
-        case Reduction::kMax: acc = acc.max(row); break;
-        case Reduction::kMin: acc = acc.min(row); break;
+        case Reduction::kMax: acc = acc.binaryExpr(row, elementwise::MaxNaN<T>()); break;
+        case Reduction::kMin: acc = acc.binaryExpr(row, elementwise::MinNaN<T>()); break;
         case Reduction::kProd: acc *= row; break;
       }
     }
