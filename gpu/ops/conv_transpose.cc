@@ -10,9 +10,8 @@
 // ConvTranspose has no gradient op of its own: its gradient is Conv, ConvGradient and ReduceSum
 // (core/ops/conv/makers.cc), which have CUDA kernels already.
 //
-// The geometry comes from core's ParseConvGeometry; adj's parsing and the shape checks, file-local
-// in conv_transpose.cc, are written out again here with the CPU's messages and order (the device
-// tests compare both devices' messages).
+// The geometry, adj and the shape checks are core's own (ParseConvGeometry,
+// core/ops/conv/conv_transpose.h), so both devices give the same messages in the same order.
 //
 // Compiled, not yet run on a GPU (the host body tests and the device tests' CPU side ran).
 #include "gpu/kernels/conv_transpose.h"
@@ -22,6 +21,7 @@
 
 #include "core/ops/common/conv_geometry.h"
 #include "core/ops/common/gemm.h"
+#include "core/ops/conv/conv_transpose.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/kernel_geometry.h"
 #include "gpu/ops/gemm.h"
@@ -29,73 +29,12 @@
 namespace parity::gpu {
 namespace {
 
-struct Adj {
-  int64_t h = 0, w = 0;
-};
-
-// The CPU's ParseAdj.
-Adj ParseAdj(const ArgumentHelper& args, const ConvGeometry& g) {
-  const bool has_single = args.Has("adj"), has_list = args.Has("adjs");
-  const bool has_h = args.Has("adj_h"), has_w = args.Has("adj_w");
-  PARITY_ENFORCE(int{has_single} + int{has_list} + int{has_h || has_w} <= 1,
-                 ErrorKind::kBadArgument, args.op_label(),
-                 ": give only one of 'adj', 'adjs' or 'adj_h' + 'adj_w'");
-  PARITY_ENFORCE(has_h == has_w, ErrorKind::kBadArgument, args.op_label(), ": argument '",
-                 has_h ? "adj_h" : "adj_w", "' needs '", has_h ? "adj_w" : "adj_h", "' as well");
-  Adj adj;
-  if (has_single) {
-    adj.h = adj.w = args.Get<int>("adj");
-  } else if (has_list) {
-    const std::vector<int> values = args.GetVector<int>("adjs");
-    PARITY_ENFORCE(values.size() == 2, ErrorKind::kBadArgument, args.op_label(),
-                   ": argument 'adjs' has ", values.size(), " values; 2-D ops take 2 (h, w)");
-    adj = {values[0], values[1]};
-  } else if (has_h) {
-    adj = {args.Get<int>("adj_h"), args.Get<int>("adj_w")};
-  }
-  PARITY_ENFORCE(adj.h >= 0 && adj.w >= 0 && adj.h < g.stride_h && adj.w < g.stride_w,
-                 ErrorKind::kBadArgument, args.op_label(), ": adj_h = ", adj.h, ", adj_w = ", adj.w,
-                 " must be in [0, stride) (stride ", g.stride_h, "x", g.stride_w, ")");
-  return adj;
-}
-
-// The CPU's ConvTransposeShape: its checks, and Y's dims.
-void ConvTransposeShape(const std::string& label, const ConvGeometry& g, const Adj& adj,
-                        int64_t group, const std::vector<int64_t>& x, const std::vector<int64_t>& w,
-                        const std::vector<int64_t>* b, std::vector<int64_t>* y_dims) {
-  PARITY_ENFORCE(x.size() == 4, ErrorKind::kShapeMismatch, label,
-                 ": takes a 4-D NCHW input X, got ", ShapeString(x));
-  PARITY_ENFORCE(w.size() == 4, ErrorKind::kShapeMismatch, label,
-                 ": filter W must be 4-D [C, M / group, kernel_h, kernel_w], got ", ShapeString(w));
-  PARITY_ENFORCE(x[1] % group == 0, ErrorKind::kShapeMismatch, label, ": input channels C = ", x[1],
-                 " of X ", ShapeString(x), " are not divisible by group ", group);
-  PARITY_ENFORCE(w[0] == x[1], ErrorKind::kShapeMismatch, label, ": filter W ", ShapeString(w),
-                 " should have X's ", x[1], " channels in dim 0 (X ", ShapeString(x), ")");
-  PARITY_ENFORCE(w[2] == g.kernel_h && w[3] == g.kernel_w, ErrorKind::kShapeMismatch, label,
-                 ": kernel ", g.kernel_h, "x", g.kernel_w, " does not match filter W ",
-                 ShapeString(w));
-  const int64_t m = w[1] * group;
-  if (b != nullptr) {
-    PARITY_ENFORCE(b->size() == 1 && (*b)[0] == m, ErrorKind::kShapeMismatch, label, ": bias b ",
-                   ShapeString(*b), " should be [", m, "] (filter W ", ShapeString(w), ", group ",
-                   group, ")");
-  }
-  const int64_t out_h =
-      (x[2] - 1) * g.stride_h - g.pad_t - g.pad_b + g.dilation_h * (g.kernel_h - 1) + 1 + adj.h;
-  const int64_t out_w =
-      (x[3] - 1) * g.stride_w - g.pad_l - g.pad_r + g.dilation_w * (g.kernel_w - 1) + 1 + adj.w;
-  PARITY_ENFORCE(x[2] > 0 && x[3] > 0 && out_h > 0 && out_w > 0, ErrorKind::kShapeMismatch, label,
-                 ": X ", ShapeString(x), " with these pads gives an empty output ", out_h, "x",
-                 out_w);
-  y_dims->assign({x[0], m, out_h, out_w});
-}
-
 class ConvTransposeCudaOp final : public CudaOperator {
  public:
   ConvTransposeCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
       : CudaOperator(def, ws),
         geometry_(ParseConvGeometry(args(), ConvKind::kConv)),
-        adj_(ParseAdj(args(), geometry_)),
+        adj_(ParseConvTransposeAdj(args(), geometry_)),
         group_(Arg<int64_t>("group")),
         col_(device()) {
     PARITY_ENFORCE(group_ > 0, ErrorKind::kBadArgument, label(), ": argument 'group' = ", group_,
@@ -141,7 +80,7 @@ class ConvTransposeCudaOp final : public CudaOperator {
 
  private:
   const ConvGeometry geometry_;
-  const Adj adj_;
+  const ConvTransposeAdj adj_;
   const int64_t group_;
   std::vector<int64_t> y_dims_;
   std::vector<int64_t> col_dims_;

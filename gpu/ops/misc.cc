@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/ops/common/shape_util.h"
+#include "core/ops/fill/range.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/device.h"
 
@@ -69,34 +70,14 @@ class RangeCudaOp final : public CudaOperator {
     return ToCpu(Input(i)).data<T>()[0];
   }
 
-  // The CPU's length: max(ceil((stop - start) / step), 0), exact for integers, with its errors.
+  // The CPU's length rule and errors (core/ops/fill/range.h).
   template <typename T>
   void RunWith(kernels::MiscType type) {
     const int n = InputSize();
     const T start = n == 1 ? T(0) : Scalar<T>(0);
     const T stop = Scalar<T>(n == 1 ? 0 : 1);
     const T step = n == 3 ? Scalar<T>(2) : T(1);
-    PARITY_ENFORCE(step != T(0), ErrorKind::kBadArgument, label(), ": step must not be 0");
-    int64_t length = 0;
-    if constexpr (std::is_integral_v<T>) {
-      int64_t diff = 0;
-      PARITY_ENFORCE(
-          !__builtin_sub_overflow(static_cast<int64_t>(stop), static_cast<int64_t>(start), &diff),
-          ErrorKind::kBadArgument, label(), ": stop - start overflows int64 (start ", start,
-          ", stop ", stop, ")");
-      PARITY_ENFORCE(!(step == T(-1) && diff == std::numeric_limits<int64_t>::min()),
-                     ErrorKind::kResourceLimit, label(), ": the range is too long");
-      length = diff / static_cast<int64_t>(step);
-      if (diff % step != 0 && (diff < 0) == (step < 0)) ++length;
-    } else {
-      const double steps = std::ceil((static_cast<double>(stop) - static_cast<double>(start)) /
-                                     static_cast<double>(step));
-      PARITY_ENFORCE(std::isfinite(steps) && steps < 9e15, ErrorKind::kBadArgument, label(),
-                     ": the range [", start, ", ", stop, ") in steps of ", step,
-                     " has no finite length");
-      length = static_cast<int64_t>(steps);
-    }
-    if (length < 0) length = 0;
+    const int64_t length = RangeLength(label(), start, stop, step);
     Tensor* out = DeviceOutput(0);
     out->Resize({length});
     kernels::Range(type, &start, &step, out->template mutable_data<T>(), length, stream());

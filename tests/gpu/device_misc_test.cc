@@ -3,11 +3,9 @@
 // device is present (those tests skip with one line where none is).
 //
 // Float cases go through the device oracle (oracles::DeviceChecks). Cases with integer inputs
-// (indices, int Range / Trilu / Mod), which the oracle leaves out (its CUDA backend takes float
-// inputs only), are judged by DeviceJudged: the oracle's own judgment (oracles::JudgeDeviceRuns:
-// both devices against the f64 reference, then a second GPU run bit for bit), and, where both
-// devices reject a case, the same message from both. (DeviceJudged is also in
-// device_class_loss_test.cc: tests/gpu/BUILD gives each test file only its own source.)
+// (indices, int Range / Trilu / Mod) and the cases both devices must reject go through
+// DeviceJudged (device_judged.h): the oracle's own judgment, and the same message from both
+// devices where both reject.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -23,45 +21,12 @@
 #include "oracles/device_oracle.h"
 #include "oracles/op_facts.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/gpu/device_judged.h"
 #include "tests/gpu/device_test_util.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
 namespace {
-
-// The device oracle's judgment of a one-op case whatever its input dtypes (see the file
-// comment); both devices failing must fail alike.
-::testing::AssertionResult DeviceJudged(const caffe2::OperatorDef& op,
-                                        const oracles::NamedTensors& inputs) {
-  using namespace oracles;  // NOLINT: the backends and the judgment
-  const Case c = SingleOpCase(op, inputs);
-  const BackendRun truth = GetBackend(kReference).Run(c);
-  const BackendRun cpu = GetBackend(kProduction).Run(c);
-  const BackendRun gpu = GetBackend(kProductionCuda).Run(c);
-  if (cpu.error && gpu.error) {
-    if (std::string(cpu.error->what()) == gpu.error->what()) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure()
-           << "both devices reject the case, differently:\n  CPU: " << cpu.error->what()
-           << "\n  GPU: " << gpu.error->what();
-  }
-  BackendRun f32;
-  const OracleResult result = JudgeDeviceRuns(
-      c, truth, cpu, gpu,
-      [&]() -> const BackendRun& {
-        f32 = GetBackend(kReferenceF32).Run(c);
-        return f32;
-      },
-      GetToleranceClass(ToleranceForNet(c.net())));
-  if (result.finding) return ::testing::AssertionFailure() << DescribeFinding(*result.finding);
-  if (!result.not_applicable.empty()) {
-    return ::testing::AssertionFailure() << "not applicable: " << result.not_applicable;
-  }
-  if (auto finding = CompareDeviceRuns(c, gpu, GetBackend(kProductionCuda).Run(c),
-                                       CudaNondeterministicOps())) {
-    return ::testing::AssertionFailure() << DescribeFinding(*finding);
-  }
-  return ::testing::AssertionSuccess();
-}
 
 TEST(CudaRegistry, MiscOpsRegisteredExactlyInCudaBuilds) {
   for (const char* type : {"FCRelu", "Range", "Trilu", "GatherElements", "GatherElementsGradient",

@@ -22,16 +22,12 @@
 #include "core/ops/common/conv_geometry.h"
 #include "core/ops/common/gemm.h"
 #include "core/ops/conv/conv.h"
+#include "core/ops/conv/conv_transpose.h"
 #include "core/schema.h"
 
 namespace parity {
-namespace {
 
-struct Adj {
-  int64_t h = 0, w = 0;
-};
-
-Adj ParseAdj(const ArgumentHelper& args, const ConvGeometry& g) {
+ConvTransposeAdj ParseConvTransposeAdj(const ArgumentHelper& args, const ConvGeometry& g) {
   const bool has_single = args.Has("adj"), has_list = args.Has("adjs");
   const bool has_h = args.Has("adj_h"), has_w = args.Has("adj_w");
   PARITY_ENFORCE(int{has_single} + int{has_list} + int{has_h || has_w} <= 1,
@@ -39,7 +35,7 @@ Adj ParseAdj(const ArgumentHelper& args, const ConvGeometry& g) {
                  ": give only one of 'adj', 'adjs' or 'adj_h' + 'adj_w'");
   PARITY_ENFORCE(has_h == has_w, ErrorKind::kBadArgument, args.op_label(), ": argument '",
                  has_h ? "adj_h" : "adj_w", "' needs '", has_h ? "adj_w" : "adj_h", "' as well");
-  Adj adj;
+  ConvTransposeAdj adj;
   if (has_single) {
     adj.h = adj.w = args.Get<int>("adj");
   } else if (has_list) {
@@ -59,8 +55,7 @@ Adj ParseAdj(const ArgumentHelper& args, const ConvGeometry& g) {
   return adj;
 }
 
-// The checks Caffe2's ConvTransposeOp makes, and Y's dims.
-void ConvTransposeShape(const std::string& label, const ConvGeometry& g, const Adj& adj,
+void ConvTransposeShape(const std::string& label, const ConvGeometry& g, const ConvTransposeAdj& adj,
                         int64_t group, const std::vector<int64_t>& x, const std::vector<int64_t>& w,
                         const std::vector<int64_t>* b, std::vector<int64_t>* y_dims) {
   PARITY_ENFORCE(x.size() == 4, ErrorKind::kShapeMismatch, label,
@@ -90,12 +85,14 @@ void ConvTransposeShape(const std::string& label, const ConvGeometry& g, const A
   y_dims->assign({x[0], m, out_h, out_w});
 }
 
+namespace {
+
 class ConvTransposeOp final : public Operator {
  public:
   ConvTransposeOp(const caffe2::OperatorDef& def, Workspace* ws)
       : Operator(def, ws),
         geometry_(ParseConvGeometry(args(), ConvKind::kConv)),
-        adj_(ParseAdj(args(), geometry_)),
+        adj_(ParseConvTransposeAdj(args(), geometry_)),
         group_(Arg<int64_t>("group")) {
     PARITY_ENFORCE(group_ > 0, ErrorKind::kBadArgument, label(), ": argument 'group' = ", group_,
                    " must be positive");
@@ -147,7 +144,7 @@ class ConvTransposeOp final : public Operator {
   }
 
   const ConvGeometry geometry_;
-  const Adj adj_;
+  const ConvTransposeAdj adj_;
   const int64_t group_;
   std::vector<int64_t> y_dims_;
   std::vector<int64_t> col_dims_;
@@ -172,7 +169,7 @@ PARITY_OP_SCHEMA(ConvTranspose)
     .ShapeInference([](const caffe2::OperatorDef&, const ArgumentHelper& args,
                        const std::vector<TensorType>& in) {
       const ConvGeometry g = ParseConvGeometry(args, ConvKind::kConv);
-      const Adj adj = ParseAdj(args, g);
+      const ConvTransposeAdj adj = ParseConvTransposeAdj(args, g);
       const int64_t group = args.Get<int64_t>("group");
       PARITY_ENFORCE(group > 0, ErrorKind::kBadArgument, args.op_label(),
                      ": argument 'group' = ", group, " must be positive");

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "core/operator.h"
+#include "core/ops/fill/range.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -71,28 +72,7 @@ class RangeOp final : public Operator {
     const T start = n == 1 ? T(0) : Scalar<T>(Input(0));
     const T stop = Scalar<T>(Input(n == 1 ? 0 : 1));
     const T step = n == 3 ? Scalar<T>(Input(2)) : T(1);
-    PARITY_ENFORCE(step != T(0), ErrorKind::kBadArgument, label(), ": step must not be 0");
-    int64_t length = 0;
-    if constexpr (std::is_integral_v<T>) {
-      int64_t diff = 0;
-      PARITY_ENFORCE(
-          !__builtin_sub_overflow(static_cast<int64_t>(stop), static_cast<int64_t>(start), &diff),
-          ErrorKind::kBadArgument, label(), ": stop - start overflows int64 (start ", start,
-          ", stop ", stop, ")");
-      // diff / -1 overflows only for INT64_MIN, a length no tensor can hold anyway.
-      PARITY_ENFORCE(!(step == T(-1) && diff == std::numeric_limits<int64_t>::min()),
-                     ErrorKind::kResourceLimit, label(), ": the range is too long");
-      length = diff / static_cast<int64_t>(step);
-      if (diff % step != 0 && (diff < 0) == (step < 0)) ++length;
-    } else {
-      const double steps = std::ceil((static_cast<double>(stop) - static_cast<double>(start)) /
-                                     static_cast<double>(step));
-      PARITY_ENFORCE(std::isfinite(steps) && steps < 9e15, ErrorKind::kBadArgument, label(),
-                     ": the range [", start, ", ", stop, ") in steps of ", step,
-                     " has no finite length");
-      length = static_cast<int64_t>(steps);
-    }
-    if (length < 0) length = 0;
+    const int64_t length = RangeLength(label(), start, stop, step);
     Tensor* out = Output(0);
     out->Resize({length});
     T* y = out->template mutable_data<T>();
