@@ -1,11 +1,12 @@
-// Per-thread bodies of the MulGradient / DivGradient and SoftmaxGradient kernels (elementwise.cu,
-// reduce.cu). Host and device (host_device.h); tests/gpu/grad2_body_test.cc runs them on the host
-// against the CPU engine (core/ops/elementwise/binary_grad.cc, core/ops/reduce/reduce_grad.cc).
-// Products and sums go through ieee_body.h's Mul / Add / Sub, so nvcc contracts nothing into a
-// fused multiply-add the CPU's Eigen code does not use.
+// Per-thread bodies of the MulGradient / DivGradient / ModGradient and SoftmaxGradient kernels
+// (elementwise.cu, reduce.cu). Host and device (host_device.h); tests/gpu/grad2_body_test.cc runs
+// them on the host against the CPU engine (core/ops/elementwise/binary_grad.cc,
+// core/ops/reduce/reduce_grad.cc). Products and sums go through ieee_body.h's Mul / Add / Sub, so
+// nvcc contracts nothing into a fused multiply-add the CPU's Eigen code does not use.
 #ifndef PARITY_GPU_KERNELS_GRAD2_BODY_H_
 #define PARITY_GPU_KERNELS_GRAD2_BODY_H_
 
+#include <cmath>
 #include <cstdint>
 
 #include "gpu/kernels/elementwise_body.h"  // BroadcastGeometry, BroadcastOffsetsOf
@@ -16,8 +17,9 @@
 namespace parity::gpu::kernels {
 
 // The elementwise derivative one binary-gradient output takes, the CPU's functors' formulas:
-//   MulGradFn: dA = dc * b, dB = dc * a;  DivGradFn: dA = dc / b, dB = -(dc * c) / b.
-enum class BinaryGrad { kMulDA, kMulDB, kDivDA, kDivDB };
+//   MulGradFn: dA = dc * b, dB = dc * a;  DivGradFn: dA = dc / b, dB = -(dc * c) / b;
+//   ModGradFn: dA = dc, dB = -(dc * round((a - c) / b)).
+enum class BinaryGrad { kMulDA, kMulDB, kDivDA, kDivDB, kModDA, kModDB };
 
 PARITY_HD float BinaryGradTerm(BinaryGrad fn, const float* dc, const float* a, const float* b,
                                const float* c, int64_t o, const BroadcastOffsets& ab) {
@@ -30,6 +32,10 @@ PARITY_HD float BinaryGradTerm(BinaryGrad fn, const float* dc, const float* a, c
       return dc[o] / b[ab.b];
     case BinaryGrad::kDivDB:
       return -Mul(dc[o], c[o]) / b[ab.b];
+    case BinaryGrad::kModDA:
+      return dc[o];
+    case BinaryGrad::kModDB:
+      return -Mul(dc[o], ::roundf(Sub(a[ab.a], c[o]) / b[ab.b]));
   }
   return 0.0f;
 }
@@ -40,7 +46,7 @@ PARITY_HD float BinaryGradTerm(BinaryGrad fn, const float* dc, const float* a, c
 // derivative itself (assigned, as the CPU does: a -0.0 stays -0.0). `r` is the output seen as
 // the operand's dims (kept) and its broadcast dims (reduced), BroadcastReduceGeometryOf's; `g`
 // maps an output element to A's and B's (BroadcastGeometryOf). c (the forward output) is read by
-// kDivDB only; a by kMulDB only. y may not be an input.
+// kDivDB and kModDB only; a by kMulDB and kModDB only. y may not be an input.
 PARITY_HD void BinaryGradBody(BinaryGrad fn, const float* dc, const float* a, const float* b,
                               const float* c, float* y, int64_t count, const ReduceGeometry& r,
                               const BroadcastGeometry& g, int64_t i) {

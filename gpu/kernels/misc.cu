@@ -77,12 +77,6 @@ void LaunchMod(const void* a, const void* b, void* y, int64_t n, bool sign_follo
       sign_follows_divisor, g);
 }
 
-__global__ void ModGradKernel(bool db, const float* dc, const float* a, const float* b,
-                              const float* c, float* y, int64_t n, int64_t count, ReduceGeometry r,
-                              BroadcastGeometry g) {
-  PARITY_GRID_STRIDE_LOOP(i, n) { ModGradBody(db, dc, a, b, c, y, count, r, g, i); }
-}
-
 }  // namespace
 
 void Range(MiscType type, const void* start, const void* step, void* y, int64_t n,
@@ -162,13 +156,6 @@ void Mod(MiscType type, const void* a, const void* b, void* y, int64_t n, bool s
     case MiscType::kUInt16:
       return LaunchMod<uint16_t>(a, b, y, n, s, g, stream);
   }
-}
-
-void ModGradientFloat(bool db, const float* dc, const float* a, const float* b, const float* c,
-                      float* y, int64_t n, int64_t count, const ReduceGeometry& r,
-                      const BroadcastGeometry& g, cudaStream_t stream) {
-  if (n == 0) return;
-  ModGradKernel<<<GridBlocks(n), kGridThreads, 0, stream>>>(db, dc, a, b, c, y, n, count, r, g);
 }
 
 }  // namespace parity::gpu::kernels

@@ -37,12 +37,6 @@ void GatherElementsGradient(const void* dy, const void* idx, bool index_is_64, v
 void Mod(MiscType type, const void* a, const void* b, void* y, int64_t n, bool sign_follows_divisor,
          const BroadcastGeometry& g, cudaStream_t stream);
 
-// dA (db false) or dB of ModGradient: n operand elements, each summing its `count` broadcast
-// copies (ModGradBody). y may not be an input.
-void ModGradientFloat(bool db, const float* dc, const float* a, const float* b, const float* c,
-                      float* y, int64_t n, int64_t count, const ReduceGeometry& r,
-                      const BroadcastGeometry& g, cudaStream_t stream);
-
 }  // namespace parity::gpu::kernels
 
 #endif  // PARITY_GPU_KERNELS_MISC_H_

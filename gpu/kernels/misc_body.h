@@ -165,32 +165,6 @@ PARITY_HD void ModBody(const T* a, const T* b, T* y, bool sign_follows_divisor,
   y[i] = ModRemainder(a[o.a], b[o.b], sign_follows_divisor);
 }
 
-// ---- ModGradient (dC, A, B, C): dA = dC and dB = -(dC * round((A - C) / B)), the CPU functor's
-// expressions, each summed over its operand's broadcast copies serially in the output's
-// row-major order from 0, or assigned where the operand has none (count 1), as in
-// grad2_body.h's BinaryGradBody.
-PARITY_HD float ModGradTerm(bool db, const float* dc, const float* a, const float* b,
-                            const float* c, int64_t o, const BroadcastOffsets& ab) {
-  if (!db) return dc[o];
-  return -Mul(dc[o], ::roundf(Sub(a[ab.a], c[o]) / b[ab.b]));
-}
-
-PARITY_HD void ModGradBody(bool db, const float* dc, const float* a, const float* b, const float* c,
-                           float* y, int64_t count, const ReduceGeometry& r,
-                           const BroadcastGeometry& g, int64_t i) {
-  const int64_t base = ReduceBaseOffset(r, i);
-  if (count == 1) {
-    y[i] = ModGradTerm(db, dc, a, b, c, base, BroadcastOffsetsOf(g, base));
-    return;
-  }
-  float sum = 0.0f;
-  for (int64_t k = 0; k < count; ++k) {
-    const int64_t o = ReducedElementOffset(r, base, k);
-    sum = Add(sum, ModGradTerm(db, dc, a, b, c, o, BroadcastOffsetsOf(g, o)));
-  }
-  y[i] = sum;
-}
-
 }  // namespace parity::gpu::kernels
 
 #endif  // PARITY_GPU_KERNELS_MISC_BODY_H_

@@ -1,12 +1,13 @@
-// MulGradient, DivGradient and SoftmaxGradient on the device (float). Dtypes, shapes, arguments
-// and their errors come from the CPU's own shape inference (the ops' schemas,
+// MulGradient, DivGradient, ModGradient and SoftmaxGradient on the device (float). Dtypes, shapes,
+// arguments and their errors come from the CPU's own shape inference (the ops' schemas,
 // core/ops/elementwise/binary_grad.cc and core/ops/reduce/reduce_grad.cc) and broadcast helpers
 // (core/ops/elementwise/binary.h), so both devices accept and reject the same nets.
 //
 // Formulas and order (gpu/kernels/grad2_body.h):
 //   - MulGradient (dC, A, B) -> (dA, dB): dA = dC * B, dB = dC * A; DivGradient (dC, A, B, C), or
-//     the legacy (B, C, dC) with A's dims taken from C: dA = dC / B, dB = -(dC * C) / B, the CPU
-//     functors' expressions. Each is summed over its operand's broadcast copies serially in the
+//     the legacy (B, C, dC) with A's dims taken from C: dA = dC / B, dB = -(dC * C) / B;
+//     ModGradient (dC, A, B, C): dA = dC, dB = -(dC * round((A - C) / B)); the CPU functors'
+//     expressions. Each is summed over its operand's broadcast copies serially in the
 //     output's row-major order from 0, the CPU's order where the operand varies along the
 //     output's innermost run; where it is constant along that run the CPU's Eigen sums the run's
 //     block in one vectorized .sum() and the last bits may differ (within the device oracle's
@@ -28,18 +29,21 @@
 namespace parity::gpu {
 namespace {
 
+enum class GradOf { kMul, kDiv, kMod };
+
 // Mul: (dC, A, B) -> (dA, dB). Div: (dC, A, B, C) -> (dA, dB), or legacy (B, C, dC) -> (dA, dB)
-// (the CPU's LayoutFor: DivGradient with 3 inputs is the legacy form).
-template <bool kDiv>
-class MulDivGradientCudaOp final : public CudaOperator {
+// (the CPU's LayoutFor: DivGradient with 3 inputs is the legacy form). Mod: (dC, A, B, C) ->
+// (dA, [dB]).
+template <GradOf kOf>
+class BinaryGradientCudaOp final : public CudaOperator {
  public:
-  MulDivGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
+  BinaryGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
       : CudaOperator(def, ws), bargs_(ReadBroadcastArgs(def, args())) {
     // At construction, as the CPU kernel checks it.
     elementwise_grad::CheckDistinctOutputs(def, label());
-    if (kDiv && def.input_size() == 3) {
+    if (kOf == GradOf::kDiv && def.input_size() == 3) {
       dc_ = 2, a_ = -1, b_ = 0, c_ = 1;
-    } else if (kDiv) {
+    } else if (kOf != GradOf::kMul) {
       c_ = 3;
     }
     scratch_.emplace_back(device());
@@ -67,12 +71,14 @@ class MulDivGradientCudaOp final : public CudaOperator {
       results[i] = aside ? &scratch_[i] : DeviceOutput(i);
     }
     using kernels::BinaryGrad;
-    Grad(kDiv ? BinaryGrad::kDivDA : BinaryGrad::kMulDA, dc, pa, pb, pc, a_dims, a_dims, g,
-         results[0]);
-    if (OutputSize() > 1) {
-      Grad(kDiv ? BinaryGrad::kDivDB : BinaryGrad::kMulDB, dc, pa, pb, pc, b_dims, b_plan_, g,
-           results[1]);
-    }
+    constexpr BinaryGrad kDA = kOf == GradOf::kMul   ? BinaryGrad::kMulDA
+                               : kOf == GradOf::kDiv ? BinaryGrad::kDivDA
+                                                     : BinaryGrad::kModDA;
+    constexpr BinaryGrad kDB = kOf == GradOf::kMul   ? BinaryGrad::kMulDB
+                               : kOf == GradOf::kDiv ? BinaryGrad::kDivDB
+                                                     : BinaryGrad::kModDB;
+    Grad(kDA, dc, pa, pb, pc, a_dims, a_dims, g, results[0]);
+    if (OutputSize() > 1) Grad(kDB, dc, pa, pb, pc, b_dims, b_plan_, g, results[1]);
     for (int i = 0; i < OutputSize(); ++i) {
       if (results[i] == &scratch_[i]) CopyTensor(scratch_[i], DeviceOutput(i));
     }
@@ -99,8 +105,9 @@ class MulDivGradientCudaOp final : public CudaOperator {
   std::vector<Tensor> scratch_;
 };
 
-PARITY_REGISTER_CUDA_OPERATOR(MulGradient, MulDivGradientCudaOp<false>);
-PARITY_REGISTER_CUDA_OPERATOR(DivGradient, MulDivGradientCudaOp<true>);
+PARITY_REGISTER_CUDA_OPERATOR(MulGradient, BinaryGradientCudaOp<GradOf::kMul>);
+PARITY_REGISTER_CUDA_OPERATOR(DivGradient, BinaryGradientCudaOp<GradOf::kDiv>);
+PARITY_REGISTER_CUDA_OPERATOR(ModGradient, BinaryGradientCudaOp<GradOf::kMod>);
 
 // (Y, dY) -> dX. Each row reads every Y and dY element at an index before writing dX there, so dX
 // may be written over dY (the schema's in place) or Y.

@@ -31,27 +31,14 @@ namespace {
 // Range: the scalars are read on the host (the length depends on them), the elements computed on
 // the device.
 
-bool IsRangeType(DataType dtype) {
-  return dtype == DataType::kFloat || dtype == DataType::kDouble || dtype == DataType::kInt32 ||
-         dtype == DataType::kInt64;
-}
-
 class RangeCudaOp final : public CudaOperator {
  public:
   using CudaOperator::CudaOperator;
 
   void Run() override {
-    const int n = InputSize();
     const DataType dtype = Input(0).dtype();
-    for (int i = 0; i < n; ++i) {
-      const Tensor& t = DeviceInput(i);
-      PARITY_ENFORCE(t.numel() == 1 && t.ndim() <= 1, ErrorKind::kShapeMismatch, label(),
-                     ": input '", InputName(i), "' must hold one element (dims [] or [1]), got ",
-                     t.DebugString());
-      PARITY_ENFORCE(IsRangeType(t.dtype()) && t.dtype() == dtype, ErrorKind::kShapeMismatch,
-                     label(), ": input '", InputName(i), "' ", t.DebugString(),
-                     " must be float, double, int32 or int64, all inputs of one dtype");
-    }
+    for (int i = 0; i < InputSize(); ++i) DeviceInput(i);
+    CheckRangeInputs(*this);
     switch (dtype) {
       case DataType::kFloat:
         return RunWith<float>(kernels::MiscType::kFloat);

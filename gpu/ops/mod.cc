@@ -1,16 +1,11 @@
-// Mod and ModGradient on the device (core/ops/elementwise/mod.cc and binary_grad.cc's ModGradFn
-// define them).
+// Mod on the device (core/ops/elementwise/mod.cc defines it; ModGradient is one of the binary
+// gradients of gpu/ops/grad2.cc).
 //
 // Mod takes every dtype the CPU kernel takes (float, double, int8, int16, int32, int64, uint8,
 // uint16), B broadcast against A as numpy does, or Caffe2's `divisor` argument as a scalar B of
 // A's dtype. The remainders are exact on both devices (fmod is exact in IEEE arithmetic; integer %
 // is integer), so the device gives the CPU's bits. An integer B of 0 is refused on a host copy
 // with the CPU's message before the launch.
-//
-// ModGradient (dC, A, B, C) -> (dA, dB), float: dA = dC and dB = -(dC * round((A - C) / B)), each
-// summed over its operand's broadcast copies serially in the output's row-major order (the CPU's
-// Eigen sums a repeated operand's block in its own vectorized order, so those sums may differ in
-// the last bits, within the device oracle's tolerance, as MulGradient's do in gpu/ops/grad2.cc).
 //
 // Dtypes, shapes and arguments are checked by the CPU's shape inference
 // (CudaOperator::InferOutputs) and broadcast helpers (core/ops/elementwise/binary.h); Mod's arity
@@ -21,7 +16,6 @@
 #include <vector>
 
 #include "core/ops/elementwise/binary.h"
-#include "core/ops/elementwise/binary_grad.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/device.h"
 #include "gpu/kernel_geometry.h"
@@ -163,65 +157,6 @@ class ModCudaOp final : public CudaOperator {
 };
 
 PARITY_REGISTER_CUDA_OPERATOR(Mod, ModCudaOp);
-
-// (dC, A, B, C) -> (dA, [dB]), the layout of DivGradient's CUDA op (gpu/ops/grad2.cc) with Mod's
-// derivatives.
-class ModGradientCudaOp final : public CudaOperator {
- public:
-  ModGradientCudaOp(const caffe2::OperatorDef& def, Workspace* ws)
-      : CudaOperator(def, ws), bargs_(ReadBroadcastArgs(def, args())) {
-    elementwise_grad::CheckDistinctOutputs(def, label());  // at construction, as on the CPU
-    scratch_.emplace_back(device());
-    scratch_.emplace_back(device());
-  }
-
-  void Run() override {
-    InferOutputs();
-    const float* dc = FloatInput(0).data<float>();
-    const float* pa = FloatInput(1).data<float>();
-    const Tensor& b = FloatInput(2);
-    const float* pb = b.data<float>();
-    const float* pc = FloatInput(3).data<float>();
-    const std::vector<int64_t> a_dims = Input(1).dims();
-    const std::vector<int64_t> b_dims = b.dims();
-    BinaryDims(bargs_, a_dims, b_dims, label(), &out_dims_, &b_plan_);
-    const kernels::BroadcastGeometry g = BroadcastGeometryOf(label(), out_dims_, a_dims, b_plan_);
-    // An output over an input is computed aside and copied over once both are done, so every
-    // input is read intact.
-    Tensor* results[2] = {nullptr, nullptr};
-    for (int i = 0; i < OutputSize(); ++i) {
-      bool aside = false;
-      for (int j = 0; j < InputSize(); ++j) aside = aside || OutputBlob(i) == InputBlob(j);
-      results[i] = aside ? &scratch_[i] : DeviceOutput(i);
-    }
-    Grad(false, dc, pa, pb, pc, a_dims, a_dims, g, results[0]);
-    if (OutputSize() > 1) Grad(true, dc, pa, pb, pc, b_dims, b_plan_, g, results[1]);
-    for (int i = 0; i < OutputSize(); ++i) {
-      if (results[i] == &scratch_[i]) CopyTensor(scratch_[i], DeviceOutput(i));
-    }
-  }
-
- private:
-  // y (dims `dims`; `plan` as the broadcast sees them) = the derivative summed over the output's
-  // broadcast copies of each element.
-  void Grad(bool db, const float* dc, const float* a, const float* b, const float* c,
-            const std::vector<int64_t>& dims, const std::vector<int64_t>& plan,
-            const kernels::BroadcastGeometry& g, Tensor* y) {
-    y->Resize(dims);
-    float* py = y->mutable_data<float>();
-    int64_t count = 0;
-    const kernels::ReduceGeometry r = BroadcastReduceGeometryOf(label(), out_dims_, plan, &count);
-    kernels::ModGradientFloat(db, dc, a, b, c, py, y->numel(), count, r, g, stream());
-    CheckLaunch();
-  }
-
-  const BroadcastArgs bargs_;
-  std::vector<int64_t> out_dims_;
-  std::vector<int64_t> b_plan_;
-  std::vector<Tensor> scratch_;
-};
-
-PARITY_REGISTER_CUDA_OPERATOR(ModGradient, ModGradientCudaOp);
 
 }  // namespace
 }  // namespace parity::gpu

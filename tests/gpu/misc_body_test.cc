@@ -1,8 +1,9 @@
-// The bodies of Range, Trilu, GatherElements (+ gradient) and Mod (+ gradient)
-// (gpu/kernels/misc_body.h), with the geometries the CUDA ops build (gpu/ops/misc.cc, mod.cc), on
-// the host against the CPU engine, bit for bit: every one of these kernels computes each element
-// as the CPU does (the same roundings, the same order of addition), except ModGradient's sums
-// over broadcast copies, tested on exact values where any order gives the same bits.
+// The bodies of Range, Trilu, GatherElements (+ gradient) and Mod (gpu/kernels/misc_body.h), and
+// ModGradient's terms of grad2_body.h's BinaryGradBody, with the geometries the CUDA ops build
+// (gpu/ops/misc.cc, mod.cc), on the host against the CPU engine, bit for bit: every one of these
+// kernels computes each element as the CPU does (the same roundings, the same order of addition),
+// except ModGradient's sums over broadcast copies, tested on exact values where any order gives the
+// same bits.
 #include "gpu/kernels/misc_body.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 
 #include "core/ops/elementwise/binary.h"
 #include "gpu/kernel_geometry.h"
+#include "gpu/kernels/grad2_body.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
@@ -316,8 +318,9 @@ TEST(MiscBodyTest, ModGradientMatchesTheCpuBitForBit) {
       const Tensor& want = ws->GetTensor(db ? "db" : "da");
       std::vector<float> y(want.numel(), -7.0f);
       k::RunBodyOnHost(want.numel(), [&](int64_t i) {
-        k::ModGradBody(db, dc.data<float>(), a.data<float>(), b.data<float>(), c.data<float>(),
-                       y.data(), count, r, g, i);
+        k::BinaryGradBody(db ? k::BinaryGrad::kModDB : k::BinaryGrad::kModDA, dc.data<float>(),
+                          a.data<float>(), b.data<float>(), c.data<float>(), y.data(), count, r, g,
+                          i);
       });
       ExpectSameBytes(
           y.data(), want, y.size() * sizeof(float),

@@ -21,12 +21,27 @@
 #include "core/schema.h"
 
 namespace parity {
-namespace {
 
 bool IsRangeType(DataType dtype) {
   return dtype == DataType::kFloat || dtype == DataType::kDouble || dtype == DataType::kInt32 ||
          dtype == DataType::kInt64;
 }
+
+void CheckRangeInputs(const Operator& op) {
+  const DataType dtype = op.Input(0).dtype();
+  for (int i = 0; i < op.InputSize(); ++i) {
+    const Tensor& t = op.Input(i);
+    PARITY_ENFORCE(t.numel() == 1 && t.ndim() <= 1, ErrorKind::kShapeMismatch, op.label(),
+                   ": input '", op.InputName(i), "' must hold one element (dims [] or [1]), got ",
+                   t.DebugString());
+    PARITY_ENFORCE(IsRangeType(t.dtype()) && t.dtype() == dtype, ErrorKind::kShapeMismatch,
+                   op.label(), ": input '", op.InputName(i), "' ", t.DebugString(),
+                   " must be float, double, int32 or int64, all inputs of one dtype");
+  }
+}
+
+namespace {
+
 
 template <typename T>
 T Scalar(const Tensor& t) {
@@ -38,17 +53,8 @@ class RangeOp final : public Operator {
   using Operator::Operator;
 
   void Run() override {
-    const int n = InputSize();
     const DataType dtype = Input(0).dtype();
-    for (int i = 0; i < n; ++i) {
-      const Tensor& t = Input(i);
-      PARITY_ENFORCE(t.numel() == 1 && t.ndim() <= 1, ErrorKind::kShapeMismatch, label(),
-                     ": input '", InputName(i), "' must hold one element (dims [] or [1]), got ",
-                     t.DebugString());
-      PARITY_ENFORCE(IsRangeType(t.dtype()) && t.dtype() == dtype, ErrorKind::kShapeMismatch,
-                     label(), ": input '", InputName(i), "' ", t.DebugString(),
-                     " must be float, double, int32 or int64, all inputs of one dtype");
-    }
+    CheckRangeInputs(*this);
     switch (dtype) {
       case DataType::kFloat:
         RunWith<float>();

@@ -9,9 +9,17 @@
 #include <string>
 #include <type_traits>
 
+#include "core/operator.h"
 #include "core/proto/error.h"
 
 namespace parity {
+
+// Range's dtypes: float, double, int32, int64.
+bool IsRangeType(DataType dtype);
+
+// Each input holds one element of one Range dtype, all alike (kShapeMismatch naming the input).
+// Metadata only: the inputs may be on any device.
+void CheckRangeInputs(const Operator& op);
 
 // max(ceil((stop - start) / step), 0), exact for integers: kBadArgument for a zero step, an int64
 // overflow of stop - start or a float range without a finite length; kResourceLimit for a range
@@ -24,8 +32,8 @@ int64_t RangeLength(const std::string& label, T start, T stop, T step) {
     int64_t diff = 0;
     PARITY_ENFORCE(
         !__builtin_sub_overflow(static_cast<int64_t>(stop), static_cast<int64_t>(start), &diff),
-        ErrorKind::kBadArgument, label, ": stop - start overflows int64 (start ", start,
-        ", stop ", stop, ")");
+        ErrorKind::kBadArgument, label, ": stop - start overflows int64 (start ", start, ", stop ",
+        stop, ")");
     // diff / -1 overflows only for INT64_MIN, a length no tensor can hold anyway.
     PARITY_ENFORCE(!(step == T(-1) && diff == std::numeric_limits<int64_t>::min()),
                    ErrorKind::kResourceLimit, label, ": the range is too long");
