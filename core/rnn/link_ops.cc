@@ -13,12 +13,14 @@
 namespace parity {
 namespace {
 
+// The timestep is read on the host wherever it lives: RecurrentNetwork keeps it there, as Caffe2
+// does, but the op run on its own under a CUDA device option finds it where its caller put it.
 int64_t ReadTimestep(const Operator& op) {
   const Tensor& t = op.Input(0);
   PARITY_ENFORCE(t.dtype() == DataType::kInt32 && t.numel() == 1, ErrorKind::kShapeMismatch,
                  op.label(), ": timestep '", op.InputName(0),
                  "' must be an int32 tensor with one element, got ", t.DebugString());
-  return t.data<int32_t>()[0];
+  return HostCopy(t).data<int32_t>()[0];
 }
 
 class ApplyLinkOp final : public Operator {

@@ -157,5 +157,19 @@ TEST(DeviceControl, LstmStepsRunOnTheDevice) {
   }
 }
 
+// The link op on its own, as the campaign draws it: its timestep is read through a host copy
+// wherever the case put it (on the device, it once read a device pointer on the host).
+TEST(DeviceControl, ApplyLinkOnItsOwnReadsItsTimestepWhereverItIs) {
+  SKIP_WITHOUT_DEVICE();
+  for (int32_t t : {0, 2}) {
+    const caffe2::OperatorDef op =
+        MakeOp("rnn_internal_apply_link", {"t", "x"}, {"view", "x"},
+               {{"offset", int64_t{1}}, {"window", int64_t{2}}});
+    ExpectDeviceOk(MakeCase(Net("link", {op}), {{"t", MakeTensor<int32_t>({1}, {t})},
+                                                {"x", Values({5, 2, 3}, -1.0f, 0.25f)}}),
+                   "timestep " + std::to_string(t));
+  }
+}
+
 }  // namespace
 }  // namespace parity::testing
