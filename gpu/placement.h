@@ -36,10 +36,12 @@ struct CudaPlacementPlan {
 };
 
 // Follows `net`'s ops in order, every op on the device, into the nets nested in control ops:
-// Do's inner names through its bindings (its other blobs are local), both branches of If, and
-// While's cond_net and loop_net twice (a pass reads what the one before wrote). The control ops
-// read their condition on either side; HasScope's flag is on the host. A RecurrentNetwork's
-// step net reads its own workspaces, through links, and is not followed.
+// Do's inner names through its bindings (its other blobs are local), both branches of If from
+// the same start, While's cond_net and loop_net twice (a pass reads what the one before wrote),
+// and a RecurrentNetwork's step net twice (its links are views of device tensors that a step op
+// may not put on the host; the blobs it writes are its own). The control ops read their condition
+// on either side; HasScope's flag is on the host. A blob that If's branches, or While's passes,
+// leave on different sides is placed by the run: a strict reader of it after them is a problem.
 CudaPlacementPlan PlanCudaPlacement(const caffe2::NetDef& net);
 
 }  // namespace parity::gpu

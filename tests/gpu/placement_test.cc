@@ -124,5 +124,81 @@ TEST(CudaPlacement, WhilesSecondPassReadsWhatTheFirstWrote) {
       << plan.problem;
 }
 
+// If's branches start alike; a blob they leave on different sides is placed by the run.
+TEST(CudaPlacement, ABlobIfsBranchesLeaveApartIsAProblemForAStrictReader) {
+  caffe2::OperatorDef op = MakeOp("If", {"cond", "x"}, {"t"});
+  op = WithNet(op, "then_net", Ops({MakeOp("EnsureCPUOutput", {"x"}, {"t"})}));
+  op = WithNet(op, "else_net", Ops({MakeOp("Scale", {"x"}, {"t"})}));
+  const auto plan =
+      PlanCudaPlacement(Ops({op, MakeOp("NegativeLogLikelihoodLoss", {"t", "label"}, {"loss"})}));
+  EXPECT_EQ(plan.problem,
+            "op #1 (NegativeLogLikelihoodLoss) reads 't' on the device, but op #0 (If) leaves it "
+            "on the host or on the device, by the run, so on CUDA the net runs or not by its "
+            "data (Caffe2 inserts no copy)");
+  // Read on either side (EnsureCPUOutput), or not at all, it is fine.
+  EXPECT_EQ(PlanCudaPlacement(Ops({op, MakeOp("EnsureCPUOutput", {"t"}, {"u"})})).problem, "");
+  EXPECT_EQ(PlanCudaPlacement(Ops({op})).problem, "");
+}
+
+TEST(CudaPlacement, TheElseBranchDoesNotSeeWhatTheThenBranchWrote) {
+  // Before: the else branch read 't' as the then branch left it, on the host.
+  caffe2::OperatorDef op = MakeOp("If", {"cond", "x"}, {"y"});
+  op = WithNet(op, "then_net", Ops({MakeOp("CopyGPUToCPU", {"x"}, {"t"})}));
+  op = WithNet(op, "else_net",
+               Ops({MakeOp("Relu", {"x"}, {"t"}), MakeOp("Relu", {"t"}, {"y"})}));
+  const auto plan = PlanCudaPlacement(Ops({op}));
+  EXPECT_EQ(plan.problem, "");
+  EXPECT_TRUE(plan.host_inputs.empty());
+}
+
+TEST(CudaPlacement, AWhileThatMayNotLoopLeavesItsBlobWhereItWas) {
+  // Zero passes leave 'h' on the device; one or more put it on the host.
+  caffe2::OperatorDef loop = MakeOp("While", {"cond", "h"}, {"h"});
+  loop = WithNet(loop, "loop_net", Ops({MakeOp("EnsureCPUOutput", {"h"}, {"h"})}));
+  const auto plan = PlanCudaPlacement(Ops({MakeOp("Relu", {"x"}, {"h"}), loop,
+                                           MakeOp("Sigmoid", {"h"}, {"y"})}));
+  EXPECT_NE(plan.problem.find("op #2 (Sigmoid) reads 'h' on the device, but op #1 (While) leaves "
+                              "it on the host or on the device, by the run"),
+            std::string::npos)
+      << plan.problem;
+}
+
+// A RecurrentNetwork's step net: `links` are views of device tensors.
+caffe2::OperatorDef Recurrent(const caffe2::NetDef& step) {
+  caffe2::OperatorDef op = MakeOp("RecurrentNetwork", {"x", "h0", "w"}, {"out", "states"});
+  op = WithStrings(op, "link_internal", {"input_t", "o"});
+  op = WithStrings(op, "link_external", {"x", "states"});
+  return WithNet(op, "step_net", step);
+}
+
+TEST(CudaPlacement, AStepOpMayNotPutALinkOnTheHost) {
+  const auto plan = PlanCudaPlacement(Ops({Recurrent(Net(
+      "step", {MakeOp("Tanh", {"input_t"}, {"u"}), MakeOp("EnsureCPUOutput", {"u"}, {"o"})}))}));
+  EXPECT_EQ(plan.problem,
+            "op #0 (RecurrentNetwork) step_net: op #1 (EnsureCPUOutput) writes 'o' on the host, "
+            "but it is op #0 (RecurrentNetwork), a link to rows of 'states', on the device: on "
+            "CUDA a step may not move it (Caffe2 inserts no copy)");
+}
+
+TEST(CudaPlacement, StepOpsReadTheirOwnBlobsAndTheOpsWorkspace) {
+  // 'u' is the step's own (on the device): CopyCPUToGPU may not read it. 'w' is the outer
+  // workspace's, read on the device.
+  const auto bad = PlanCudaPlacement(Ops({Recurrent(Net(
+      "step", {MakeOp("Tanh", {"input_t"}, {"u"}), MakeOp("CopyCPUToGPU", {"u"}, {"o"})}))}));
+  EXPECT_NE(bad.problem.find("op #0 (RecurrentNetwork) step_net: op #1 (CopyCPUToGPU) reads "
+                             "'op #0 (RecurrentNetwork) step_net/u' on the host"),
+            std::string::npos)
+      << bad.problem;
+  const caffe2::NetDef step =
+      Net("step", {MakeOp("Mul", {"input_t", "w"}, {"u"}), MakeOp("Tanh", {"u"}, {"o"})});
+  EXPECT_EQ(PlanCudaPlacement(Ops({Recurrent(step), MakeOp("Relu", {"u"}, {"v"})})).problem, "");
+  const auto host_weight = PlanCudaPlacement(
+      Ops({MakeOp("EnsureCPUOutput", {"w0"}, {"w"}), Recurrent(step)}));
+  EXPECT_NE(host_weight.problem.find("op #1 (RecurrentNetwork) reads 'w' on the device, but op #0 "
+                                     "(EnsureCPUOutput) put it on the host"),
+            std::string::npos)
+      << host_weight.problem;
+}
+
 }  // namespace
 }  // namespace parity::testing
