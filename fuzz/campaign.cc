@@ -322,9 +322,12 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
         slot.worker->Send(std::string(reinterpret_cast<const char*>(&index), sizeof(index)));
       }
     }
+    // A signal is seen here too, not only when a worker answers and NextCase runs: every worker
+    // may be busy for seconds (making its CUDA context, or a slow case).
+    if (options.stop != nullptr && options.stop->load()) *interrupted = true;
     if (*interrupted) break;  // the cases in flight are dropped with their workers
     std::vector<pollfd> waiting;
-    double wait = 1.0;
+    double wait = 0.25;  // the signal may reach another thread and leave poll asleep
     for (const Slot& slot : slots) {
       if (slot.indices.empty()) continue;
       waiting.push_back({slot.worker->fd(), POLLIN, 0});

@@ -1,6 +1,7 @@
 #include "oracles/check.h"
 
 #include <chrono>
+#include <iterator>
 #include <set>
 
 #include "core/proto/error.h"
@@ -13,15 +14,27 @@
 
 namespace parity::oracles {
 
+namespace {
+
+const char* const kHostOracles[] = {"validity",  "forward", "gradient", "determinism",
+                                    "roundtrip", "shape",   "transform"};
+
+}  // namespace
+
 const std::vector<std::string>& DefaultOracles() {
   static const auto* oracles = [] {
-    auto* names = new std::vector<std::string>{
-        "validity", "forward", "gradient", "determinism", "roundtrip", "shape", "transform"};
+    auto* names = new std::vector<std::string>(std::begin(kHostOracles), std::end(kHostOracles));
     // CPU vs GPU joins wherever a device can run it (issue 19).
     if (gpu::DeviceCount() > 0) names->push_back("device");
     return names;
   }();
   return *oracles;
+}
+
+std::string DescribeDefaultOracles() {
+  std::string text;
+  for (const char* name : kHostOracles) text += std::string(name) + ", ";
+  return text + "and device where a CUDA device is present";
 }
 
 namespace {

@@ -23,6 +23,9 @@ namespace parity::oracles {
 // The oracles a check runs when none are named: validity, forward, gradient, determinism,
 // roundtrip, shape, transform, and device where a CUDA device is present.
 const std::vector<std::string>& DefaultOracles();
+// The same in words, without asking the driver (help text: a CUDA query takes seconds on a GPU
+// machine, before a command has installed its signal handlers).
+std::string DescribeDefaultOracles();
 
 struct CheckRequest {
   std::vector<std::string> oracles;    // empty: DefaultOracles()

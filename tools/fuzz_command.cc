@@ -156,12 +156,8 @@ PARITY_REGISTER_COMMAND(Command{
                     "Start over: remove OUT's findings, state.json and reports first (without it, "
                     "a campaign whose OUT/state.json is there resumes)");
       app->add_option("--ops", options->ops, "Only these op types")->delimiter(',');
-      std::string every_oracle;
-      for (const auto& oracle : oracles::DefaultOracles()) {
-        every_oracle += (every_oracle.empty() ? "" : ", ") + oracle;
-      }
       app->add_option("--oracles", options->oracles,
-                      "Only these oracles (default: " + every_oracle + ")")
+                      "Only these oracles (default: " + oracles::DescribeDefaultOracles() + ")")
           ->delimiter(',');
       app->add_option("--engine", options->backend,
                       "The backend under test, by registered name (default: production)");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -24,8 +25,11 @@ struct Stopped {
 };
 
 // Starts `parity fuzz --seconds 120 --out DIR` (or, with `defaults`, a bare `parity fuzz` in
-// DIR), sends `signal` after `delay`, and waits for it to end.
-Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay, bool defaults = false) {
+// DIR), sends `signal` after `delay` (or, with `after_a_case`, once its progress counts a case:
+// on a GPU machine the workers make their CUDA contexts first, for seconds), and waits for it to
+// end.
+Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay, bool defaults = false,
+                          bool after_a_case = false) {
   const std::string binary = std::string(std::getenv("TEST_SRCDIR")) + "/parity/tools/parity";
   const std::string out = testing::TestTmp() + "/interrupted";
   ::mkdir(out.c_str(), 0755);
@@ -52,12 +56,19 @@ Stopped InterruptCampaign(int signal, std::chrono::milliseconds delay, bool defa
     ::_exit(127);
   }
   ::close(pipe_fds[1]);
-  std::this_thread::sleep_for(delay);
-  ::kill(pid, signal);
-  const auto sent = std::chrono::steady_clock::now();
   Stopped result;
   char buffer[4096];
   ssize_t n;
+  std::this_thread::sleep_for(delay);
+  // Progress lines are JSON on a pipe, once a second: {"event":"progress","cases":N,...}.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (after_a_case && !std::regex_search(result.output, std::regex("\"cases\":[1-9]")) &&
+         std::chrono::steady_clock::now() < give_up &&
+         (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) {
+    result.output.append(buffer, n);
+  }
+  ::kill(pid, signal);
+  const auto sent = std::chrono::steady_clock::now();
   while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) result.output.append(buffer, n);
   ::close(pipe_fds[0]);
   int status = 0;
@@ -81,7 +92,8 @@ TEST(Interrupt, SigintAndSigtermStopACampaignWithItsSummary) {
 // With no arguments: a 60-second campaign into ./parity-out, which an interrupted run still
 // leaves with its summary.
 TEST(Interrupt, ABareCampaignRunsSixtySecondsIntoParityOut) {
-  Stopped r = InterruptCampaign(SIGINT, std::chrono::milliseconds(1500), /*defaults=*/true);
+  Stopped r = InterruptCampaign(SIGINT, std::chrono::milliseconds(0), /*defaults=*/true,
+                                /*after_a_case=*/true);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const std::string dir = testing::TestTmp() + "/interrupted/parity-out";
   const nlohmann::json summary = nlohmann::json::parse(ReadFileBytes(dir + "/summary.json"));
