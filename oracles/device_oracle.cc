@@ -1,9 +1,11 @@
 // The device oracle: the same case on the CPU (the backend under test) and on CUDA
 // ("production-cuda"), both judged against the f64 reference with the forward oracle's tolerance:
 // the GPU passes where its distance to f64 is within k x the f32 reference's distance + the floor
-// (DisagreementsWithTruth), NaN and +-Inf by position. Judging both against the truth instead of
-// the GPU against the CPU lets TF32-free cuBLAS, other summation orders and libdevice's ulps
-// differ from the CPU by what f32 itself allows, not by a guessed threshold (Caffe2's 0.01).
+// (DisagreementsWithTruth; on a mismatch, with f32's error sampled on the case moved by an ulp as
+// the forward oracle samples it: SampledRounding), NaN and +-Inf by position. Judging both against
+// the truth instead of the GPU against the CPU lets TF32-free cuBLAS, other summation orders and
+// libdevice's ulps differ from the CPU by what f32 itself allows, not by a guessed threshold
+// (Caffe2's 0.01).
 //
 // When the GPU agrees with the truth, it runs the case a second time and the two runs must agree
 // bit for bit (oracles/device_determinism.h: which kernels may not, and how they are judged).
@@ -94,11 +96,30 @@ OracleResult CheckDevice(const Case& c, const OracleOptions& options) {
     if (!result.not_applicable.empty() || result.rejected) return result;
     return {CheckRunTwice(c, gpu, device, options), ""};
   }
-  // An error on one side is blamed by its context; values are localized on the GPU.
-  if (cpu.error || device.error || !options.localize) return result;
+  // An error on one side is blamed by its context; values are localized on the GPU (traced runs,
+  // made here only for a mismatch when the check was not asked to localize).
+  if (cpu.error || device.error) return result;
+  const RunOptions trace_all{true, ""};
+  const BackendRun in_order = gpu.Run(c, trace_all);
+  BackendRun truth_traced, f32_traced;
+  if (!options.localize) {
+    truth_traced = GetBackend(kReference).Run(c, trace_all);
+    f32_traced = GetBackend(kReferenceF32).Run(c, trace_all);
+  }
+  const Blame blame = Localize(c.net(), CaseInputs(c), in_order,
+                               options.localize ? truth : truth_traced,
+                               options.localize ? f32 : f32_traced, options.tolerance);
+  // The first diverging op right on the GPU's own inputs: rounding differences within tolerance,
+  // amplified by where the op sits (f32 noise past what sampling can bound), not the GPU's fault.
+  // The ops after it cannot be judged: their inputs already differ.
+  if (blame.op_index >= 0 && OpRightOnItsInputs(c, blame.op_index, in_order, options.tolerance)) {
+    return {std::nullopt, "op #" + std::to_string(blame.op_index) + " (" +
+                              c.net().op(blame.op_index).type() +
+                              ") amplifies rounding: on the GPU's own inputs it agrees with the "
+                              "truth, and the GPU's inputs agree with the truth within tolerance"};
+  }
+  if (!options.localize) return result;
   Finding& finding = *result.finding;
-  const BackendRun in_order = gpu.Run(c, traced);
-  Blame blame = Localize(c.net(), CaseInputs(c), in_order, truth, f32, options.tolerance);
   if (blame.op_index >= 0) {
     SetBlame(&finding, blame.op_index, c.net());
     finding.set_message(finding.message() + "; first diverging op on the GPU #" +
@@ -137,9 +158,20 @@ OracleResult JudgeDeviceRuns(const Case& c, const BackendRun& truth, const Backe
     return {finding, ""};
   }
   const BackendRun& f32 = reference_f32();
+  const std::vector<std::string> blobs = ComparedBlobs(c);
+  std::vector<TruthDisagreement> disagreements =
+      DisagreementsWithTruth(blobs, truth, f32, device, tolerance);
+  // As the forward oracle does: a mismatch stands only against f32's error sampled on the case
+  // moved by an ulp (an expanding loop's two realizations differ by far more than k).
+  BackendRun sampled;
+  const BackendRun* rounding = &f32;
+  if (!disagreements.empty() && tolerance.k > 0) {
+    sampled = SampledRounding(c, blobs, truth, f32);
+    rounding = &sampled;
+    disagreements = DisagreementsWithTruth(blobs, truth, sampled, device, tolerance);
+  }
   std::optional<Finding> finding;
-  for (const TruthDisagreement& d :
-       DisagreementsWithTruth(ComparedBlobs(c), truth, f32, device, tolerance)) {
+  for (const TruthDisagreement& d : disagreements) {
     if (d.expected == nullptr || d.actual == nullptr) {
       if (!finding) {
         finding = MakeFinding("device", c, "missing output",
@@ -149,7 +181,8 @@ OracleResult JudgeDeviceRuns(const Case& c, const BackendRun& truth, const Backe
       continue;
     }
     if (!finding) {
-      const bool cpu_ok = DisagreementsWithTruth({d.blob}, truth, f32, cpu, tolerance).empty();
+      const bool cpu_ok =
+          DisagreementsWithTruth({d.blob}, truth, *rounding, cpu, tolerance).empty();
       finding = MakeFinding("device", c, d.comparison.error_class,
                             "blob '" + d.blob + "' on the GPU: " + d.comparison.detail +
                                 (cpu_ok ? " (the CPU agrees with the truth)"

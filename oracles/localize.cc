@@ -1,6 +1,8 @@
 #include "oracles/localize.h"
 
 #include <map>
+#include <set>
+#include <string>
 
 #include "oracles/finding.h"
 
@@ -57,6 +59,45 @@ Blame Localize(const caffe2::NetDef& net, const Blobs& initial, const BackendRun
     }
   }
   return {};
+}
+
+bool OpRightOnItsInputs(const Case& c, int op_index, const BackendRun& traced,
+                        const ToleranceClass& tolerance) {
+  if (op_index < 0 || op_index >= c.net().op_size()) return false;
+  const OpTrace* own = FindTrace(traced, op_index);
+  if (own == nullptr) return false;
+  Blobs before = CaseInputs(c);
+  for (const OpTrace& entry : traced.trace) {
+    if (entry.op_index >= op_index) continue;
+    for (const auto& [name, value] : entry.outputs) before[name] = value;
+  }
+  const caffe2::OperatorDef& op = c.net().op(op_index);
+  Case replay;
+  replay.set_seed(c.seed());
+  caffe2::NetDef* net = replay.mutable_net();
+  net->set_name(c.net().name() + "_op" + std::to_string(op_index));
+  *net->add_op() = op;
+  std::set<std::string> added;
+  for (const std::string& input : op.input()) {
+    auto it = before.find(input);
+    if (it == before.end()) return false;
+    if (!added.insert(input).second) continue;
+    caffe2::TensorProto* value = replay.add_inputs();
+    *value = it->second;
+    value->set_name(input);
+    net->add_external_input(input);
+  }
+  for (const std::string& output : op.output()) net->add_external_output(output);
+  const BackendRun truth = GetBackend(kReference).Run(replay);
+  const BackendRun f32 = GetBackend(kReferenceF32).Run(replay);
+  if (truth.error || f32.error) return false;
+  for (const auto& [name, actual] : own->outputs) {
+    auto expected = truth.blobs.find(name);
+    auto r32 = f32.blobs.find(name);
+    if (expected == truth.blobs.end() || r32 == f32.blobs.end()) return false;
+    if (!CompareWithTruth(expected->second, r32->second, actual, tolerance).ok) return false;
+  }
+  return !own->outputs.empty();
 }
 
 int UpstreamCulprit(const Case& c, const Backend& under_test, const Error& error,

@@ -1,8 +1,10 @@
 #include "oracles/oracle.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <random>
 
 #include "core/proto/error.h"
 
@@ -69,6 +71,59 @@ Case MovedByOneUlp(const Case& c, std::mt19937_64* rng) {
     }
   }
   return moved;
+}
+
+// kRoundingSamples realizations: the case itself and three copies moved by one ulp.
+constexpr int kRoundingSamples = 4;
+
+BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
+                           const BackendRun& truth, const BackendRun& f32) {
+  std::map<std::string, std::vector<double>> largest;  // blob -> per-element largest error
+  auto sample = [&](const BackendRun& run64, const BackendRun& run32) {
+    for (const std::string& blob : blobs) {
+      auto t = run64.blobs.find(blob);
+      auto r = run32.blobs.find(blob);
+      if (t == run64.blobs.end() || r == run32.blobs.end() || !IsFloatingProto(t->second) ||
+          !IsFloatingProto(r->second)) {
+        continue;
+      }
+      const std::vector<double> tv = ProtoValues(t->second), rv = ProtoValues(r->second);
+      if (tv.size() != rv.size()) continue;
+      std::vector<double>& out = largest[blob];
+      out.resize(tv.size(), 0.0);
+      for (size_t i = 0; i < tv.size(); ++i) {
+        const double e = std::abs(rv[i] - tv[i]);
+        if (std::isfinite(e)) out[i] = std::max(out[i], e);
+      }
+    }
+  };
+  sample(truth, f32);
+  std::mt19937_64 rng(c.seed() ^ 0x9E3779B97F4A7C15ull);
+  for (int k = 1; k < kRoundingSamples; ++k) {
+    const Case moved = MovedByOneUlp(c, &rng);
+    const BackendRun run64 = GetBackend(kReference).Run(moved);
+    const BackendRun run32 = GetBackend(kReferenceF32).Run(moved);
+    if (!run64.error && !run32.error) sample(run64, run32);
+  }
+  BackendRun out = f32;
+  for (const auto& [blob, errors] : largest) {
+    auto r = out.blobs.find(blob);
+    auto t_it = truth.blobs.find(blob);
+    if (r == out.blobs.end() || t_it == truth.blobs.end()) continue;
+    const caffe2::TensorProto& t = t_it->second;
+    const std::vector<double> tv = ProtoValues(t), rv = ProtoValues(r->second);
+    if (tv.size() != errors.size() || rv.size() != errors.size()) continue;
+    caffe2::TensorProto envelope;
+    envelope.set_data_type(caffe2::TensorProto::DOUBLE);
+    *envelope.mutable_dims() = t.dims();
+    for (size_t i = 0; i < tv.size(); ++i) {
+      // Where the f32 run is not finite, it stays as it was (CompareWithTruth reads it as the
+      // dtype's limit); elsewhere the truth moved by the largest sampled error.
+      envelope.add_double_data(std::isfinite(rv[i]) ? tv[i] + errors[i] : rv[i]);
+    }
+    r->second = envelope;
+  }
+  return out;
 }
 
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options) {

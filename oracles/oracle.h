@@ -70,6 +70,18 @@ std::vector<TruthDisagreement> DisagreementsWithTruth(
 // a finding (one realization can land near the truth by luck).
 Case MovedByOneUlp(const Case& c, std::mt19937_64* rng);
 
+// One realization of f32 rounding can land near the truth by luck, and then k times its error is
+// too tight for the realization under test; in a loop of an expanding map (a While of Tan, whose
+// slope is 1 + tan^2, or of Exp feeding Tan) two realizations differ by far more than k. So before
+// a mismatch is called a finding (the forward and device oracles), the f32 reference's error on
+// `blobs` is sampled four times, as the gradient oracle does: on the case itself and on copies
+// with the inputs moved by one ulp (MovedByOneUlp), each f32 run against the f64 run on the same
+// inputs. The result stands in for the f32 run: per element, the truth moved by the largest of
+// those errors. Passing cases pay nothing; a well-conditioned case's samples all sit within a few
+// ulps, so its tolerance barely moves.
+BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
+                           const BackendRun& truth, const BackendRun& f32);
+
 // Runs the named oracle (kBadArgument for an unknown name). Only CheckCase calls this.
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);
 

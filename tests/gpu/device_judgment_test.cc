@@ -4,6 +4,7 @@
 // machine, device or not.
 #include "oracles/device_oracle.h"
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,9 @@
 
 #include "core/proto/error.h"
 #include "core/tensor_proto.h"
+#include "oracles/backend.h"
+#include "oracles/localize.h"
+#include "oracles/oracle.h"
 #include "tests/test_util.h"
 
 namespace parity::testing {
@@ -192,6 +196,113 @@ TEST(DeviceJudgment, TheF32ReferenceRunsOnlyWhenValuesAreJudged) {
   EXPECT_EQ(asked, 0);
   judge(truth, truth);
   EXPECT_EQ(asked, 1);
+}
+
+// A GPU campaign's case (device run 2 of 2026-11-26, reduced to 4 ops): a While of three passes of
+// x -> Exp(x / a), then Tan. With a = 0.569 the third pass reaches 1.7e20, where one f32 ulp is
+// 1.6e13: Tan of it is noise on every device. The H100 gave 40.47 at element 16 where the f64
+// truth is -0.444, 92x the f32 reference's lucky error and still 3x the largest of four sampled
+// ones (SampledRounding cannot bound noise with tan's tails). Localization blames Tan, whose
+// input agreed with the truth within tolerance; the device oracle then replays Tan on the GPU's
+// own input (OpRightOnItsInputs), finds it right, and calls the case not applicable.
+constexpr const char* kExpLoopIntoTan = R"pb(
+  net {
+    name: "fuzz_net"
+    op {
+      output: "ws2"
+      type: "CreateScope"
+    }
+    op {
+      input: "p0"
+      input: "t1"
+      input: "p1"
+      input: "ws2"
+      input: "p3"
+      input: "p4"
+      input: "p5"
+      output: "t1"
+      output: "ws2"
+      output: "p3"
+      output: "p0"
+      type: "While"
+      arg {
+        name: "loop_net"
+        n {
+          name: "loop"
+          op {
+            input: "t1"
+            input: "p1"
+            input: "ws2"
+            output: "t1"
+            output: "ws2"
+            type: "Do"
+            arg {
+              name: "net"
+              n {
+                name: "loop_body"
+                op { input: "a0" output: "xin" type: "Copy" }
+                op { input: ["xin", "a2"] output: "h0" type: "Div" }
+                op { input: "h0" output: "res" type: "Exp" }
+                op { input: "res" output: "a0" type: "Copy" }
+              }
+            }
+            arg { name: "inner_blobs" strings: ["a0", "a2"] }
+            arg { name: "outer_blobs_idx" ints: [0, 1] }
+          }
+        }
+      }
+      arg {
+        name: "cond_net"
+        n {
+          name: "cond"
+          op { input: ["p3", "p5"] output: "p3" type: "Add" }
+          op { input: ["p3", "p4"] output: "p0" type: "LE" }
+        }
+      }
+    }
+    op { input: ["t1", "p6"] output: "t4" type: "ResizeLike" }
+    op { input: "t4" output: "t10" type: "Tan" }
+    external_input: "p0"
+    external_input: "p1"
+    external_input: "p3"
+    external_input: "p4"
+    external_input: "p5"
+    external_input: "p6"
+    external_input: "t1"
+    external_output: "p0"
+    external_output: "p3"
+    external_output: "t10"
+  }
+  inputs { dims: 1 data_type: BOOL int32_data: 1 name: "p0" }
+  inputs { dims: [3, 1, 1] data_type: FLOAT float_data: [1.13975, 1.8125, 0.569] name: "p1" }
+  inputs { dims: 1 data_type: INT32 int32_data: 0 name: "p3" }
+  inputs { dims: 1 data_type: INT32 int32_data: 3 name: "p4" }
+  inputs { dims: 1 data_type: INT32 int32_data: 1 name: "p5" }
+  inputs { dims: 24 data_type: FLOAT float_data: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] name: "p6" }
+  inputs { dims: [3, 2, 4] data_type: FLOAT float_data: [-0.4305, -0.1995, 0.285, 0.889, 0.611, 0.945, 0.001, 0.984, -0.093, -0.0265, 0.037, 0.204, -0.487, 0.681, -0.46, 0.52, 0.355, 0.155, -0.195, 0.142, -0.194, 0.248, -0.3765, 0.018] name: "t1" }
+  seed: 9873817542413246707
+)pb";
+
+TEST(DeviceJudgment, AnOpIsReplayedOnTheInputsItGot) {
+  Case c;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kExpLoopIntoTan, &c));
+  const oracles::ToleranceClass& tolerance = oracles::GetToleranceClass("transcendental");
+  const BackendRun traced = oracles::GetBackend(oracles::kProduction).Run(c, {true, ""});
+  ASSERT_FALSE(traced.error);
+  ASSERT_EQ(traced.trace.size(), 4u);
+  // Tan (op #3) and ResizeLike (op #2) on what they got: right.
+  EXPECT_TRUE(oracles::OpRightOnItsInputs(c, 3, traced, tolerance));
+  EXPECT_TRUE(oracles::OpRightOnItsInputs(c, 2, traced, tolerance));
+  // Tan's element 16 as the H100 had it, from another input than this run's: wrong here.
+  BackendRun tampered = traced;
+  caffe2::TensorProto& t10 = tampered.trace[3].outputs.at("t10");
+  ASSERT_EQ(t10.float_data_size(), 24);
+  EXPECT_NE(t10.float_data(16), 40.4654884f);
+  t10.set_float_data(16, 40.4654884f);
+  EXPECT_FALSE(oracles::OpRightOnItsInputs(c, 3, tampered, tolerance));
+  // The While reads a workspace stack (CreateScope's), which no trace holds: no replay.
+  EXPECT_FALSE(oracles::OpRightOnItsInputs(c, 1, traced, tolerance));
+  EXPECT_FALSE(oracles::OpRightOnItsInputs(c, 4, traced, tolerance));
 }
 
 }  // namespace
