@@ -10,6 +10,7 @@
 #include "core/operator.h"
 #include "gpu/device.h"
 #include "oracles/testing/op_checks.h"
+#include "tests/gpu/device_judged.h"
 #include "tests/gpu/device_test_util.h"
 #include "tests/test_util.h"
 
@@ -59,20 +60,29 @@ TEST(DeviceChecks, ReduceMaxOverAnEmptyAxisFailsOnBoth) {
                                     {{"x", Values({2, 0}, 0.0f, 1.0f)}}));
 }
 
-// (dY, X, Y) -> dX, Y from the CPU's forward op; X with ties (max / min) and a zero (prod).
+// (dY, X, Y) -> dX, Y from the CPU's forward op, through the device oracle: X with a zero per 17
+// elements (prod), and without ties. With ties (X repeats every 17), max / min route dY to the
+// first holder of the extremum where the reference follows Caffe2 (every tied element): the
+// devices are held to each other there, bit for bit.
 TEST(DeviceChecks, ReduceGradients) {
   SKIP_WITHOUT_DEVICE();
   for (const char* type : {"ReduceSumGradient", "ReduceMeanGradient", "ReduceMaxGradient",
                            "ReduceMinGradient", "ReduceProdGradient"}) {
     const std::string forward = std::string(type).substr(0, std::string(type).size() - 8);
+    const bool routes = forward == "ReduceMax" || forward == "ReduceMin";
     for (const AxesCase& c : kAxesCases) {
-      const Tensor x = Values(c.dims, -1.0f, 0.25f);  // repeats every 17: ties, one 0 per 17
-      auto ws = RunOp(MakeOp(forward, {"x"}, {"y"}, AxesArgs(c)), {{"x", x}});
-      const Tensor y = ws->GetBlob("y")->GetTensor();
-      EXPECT_TRUE(oracles::DeviceChecks(
-          MakeOp(type, {"dy", "x", "y"}, {"dx"}, AxesArgs(c)),
-          {{"dy", RandomTensor(y.dims(), 9, -1.0f, 1.0f)}, {"x", x}, {"y", y}}))
-          << type << " " << ShapeString(c.dims) << " axes " << ShapeString(c.axes);
+      for (bool ties : {false, true}) {
+        const Tensor x = ties ? Values(c.dims, -1.0f, 0.25f) : RandomTensor(c.dims, 4, -1.0f, 1.0f);
+        auto ws = RunOp(MakeOp(forward, {"x"}, {"y"}, AxesArgs(c)), {{"x", x}});
+        const Tensor y = ws->GetBlob("y")->GetTensor();
+        const caffe2::OperatorDef op = MakeOp(type, {"dy", "x", "y"}, {"dx"}, AxesArgs(c));
+        const oracles::NamedTensors inputs = {
+            {"dy", RandomTensor(y.dims(), 9, -1.0f, 1.0f)}, {"x", x}, {"y", y}};
+        EXPECT_TRUE(ties && routes ? SameOnBothDevices(op, inputs)
+                                   : oracles::DeviceChecks(op, inputs))
+            << type << " " << ShapeString(c.dims) << " axes " << ShapeString(c.axes)
+            << (ties ? " with ties" : "");
+      }
     }
   }
 }
