@@ -228,6 +228,10 @@ TEST(Hardmax, FirstMaximumOfEachRow) {
   ws = RunOp(MakeOp("Hardmax", {"x"}, {"y"}, {{"axis", -1}}),
              {{"x", MakeTensor<float>({1, 3}, {1, std::nanf(""), 7})}});
   ExpectTensorNear(ws->GetTensor("y"), {1, 3}, {0, 1, 0});
+  // Rows of no columns: an empty output of the input's dtype.
+  ws = RunOp(MakeOp("Hardmax", {"x"}, {"y"}), {{"x", MakeTensor<double>({2, 0}, {})}});
+  EXPECT_EQ(ws->GetTensor("y").dtype(), DataType::kDouble);
+  EXPECT_EQ(ws->GetTensor("y").dims(), (std::vector<int64_t>{2, 0}));
   ExpectError([] {
     RunOp(MakeOp("Hardmax", {"x"}, {"y"}, {{"axis", 2}}), {{"x", X23()}});
   }, ErrorKind::kBadArgument, {"Hardmax", "axis 2"});

@@ -40,7 +40,9 @@ class HardmaxOp final : public Operator {
       using T = decltype(zero);
       Tensor* out = Output(0);
       if (out != &in) out->Resize(in.dims());
-      if (cols > 0) HardmaxRows<T>(in.data<T>(), out->template mutable_data<T>(), rows, cols);
+      // The output takes the input's dtype even without elements (rows of no columns).
+      T* y = out->template mutable_data<T>();
+      if (cols > 0) HardmaxRows<T>(in.data<T>(), y, rows, cols);
     });
   }
 
