@@ -1,9 +1,5 @@
 // The forward oracle: production vs the f64 reference on the same inputs, with tolerances sized
 // by the f32 reference; on a mismatch, the first diverging op is blamed.
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <random>
 #include <string>
 #include <vector>
 

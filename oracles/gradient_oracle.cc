@@ -320,7 +320,6 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
       // kRoundingSamples times: the backward net's floating inputs moved by one f32 ulp at random
       // (the same computation to first order, another realization of its rounding), the f32 and
       // f64 reference run on each, and the largest distance taken.
-      constexpr int kRoundingSamples = 4;
       std::map<std::string, double> rounding;
       auto sample = [&](const BackendRun& run64, const BackendRun& run32) {
         for (const Projection& o : over) {
@@ -329,13 +328,7 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
         }
       };
       sample(*peer64, *peer32);
-      std::mt19937_64 ulp_rng(c.seed() ^ 0xA0761D6478BD642Full);
-      for (int k = 1; k < kRoundingSamples; ++k) {
-        const Case moved = MovedByOneUlp(backward, &ulp_rng);
-        const BackendRun run64 = GetBackend(kReference).Run(moved);
-        const BackendRun run32 = GetBackend(kReferenceF32).Run(moved);
-        if (!run64.error && !run32.error) sample(run64, run32);
-      }
+      SampleMovedCopies(backward, 0xA0761D6478BD642Full, sample);
       std::vector<Projection> still;
       for (Projection& o : over) {
         o.allowed += kF32PeerFactor * rounding[o.x];

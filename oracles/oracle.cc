@@ -73,8 +73,17 @@ Case MovedByOneUlp(const Case& c, std::mt19937_64* rng) {
   return moved;
 }
 
-// kRoundingSamples realizations: the case itself and three copies moved by one ulp.
-constexpr int kRoundingSamples = 4;
+void SampleMovedCopies(const Case& c, uint64_t salt,
+                       const std::function<void(const BackendRun&, const BackendRun&)>& sample) {
+  std::mt19937_64 rng(c.seed() ^ salt);
+  for (int k = 1; k < kRoundingSamples; ++k) {
+    const Case moved = MovedByOneUlp(c, &rng);
+    const BackendRun run64 = GetBackend(kReference).Run(moved);
+    const BackendRun run32 = GetBackend(kReferenceF32).Run(moved);
+    if (!run64.error && !run32.error) sample(run64, run32);
+  }
+}
+
 
 BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
                            const BackendRun& truth, const BackendRun& f32) {
@@ -98,13 +107,7 @@ BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
     }
   };
   sample(truth, f32);
-  std::mt19937_64 rng(c.seed() ^ 0x9E3779B97F4A7C15ull);
-  for (int k = 1; k < kRoundingSamples; ++k) {
-    const Case moved = MovedByOneUlp(c, &rng);
-    const BackendRun run64 = GetBackend(kReference).Run(moved);
-    const BackendRun run32 = GetBackend(kReferenceF32).Run(moved);
-    if (!run64.error && !run32.error) sample(run64, run32);
-  }
+  SampleMovedCopies(c, 0x9E3779B97F4A7C15ull, sample);
   BackendRun out = f32;
   for (const auto& [blob, errors] : largest) {
     auto r = out.blobs.find(blob);

@@ -70,6 +70,16 @@ std::vector<TruthDisagreement> DisagreementsWithTruth(
 // a finding (one realization can land near the truth by luck).
 Case MovedByOneUlp(const Case& c, std::mt19937_64* rng);
 
+// The f32 reference's rounding is sampled on this many realizations: the case itself and
+// kRoundingSamples - 1 copies moved by one ulp.
+constexpr int kRoundingSamples = 4;
+
+// `sample(run64, run32)` for the f64 and f32 references' runs of each of the kRoundingSamples - 1
+// moved copies of `c` (MovedByOneUlp, drawn from c.seed() ^ `salt`), skipping a copy either
+// reference rejects. The caller samples the case itself.
+void SampleMovedCopies(const Case& c, uint64_t salt,
+                       const std::function<void(const BackendRun&, const BackendRun&)>& sample);
+
 // One realization of f32 rounding can land near the truth by luck, and then k times its error is
 // too tight for the realization under test; in a loop of an expanding map (a While of Tan, whose
 // slope is 1 + tan^2, or of Exp feeding Tan) two realizations differ by far more than k. So before
