@@ -139,20 +139,7 @@ void WhereSelect(const bool* c, const void* x, const void* y, void* z, int64_t n
     WhereKernel<W><<<GridBlocks(n), kGridThreads, 0, stream>>>(
         c, static_cast<const W*>(x), static_cast<const W*>(y), static_cast<W*>(z), n, geometry);
   };
-  switch (esize) {
-    case 1:
-      launch(uint8_t{});
-      break;
-    case 2:
-      launch(uint16_t{});
-      break;
-    case 4:
-      launch(uint32_t{});
-      break;
-    case 8:
-      launch(uint64_t{});
-      break;
-  }
+  WithWord(esize, launch);
 }
 
 void WhereGradient(bool when_true, ElementType type, const bool* c, const void* dz, void* d,

@@ -29,38 +29,10 @@ __global__ void GatherElementsKernel(const Word* data, const Index* idx, Word* o
   PARITY_GRID_STRIDE_LOOP(k, numel) { GatherElementsBody(data, idx, out, g, k); }
 }
 
-template <typename Word>
-void LaunchGatherElements(const void* data, const void* idx, bool index_is_64, void* out,
-                          int64_t numel, const GatherElementsGeometry& g, cudaStream_t stream) {
-  if (index_is_64) {
-    GatherElementsKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        static_cast<const Word*>(data), static_cast<const int64_t*>(idx), static_cast<Word*>(out),
-        numel, g);
-  } else {
-    GatherElementsKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        static_cast<const Word*>(data), static_cast<const int32_t*>(idx), static_cast<Word*>(out),
-        numel, g);
-  }
-}
-
 template <typename T, typename Index>
 __global__ void GatherElementsGradKernel(const T* dy, const Index* idx, T* ddata, int64_t numel,
                                          GatherElementsGeometry g) {
   PARITY_GRID_STRIDE_LOOP(to, numel) { GatherElementsGradientBody(dy, idx, ddata, g, to); }
-}
-
-template <typename T>
-void LaunchGatherElementsGrad(const void* dy, const void* idx, bool index_is_64, void* ddata,
-                              int64_t numel, const GatherElementsGeometry& g, cudaStream_t stream) {
-  if (index_is_64) {
-    GatherElementsGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        static_cast<const T*>(dy), static_cast<const int64_t*>(idx), static_cast<T*>(ddata), numel,
-        g);
-  } else {
-    GatherElementsGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        static_cast<const T*>(dy), static_cast<const int32_t*>(idx), static_cast<T*>(ddata), numel,
-        g);
-  }
 }
 
 template <typename T>
@@ -99,39 +71,38 @@ void Range(MiscType type, const void* start, const void* step, void* y, int64_t 
 void Trilu(const void* x, void* y, int64_t numel, int64_t rows, int64_t cols, bool upper, int64_t k,
            size_t esize, cudaStream_t stream) {
   if (numel == 0) return;
-  if (esize == 8) {
+  WithWord(esize, [&](auto word) {
+    using W = decltype(word);
     TriluKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        static_cast<const uint64_t*>(x), static_cast<uint64_t*>(y), numel, rows, cols, upper, k);
-  } else {
-    TriluKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        static_cast<const uint32_t*>(x), static_cast<uint32_t*>(y), numel, rows, cols, upper, k);
-  }
+        static_cast<const W*>(x), static_cast<W*>(y), numel, rows, cols, upper, k);
+  });
 }
 
 void GatherElements(const void* data, const void* idx, bool index_is_64, void* out, int64_t numel,
                     size_t esize, const GatherElementsGeometry& g, cudaStream_t stream) {
   if (numel == 0) return;
-  switch (esize) {
-    case 1:
-      return LaunchGatherElements<uint8_t>(data, idx, index_is_64, out, numel, g, stream);
-    case 2:
-      return LaunchGatherElements<uint16_t>(data, idx, index_is_64, out, numel, g, stream);
-    case 4:
-      return LaunchGatherElements<uint32_t>(data, idx, index_is_64, out, numel, g, stream);
-    default:
-      return LaunchGatherElements<uint64_t>(data, idx, index_is_64, out, numel, g, stream);
-  }
+  WithWord(esize, [&](auto word) {
+    using W = decltype(word);
+    WithIndex(idx, index_is_64, [&](auto indices) {
+      GatherElementsKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+          static_cast<const W*>(data), indices, static_cast<W*>(out), numel, g);
+    });
+  });
 }
 
 void GatherElementsGradient(const void* dy, const void* idx, bool index_is_64, void* ddata,
                             int64_t numel, bool is_double, const GatherElementsGeometry& g,
                             cudaStream_t stream) {
   if (numel == 0) return;
-  if (is_double) {
-    LaunchGatherElementsGrad<double>(dy, idx, index_is_64, ddata, numel, g, stream);
-  } else {
-    LaunchGatherElementsGrad<float>(dy, idx, index_is_64, ddata, numel, g, stream);
-  }
+  WithIndex(idx, index_is_64, [&](auto indices) {
+    if (is_double) {
+      GatherElementsGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+          static_cast<const double*>(dy), indices, static_cast<double*>(ddata), numel, g);
+    } else {
+      GatherElementsGradKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+          static_cast<const float*>(dy), indices, static_cast<float*>(ddata), numel, g);
+    }
+  });
 }
 
 void Mod(MiscType type, const void* a, const void* b, void* y, int64_t n, bool sign_follows_divisor,

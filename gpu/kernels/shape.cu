@@ -43,18 +43,6 @@ __global__ void GatherKernel(const E* data, const Index* idx, int64_t numel, int
   PARITY_GRID_STRIDE_LOOP(k, numel) { GatherElement(k, data, idx, n, bound, block, out); }
 }
 
-// Calls fn(E{}) with E the unsigned word of `esize` bytes.
-template <typename Fn>
-void WithWord(size_t esize, Fn&& fn) {
-  switch (esize) {
-    case 1: fn(uint8_t{}); break;
-    case 2: fn(uint16_t{}); break;
-    case 4: fn(uint32_t{}); break;
-    case 8: fn(uint64_t{}); break;
-    default: break;  // the ops refuse other sizes before launching
-  }
-}
-
 }  // namespace
 
 void StridedCopy(const void* x, void* y, int64_t numel, size_t esize, const StridedGeometry& g,
@@ -100,13 +88,10 @@ void GatherGradientFloat(const float* dy, const void* idx, bool index_is_64, int
                          cudaStream_t stream) {
   const int64_t numel = outer * bound * block;
   if (numel == 0) return;
-  if (index_is_64) {
-    GatherGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        dy, static_cast<const int64_t*>(idx), numel, n, bound, block, ddata);
-  } else {
-    GatherGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-        dy, static_cast<const int32_t*>(idx), numel, n, bound, block, ddata);
-  }
+  WithIndex(idx, index_is_64, [&](auto indices) {
+    GatherGradientKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(dy, indices, numel, n,
+                                                                         bound, block, ddata);
+  });
 }
 
 void BandCopy(const void* src, void* dst, int64_t rows, size_t esize, const BandGeometry& g,
@@ -126,15 +111,10 @@ void Gather(const void* data, const void* idx, bool index_is_64, int64_t outer, 
   if (numel == 0) return;
   WithWord(esize, [&](auto word) {
     using E = decltype(word);
-    if (index_is_64) {
-      GatherKernel<E, int64_t><<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-          static_cast<const E*>(data), static_cast<const int64_t*>(idx), numel, n, bound, block,
-          static_cast<E*>(out));
-    } else {
-      GatherKernel<E, int32_t><<<GridBlocks(numel), kGridThreads, 0, stream>>>(
-          static_cast<const E*>(data), static_cast<const int32_t*>(idx), numel, n, bound, block,
-          static_cast<E*>(out));
-    }
+    WithIndex(idx, index_is_64, [&](auto indices) {
+      GatherKernel<<<GridBlocks(numel), kGridThreads, 0, stream>>>(
+          static_cast<const E*>(data), indices, numel, n, bound, block, static_cast<E*>(out));
+    });
   });
 }
 

@@ -21,6 +21,7 @@
 
 #include "core/ops/common/shape_util.h"
 #include "core/ops/fill/range.h"
+#include "core/ops/shape/gather_elements.h"
 #include "gpu/cuda_operator.h"
 #include "gpu/device.h"
 
@@ -107,16 +108,6 @@ PARITY_REGISTER_CUDA_OPERATOR(Trilu, TriluCudaOp);
 // ---------------------------------------------------------------------------------------------
 // GatherElements and its gradient.
 
-template <typename Index>
-void CheckIndices(const Index* idx, int64_t n, int64_t bound, int axis, const std::string& label,
-                  const std::string& data) {
-  for (int64_t i = 0; i < n; ++i) {
-    PARITY_ENFORCE(idx[i] >= -bound && idx[i] < bound, ErrorKind::kBadArgument, label, ": index ",
-                   idx[i], " at position ", i, " of INDICES is out of range [", -bound, ", ", bound,
-                   ") for axis ", axis, " of DATA ", data);
-  }
-}
-
 // DATA's and INDICES' dims (already checked against each other) as the kernels see them.
 kernels::GatherElementsGeometry GeometryOf(const std::string& label,
                                            const std::vector<int64_t>& data,
@@ -143,7 +134,8 @@ class GatherElementsCudaOp final : public CudaOperator {
     const int axis = shape_util::CanonicalAxis(axis_, data.ndim(), label(), "axis", data.dims());
     const Tensor host = ToCpu(indices);
     shape_util::DispatchIndex(host, label(), InputName(1), "INDICES", [&](const auto* idx) {
-      CheckIndices(idx, host.numel(), data.dim(axis), axis, label(), data.DebugString());
+      CheckGatherElementsIndices(idx, host.numel(), data.dim(axis), axis, label(),
+                                 data.DebugString());
     });
     const size_t esize = DataTypeSize(data.dtype());
     PARITY_ENFORCE(esize == 1 || esize == 2 || esize == 4 || esize == 8, ErrorKind::kUnknownOp,
@@ -188,7 +180,8 @@ class GatherElementsGradientCudaOp final : public CudaOperator {
                                                "axis", data_dims);
     const Tensor host = ToCpu(indices);
     shape_util::DispatchIndex(host, label(), InputName(1), "INDICES", [&](const auto* idx) {
-      CheckIndices(idx, host.numel(), data_dims[axis], axis, label(), ShapeString(data_dims));
+      CheckGatherElementsIndices(idx, host.numel(), data_dims[axis], axis, label(),
+                                 ShapeString(data_dims));
     });
     const kernels::GatherElementsGeometry g = GeometryOf(label(), data_dims, idx_dims, axis);
     const DataType dtype = dy.dtype();

@@ -10,6 +10,8 @@
 //
 //   GatherElementsGradient (DATA, INDICES, dY) -> dDATA: zeros of DATA's dims with each element
 //   of dY added where its index picked (repeated picks accumulate). DATA is read for its dims.
+#include "core/ops/shape/gather_elements.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -45,7 +47,7 @@ void CheckIndexDtype(DataType dtype, const std::string& label, const std::string
 }
 
 // Calls fn(k, src) for every element k of INDICES (row-major), src being the flat offset in DATA
-// it picks. The indices must have been checked (CheckIndices).
+// it picks. The indices must have been checked (CheckGatherElementsIndices).
 template <typename Index, typename Fn>
 void ForEachPick(const std::vector<int64_t>& data, const std::vector<int64_t>& idx_dims,
                  const Index* idx, int axis, Fn&& fn) {
@@ -68,16 +70,6 @@ void ForEachPick(const std::vector<int64_t>& data, const std::vector<int64_t>& i
       if (d != axis) base -= stride[d] * idx_dims[d];
       counter[d] = 0;
     }
-  }
-}
-
-template <typename Index>
-void CheckIndices(const Index* idx, int64_t n, int64_t bound, int axis, const std::string& label,
-                  const std::string& data) {
-  for (int64_t i = 0; i < n; ++i) {
-    PARITY_ENFORCE(idx[i] >= -bound && idx[i] < bound, ErrorKind::kBadArgument, label, ": index ",
-                   idx[i], " at position ", i, " of INDICES is out of range [", -bound, ", ", bound,
-                   ") for axis ", axis, " of DATA ", data);
   }
 }
 
@@ -108,7 +100,8 @@ class GatherElementsOp final : public Operator {
     const Tensor& data = Input(0);
     const std::vector<int64_t> idx_dims = Input(1).dims();
     const int axis = GatherElementsAxis(data.dims(), idx_dims, axis_, label());
-    CheckIndices(idx, Input(1).numel(), data.dims()[axis], axis, label(), data.DebugString());
+    CheckGatherElementsIndices(idx, Input(1).numel(), data.dims()[axis], axis, label(),
+                               data.DebugString());
     // Output over DATA or INDICES in place is not allowed (the schema has no in-place pair).
     Tensor* out = Output(0);
     out->Resize(idx_dims);
@@ -160,7 +153,8 @@ class GatherElementsGradientOp final : public Operator {
     PARITY_ENFORCE(dy.dims() == idx_dims, ErrorKind::kShapeMismatch, label(), ": gradient '",
                    InputName(2), "' ", dy.DebugString(), " must have the dims of INDICES ",
                    ShapeString(idx_dims));
-    CheckIndices(idx, Input(1).numel(), data_dims[axis], axis, label(), ShapeString(data_dims));
+    CheckGatherElementsIndices(idx, Input(1).numel(), data_dims[axis], axis, label(),
+                               ShapeString(data_dims));
     // Accumulated aside: dDATA may be written over DATA, INDICES or dY.
     int64_t n = 1;
     for (int64_t d : data_dims) n *= d;
