@@ -2,6 +2,8 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "core/proto/nesting.h"
+
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -182,7 +184,7 @@ caffe2::NetDef ArgumentHelper::GetNet(const std::string& name) const {
   if (arg->has_n()) return arg->n();
   if (!arg->has_s()) WrongKind(label_, *arg, "a net");
   caffe2::NetDef net;
-  PARITY_ENFORCE(google::protobuf::TextFormat::ParseFromString(arg->s(), &net),
+  PARITY_ENFORCE(ParseNetText(arg->s(), &net),
                  ErrorKind::kBadArgument, label_, ": argument '", name,
                  "' is a string that does not parse as a NetDef in text format");
   return net;

@@ -6,6 +6,7 @@
 #include <google/protobuf/reflection.h>
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/proto/nesting.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
 
@@ -110,6 +112,62 @@ std::string FirstNonUtf8Field(const google::protobuf::Message& message, const st
     }
   }
   return "";
+}
+
+// The path of the first field of `message` (at any depth) that arrived with a wire type its
+// declaration does not have, or "". proto2 keeps such a field as an unknown field and parses on,
+// so a NetDef whose `name` came as a varint would be taken as a net without a name; a field number
+// the schema does not declare is left alone (a newer caffe2.proto may have written it).
+std::string FirstMistypedField(const google::protobuf::Message& message, const std::string& path) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  const google::protobuf::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
+  for (int k = 0; k < unknown.field_count(); ++k) {
+    const FieldDescriptor* declared =
+        message.GetDescriptor()->FindFieldByNumber(unknown.field(k).number());
+    if (declared != nullptr) {
+      return (path.empty() ? "" : path + ".") + declared->name() + " (field " +
+             std::to_string(declared->number()) + ")";
+    }
+  }
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    const std::string here = path.empty() ? field->name() : path + "." + field->name();
+    const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    for (int k = 0; k < count; ++k) {
+      const google::protobuf::Message& sub = field->is_repeated()
+                                                 ? reflection->GetRepeatedMessage(message, field, k)
+                                                 : reflection->GetMessage(message, field);
+      std::string bad =
+          FirstMistypedField(sub, field->is_repeated() ? here + "[" + std::to_string(k) + "]" : here);
+      if (!bad.empty()) return bad;
+    }
+  }
+  return "";
+}
+
+// Checks every NetDef held by `message` (the message itself, a fuzz case's nets, a finding's)
+// against the one nesting limit, before any recursive walk over it.
+void CheckNestingOfNets(const google::protobuf::Message& message, const std::string& what) {
+  using google::protobuf::FieldDescriptor;
+  if (const auto* net = dynamic_cast<const caffe2::NetDef*>(&message)) {
+    CheckNetNesting(*net, what);
+    return;
+  }
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    for (int k = 0; k < count; ++k) {
+      CheckNestingOfNets(field->is_repeated() ? reflection->GetRepeatedMessage(message, field, k)
+                                              : reflection->GetMessage(message, field),
+                         what);
+    }
+  }
 }
 
 // The write(2) every file goes through; tests swap it to inject faults (ENOSPC, EIO, short writes).
@@ -276,9 +334,15 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
                 google::protobuf::Message* message) {
   if (text) {
     google::protobuf::TextFormat::Parser parser;
+    // protobuf's text parser recurses once per message level and has no limit of its own.
+    parser.SetRecursionLimit(kProtoRecursionLimit);
     CollectingErrors errors;
     parser.RecordErrorsTo(&errors);
     bool ok = parser.ParseFromString(bytes, message);
+    PARITY_ENFORCE(ok || errors.first().find("too deep") == std::string::npos,
+                   ErrorKind::kInvalidNet, what, " is not a valid text ", message->GetTypeName(),
+                   ": messages nested deeper than ", kProtoRecursionLimit,
+                   " levels (nets may nest at most ", kMaxNetNesting, " deep)");
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid text ",
                    message->GetTypeName(), ": ", errors.first());
   } else {
@@ -286,8 +350,13 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
     {
       // The parser logs non-UTF-8 strings to stderr; they are reported below as an error instead.
       google::protobuf::LogSilencer quiet;
-      ok = message->ParseFromString(bytes);
+      ok = ParseBinaryProto(bytes, message);
     }
+    PARITY_ENFORCE(ok || WireNestingDepth(bytes, message->GetDescriptor(), kProtoRecursionLimit) <=
+                             kProtoRecursionLimit,
+                   ErrorKind::kInvalidNet, what, " is not a valid binary ",
+                   message->GetTypeName(), ": messages nested deeper than ", kProtoRecursionLimit,
+                   " levels (nets may nest at most ", kMaxNetNesting, " deep)");
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid binary ",
                    message->GetTypeName(), " (malformed protobuf bytes",
                    message->IsInitialized() ? "" : " or missing required fields", ")");
@@ -295,7 +364,12 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
     PARITY_ENFORCE(bad.empty(), ErrorKind::kInvalidNet, what, " is not a valid binary ",
                    message->GetTypeName(), ": string field '", bad,
                    "' is not UTF-8 (is it another kind of file?)");
+    const std::string mistyped = FirstMistypedField(*message, "");
+    PARITY_ENFORCE(mistyped.empty(), ErrorKind::kInvalidNet, what, " is not a valid binary ",
+                   message->GetTypeName(), ": field ", mistyped,
+                   " has the wrong wire type (is it another kind of file?)");
   }
+  CheckNestingOfNets(*message, what);
 }
 
 void LoadProtoFile(const std::string& path, google::protobuf::Message* message) {
@@ -307,6 +381,8 @@ void LoadProtoFile(const std::string& path, google::protobuf::Message* message) 
 }
 
 void SaveProtoFile(const std::string& path, const google::protobuf::Message& message) {
+  // What parity writes, parity must read back: the same limit as at load.
+  CheckNestingOfNets(message, path);
   std::string bytes;
   if (IsTextProtoPath(path)) {
     PARITY_ENFORCE(google::protobuf::TextFormat::PrintToString(message, &bytes),
@@ -342,8 +418,19 @@ std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
     return {proto};
   }
   caffe2::TensorProtos protos;
-  if (protos.ParseFromString(bytes) && protos.protos_size() > 0) {
+  if (ParseBinaryProto(bytes, &protos) && protos.protos_size() > 0 &&
+      FirstMistypedField(protos, "").empty()) {
     return {protos.protos().begin(), protos.protos().end()};
+  }
+  // A net given where tensors belong parses as a TensorProto of nonsense dims (its name's bytes
+  // read as packed integers); say what the file is instead.
+  caffe2::NetDef net;
+  {
+    google::protobuf::LogSilencer quiet;
+    PARITY_ENFORCE(!(ParseBinaryProto(bytes, &net) && net.op_size() > 0 &&
+                     FirstNonUtf8Field(net, "").empty() && FirstMistypedField(net, "").empty()),
+                   ErrorKind::kInvalidNet, path, " holds a NetDef ('", net.name(), "', ",
+                   net.op_size(), " ops), not tensors (a TensorProtos or one TensorProto)");
   }
   caffe2::TensorProto proto;
   ParseProto(bytes, false, path, &proto);
@@ -402,9 +489,13 @@ caffe2::TensorProto ParseNpy(const std::string& bytes, const std::string& what) 
     size_t first = item.find_first_not_of(' ');
     if (first == std::string::npos) continue;
     char* end = nullptr;
+    errno = 0;
     long long d = std::strtoll(item.c_str() + first, &end, 10);
-    PARITY_ENFORCE(end != item.c_str() + first, ErrorKind::kInvalidNet, what,
-                   ": bad .npy shape entry '", item, "'");
+    // The whole entry is the integer (up to trailing spaces): "2.5" is not read as 2.
+    const bool integral = end != item.c_str() + first && errno == 0 &&
+                          std::string(end).find_first_not_of(' ') == std::string::npos;
+    PARITY_ENFORCE(integral, ErrorKind::kInvalidNet, what, ": bad .npy shape entry '", item,
+                   "' (not a whole number)");
     dims.push_back(d);
   }
   int64_t count = CheckedNumElements(dims);

@@ -19,6 +19,17 @@ void CopyField(const caffe2::TensorProto& proto, const Field& field, Tensor* ten
   for (int64_t i = 0; i < tensor->numel(); ++i) out[i] = static_cast<T>(field.Get(i));
 }
 
+// The name of the typed value field `proto` fills, or nullptr.
+const char* TypedFieldInUse(const caffe2::TensorProto& proto) {
+  if (proto.float_data_size() > 0) return "float_data";
+  if (proto.double_data_size() > 0) return "double_data";
+  if (proto.int32_data_size() > 0) return "int32_data";
+  if (proto.int64_data_size() > 0) return "int64_data";
+  if (proto.has_byte_data() && !proto.byte_data().empty()) return "byte_data";
+  if (proto.string_data_size() > 0) return "string_data";
+  return nullptr;
+}
+
 }  // namespace
 
 Tensor TensorFromProto(const caffe2::TensorProto& proto) {
@@ -30,12 +41,28 @@ Tensor TensorFromProto(const caffe2::TensorProto& proto) {
   Tensor tensor;
   tensor.Resize(dims);
   if (proto.has_raw_data()) {
+    // Two representations of one tensor: which one Caffe2 would read depends on its version, so
+    // neither is taken silently.
+    const char* typed = TypedFieldInUse(proto);
+    PARITY_ENFORCE(typed == nullptr, ErrorKind::kInvalidNet, ProtoLabel(proto),
+                   ": has both raw_data and ", typed == nullptr ? "" : typed,
+                   "; a tensor holds its values in one field");
     size_t expected = static_cast<size_t>(tensor.numel()) * DataTypeSize(dtype);
     PARITY_ENFORCE(proto.raw_data().size() == expected, ErrorKind::kInvalidNet, ProtoLabel(proto),
                    ": raw_data has ", proto.raw_data().size(), " bytes, dims ",
                    ShapeString(dims), " of ", DataTypeName(dtype), " need ", expected);
     void* out = tensor.raw_mutable_data(dtype);
     if (expected > 0) std::memcpy(out, proto.raw_data().data(), expected);
+    if (dtype == DataType::kBool) {
+      // A bool is one byte of 0 or 1 (numpy's and Caffe2's); any other byte is not a bool, and
+      // read as one it would come out of Cast as 2.0 or 255.0.
+      const auto* bytes = reinterpret_cast<const unsigned char*>(proto.raw_data().data());
+      for (size_t i = 0; i < expected; ++i) {
+        PARITY_ENFORCE(bytes[i] <= 1, ErrorKind::kInvalidNet, ProtoLabel(proto),
+                       ": bool raw_data byte ", i, " is ", static_cast<int>(bytes[i]),
+                       " (a bool is 0 or 1)");
+      }
+    }
     return tensor;
   }
   switch (dtype) {

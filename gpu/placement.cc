@@ -8,6 +8,8 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "core/proto/nesting.h"
+
 namespace parity::gpu {
 namespace {
 
@@ -126,7 +128,7 @@ class PlacementWalk {
       if (arg.name() == "step_net") {
         if (arg.has_n()) {
           step = arg.n();
-        } else if (!google::protobuf::TextFormat::ParseFromString(arg.s(), &step)) {
+        } else if (!ParseNetText(arg.s(), &step)) {
           return;  // the op's own error when it runs
         }
       }

@@ -8,6 +8,8 @@
 // (gpu/placement.h); every tensor comes back to the host for the comparison.
 #include <google/protobuf/text_format.h>
 
+#include "core/proto/nesting.h"
+
 #include <set>
 
 #include "core/net.h"
@@ -54,7 +56,7 @@ void PlaceOnDevice(caffe2::NetDef* net, int device_id, const std::string& engine
       if (arg.has_s() && (arg.name() == "step_net" || arg.name() == "backward_step_net") &&
           !arg.s().empty()) {
         caffe2::NetDef parsed;
-        PARITY_ENFORCE(google::protobuf::TextFormat::ParseFromString(arg.s(), &parsed),
+        PARITY_ENFORCE(ParseNetText(arg.s(), &parsed),
                        ErrorKind::kBadArgument, op.type(), ": argument '", arg.name(),
                        "' is a string that does not parse as a NetDef in text format");
         arg.clear_s();

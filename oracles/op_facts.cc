@@ -2,6 +2,8 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "core/proto/nesting.h"
+
 #include <functional>
 
 #include "oracles/tolerance.h"
@@ -29,7 +31,7 @@ void ForEachOp(const caffe2::NetDef& net,
       // op's own error when it runs).
       caffe2::NetDef parsed;
       if (arg.has_s() && (arg.name() == "step_net" || arg.name() == "backward_step_net") &&
-          google::protobuf::TextFormat::ParseFromString(arg.s(), &parsed)) {
+          ParseNetText(arg.s(), &parsed)) {
         ForEachOp(parsed, fn, backward_step_nets);
       }
     }

@@ -1,6 +1,8 @@
 // The op table, argument reading, and the public listing functions of interpreter.h.
 #include <google/protobuf/text_format.h>
 
+#include "core/proto/nesting.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -117,7 +119,7 @@ caffe2::NetDef Args::Net(const std::string& name) const {
                  "' missing");
   if (a->has_n()) return a->n();
   caffe2::NetDef net;
-  PARITY_ENFORCE(a->has_s() && google::protobuf::TextFormat::ParseFromString(a->s(), &net),
+  PARITY_ENFORCE(a->has_s() && ParseNetText(a->s(), &net),
                  ErrorKind::kBadArgument, "argument '", name,
                  "' is neither a NetDef nor a text-format NetDef");
   return net;

@@ -2,6 +2,8 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "core/proto/nesting.h"
+
 #include "core/proto/error.h"
 
 namespace parity::transforms {
@@ -38,7 +40,7 @@ std::vector<caffe2::NetDef> SubNetsOf(const caffe2::OperatorDef& op) {
     nets.insert(nets.end(), arg.nets().begin(), arg.nets().end());
     if (IsStepNetText(arg)) {
       caffe2::NetDef net;
-      PARITY_ENFORCE(google::protobuf::TextFormat::ParseFromString(arg.s(), &net),
+      PARITY_ENFORCE(ParseNetText(arg.s(), &net),
                      ErrorKind::kBadArgument, op.type(), ": argument '", arg.name(),
                      "' is a string that does not parse as a NetDef in text format");
       nets.push_back(std::move(net));
