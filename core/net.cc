@@ -125,6 +125,10 @@ std::vector<std::string> NetTypes() {
 
 std::unique_ptr<NetBase> CreateNetForDef(const caffe2::NetDef& def, Workspace* ws) {
   std::string type = def.type().empty() ? "simple" : def.type();
+  // A hint to the parallel executors, but a negative count of threads is no hint at all (Caffe2's
+  // DAG executors enforce a positive one; 0 here means one per core).
+  PARITY_ENFORCE(def.num_workers() >= 0, ErrorKind::kInvalidNet, NetContext(def),
+                 ": num_workers ", def.num_workers(), " is negative");
   NetFactory factory;
   {
     std::lock_guard<std::mutex> lock(NetFactoriesMutex());

@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/threads.h"
+
 namespace parity::parallel_internal {
 namespace {
 
@@ -94,7 +96,7 @@ class Helpers {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       while (threads_ < count) {
-        std::thread(&Helpers::Loop, this).detach();  // they live as long as the process
+        StartThread(&Helpers::Loop, this).detach();  // they live as long as the process
         ++threads_;
       }
       for (int i = 0; i < count; ++i) queue_.push_back(job);

@@ -7,21 +7,17 @@
 #include <map>
 #include <mutex>
 
+#include "core/proto/env_limits.h"
+
 namespace parity {
 namespace {
 
 // Eigen and SIMD kernels want aligned rows; 64 bytes covers AVX-512 and cache lines.
 constexpr size_t kCpuAlignment = 64;
 
-int64_t InitialMaxAllocationBytes() {
-  const char* env = std::getenv("PARITY_MAX_ALLOC_BYTES");
-  if (env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    long long value = std::strtoll(env, &end, 10);
-    if (end != nullptr && *end == '\0' && value > 0) return value;
-  }
-  return int64_t{4} << 30;
-}
+// The cap from PARITY_MAX_ALLOC_BYTES, else 4 GiB; a malformed value throws (the command line
+// checks it at start-up, so it names the variable before any work).
+int64_t InitialMaxAllocationBytes() { return MaxAllocBytesFromEnv().value_or(int64_t{4} << 30); }
 
 std::atomic<int64_t>& MaxAllocation() {
   static std::atomic<int64_t> value{InitialMaxAllocationBytes()};

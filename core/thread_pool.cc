@@ -10,11 +10,23 @@ ThreadPool::ThreadPool(int num_threads) {
   // The workers run ops with the creating thread's compute threads (core/threads.h): a fuzz
   // worker's one thread, not the process default, so the DAG executor matches SimpleNet.
   const int compute_threads = ComputeThreads();
-  for (int i = 0; i < num_threads; ++i) {
-    workers_.emplace_back([this, compute_threads] {
-      SetComputeThreads(compute_threads);
-      Work();
-    });
+  try {
+    for (int i = 0; i < num_threads; ++i) {
+      workers_.push_back(StartThread([this, compute_threads] {
+        SetComputeThreads(compute_threads);
+        Work();
+      }));
+    }
+  } catch (...) {
+    // The destructor does not run for a constructor that throws: stop the workers that started,
+    // or their joinable threads would end the process.
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& worker : workers_) worker.join();
+    throw;
   }
 }
 

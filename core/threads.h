@@ -6,7 +6,38 @@
 #ifndef PARITY_CORE_THREADS_H_
 #define PARITY_CORE_THREADS_H_
 
+#include <new>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+
 namespace parity {
+
+// A thread that cannot start (no address space left for its stack under a memory limit, or the
+// process's thread limit) is a resource running out, as an allocation that fails: a std::bad_alloc,
+// which the fuzz worker files as `resource` and the command line as a resource-limit error (exit
+// 2), where std::system_error would be an internal error, and a half-built pool of joinable
+// threads std::terminate.
+class ThreadStartFailure : public std::bad_alloc {
+ public:
+  explicit ThreadStartFailure(const std::system_error& cause)
+      : message_(std::string("cannot start a thread: ") + cause.what()) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+// std::thread(function...), with a failure to start it thrown as ThreadStartFailure.
+template <typename... Args>
+std::thread StartThread(Args&&... args) {
+  try {
+    return std::thread(std::forward<Args>(args)...);
+  } catch (const std::system_error& error) {
+    throw ThreadStartFailure(error);
+  }
+}
 
 // Applies to the calling thread only (OpenMP keeps the setting per thread: a std::thread started
 // later reads the process default, OMP_NUM_THREADS or the core count). ThreadPool hands it on: its

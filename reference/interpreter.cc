@@ -323,6 +323,8 @@ RunResult RunAll(const caffe2::NetDef* init_net, const caffe2::NetDef& net,
     PARITY_ENFORCE(
         std::find(std::begin(kNetTypes), std::end(kNetTypes), def->type()) != std::end(kNetTypes),
         ErrorKind::kInvalidNet, "net '", def->name(), "': unknown net type '", def->type(), "'");
+    PARITY_ENFORCE(def->num_workers() >= 0, ErrorKind::kInvalidNet, "net '", def->name(),
+                   "': num_workers ", def->num_workers(), " is negative");
   }
   Runner<T> runner(options);
   Workspace<T> ws;

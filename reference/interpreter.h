@@ -98,6 +98,7 @@
 #include <vector>
 
 #include "core/proto/caffe2.pb.h"
+#include "core/proto/env_limits.h"
 
 namespace parity::reference {
 
@@ -107,10 +108,12 @@ struct RunOptions {
   Precision precision = Precision::kF64;
   // Record the value of every output of every top-level op (RunResult::trace).
   bool trace = false;
-  // Passes of one While (cond + loop) before kResourceLimit.
-  int64_t max_loop_iterations = 100000;
-  // Largest single tensor, in bytes of the reference's own storage (8 per integer element).
-  int64_t max_alloc_bytes = int64_t{4} << 30;
+  // Passes of one While (cond + loop) before kResourceLimit: PARITY_MAX_LOOP_ITERATIONS, as
+  // production reads it, else 100,000 (a malformed value throws, naming the variable).
+  int64_t max_loop_iterations = MaxLoopIterationsFromEnv().value_or(100000);
+  // Largest single tensor, in bytes of the reference's own storage (8 per integer element):
+  // PARITY_MAX_ALLOC_BYTES, as production reads it, else 4 GiB.
+  int64_t max_alloc_bytes = MaxAllocBytesFromEnv().value_or(int64_t{4} << 30);
 };
 
 struct TraceEntry {

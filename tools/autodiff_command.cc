@@ -48,7 +48,8 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("net", options->net_path, "NetDef file (.pb or .pbtxt)")->required();
       app->add_option("--loss", options->losses, "Blob(s) to differentiate, seeded with ones")
           ->required()
-          ->delimiter(',');
+          ->delimiter(',')
+          ->check(kNonEmpty);
       app->add_option("-o,--output", options->output_path,
                       "Write the net here (.pb or .pbtxt); default: print it as text");
       return [options] { return Autodiff(*options); };

@@ -133,7 +133,8 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("--engine", options->engine,
                       "The backend under test, by registered name (default: production)");
       app->add_option("--tolerance", options->tolerance,
-                      "Tolerance class: exact, default, transcendental, accumulation, loose");
+                      "Tolerance class: exact, default, transcendental, accumulation, loose")
+          ->check(kNonEmpty);
       app->add_flag("--full", options->full, "Gradient: check every input element separately");
       app->add_option("--seed", options->seed,
                       "Seed of the gradient oracle's random directions and of the init net's "

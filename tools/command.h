@@ -39,6 +39,13 @@ inline const CLI::Validator kWholeNumber(
       return "";
     },
     "N>=0");
+// A value that names something (a blob, a class, a file): an empty one would silently mean the
+// default or nothing at all.
+inline const CLI::Validator kNonEmpty(
+    [](std::string& value) -> std::string {
+      return value.empty() ? "an empty value names nothing" : "";
+    },
+    "NAME");
 // A duration in seconds: a decimal number >= 0 ("1.5").
 inline const CLI::Validator kSeconds(
     [](std::string& value) -> std::string {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "core/proto/env_limits.h"
 #include "core/proto/error.h"
 #include "tools/command.h"
 
@@ -56,6 +57,10 @@ int Main(int argc, char** argv) {
   for (auto& [sub, action] : actions) {
     if (!sub->parsed()) continue;
     try {
+      // The environment's limits are checked before any work, so a malformed one is named at
+      // once instead of wherever the first allocation or loop happens to read it.
+      MaxAllocBytesFromEnv();
+      MaxLoopIterationsFromEnv();
       return action();
     } catch (const Error& e) {
       std::cerr << "parity " << sub->get_name() << ": " << ErrorKindName(e.kind()) << ": "

@@ -15,10 +15,13 @@
 #include <cmath>
 #include <iostream>
 #include <random>
+#include <sstream>
+#include <string>
 
 #include "core/io.h"
 #include "core/proto/error.h"
 #include "core/rnn/rnn_cell.h"
+#include "core/tensor.h"
 #include "core/tensor_proto.h"
 #include "tools/command.h"
 
@@ -111,6 +114,46 @@ std::vector<std::string> AddLayer(const RnnOptions& o, caffe2::NetDef* net,
   return {out.hidden_all, out.hidden_last};
 }
 
+// Stacked layers beyond this are no model anyone trains; the net grows by a dozen ops a layer.
+constexpr int64_t kMaxLayers = 1024;
+// Every value the command writes (parameters, example inputs) lives in protobuf messages before it
+// is written, and a text file spends about 12 bytes on each: 2^28 values is a 3 GiB file.
+constexpr double kMaxValuesWritten = double{1 << 28};
+
+// A count as a whole number where one fits, else in scientific notation.
+std::string CountString(double count) {
+  if (count < 9e18) return std::to_string(static_cast<int64_t>(count));
+  std::ostringstream out;
+  out << count;
+  return out.str();
+}
+
+// Refuses sizes the command cannot write before it allocates anything, naming the flags: with the
+// flags each within [1, 2^20], their products still reach 2^60 values.
+void CheckRnnSizes(const RnnOptions& o) {
+  PARITY_ENFORCE(std::isfinite(o.forget_bias), ErrorKind::kBadArgument,
+                 "parity rnn: --forget-bias must be a finite number, got ", o.forget_bias);
+  PARITY_ENFORCE(o.layers <= kMaxLayers, ErrorKind::kBadArgument, "parity rnn: --layers ",
+                 o.layers, " is over the limit of ", kMaxLayers);
+  const double gates = o.cell == "lstm" ? 4 : 3;
+  const double steps = o.steps, batch = o.batch, dim_in = o.dim_in, hidden = o.hidden;
+  const double input = steps * batch * dim_in;
+  const double states = (o.cell == "lstm" ? 2 : 1) * batch * hidden;
+  // Per layer: the input projection W [gates*H, D_l] and b, the recurrent W [gates*H, H] and b.
+  const double first_layer = gates * hidden * (dim_in + hidden + 2);
+  const double later_layer = gates * hidden * (2 * hidden + 2);
+  const double total = input + o.layers * states + first_layer + (o.layers - 1) * later_layer;
+  const double largest = std::max({input, first_layer, later_layer});
+  const double cap_values = static_cast<double>(MaxAllocationBytes()) / sizeof(float);
+  PARITY_ENFORCE(largest <= cap_values && total <= kMaxValuesWritten, ErrorKind::kResourceLimit,
+                 "parity rnn: --T ", o.steps, " --N ", o.batch, " --D ", o.dim_in, " --H ",
+                 o.hidden, " --layers ", o.layers, " make ", CountString(total),
+                 " values to write (the input alone T*N*D = ", CountString(input),
+                 "); the limit is ", CountString(kMaxValuesWritten), " values, and ",
+                 CountString(cap_values),
+                 " in one tensor (PARITY_MAX_ALLOC_BYTES)");
+}
+
 int BuildRnn(const RnnOptions& o) {
   PARITY_ENFORCE(o.cell == "lstm" || o.cell == "gru", ErrorKind::kBadArgument, "parity rnn: cell '",
                  o.cell, "' is not supported (lstm and gru are)");
@@ -128,6 +171,7 @@ int BuildRnn(const RnnOptions& o) {
     PARITY_ENFORCE(value >= 1 && value <= (1 << 20), ErrorKind::kBadArgument, "parity rnn: ", flag,
                    " must be in [1, 2^20], got ", value);
   }
+  CheckRnnSizes(o);
   const std::string scope = o.scope.empty() ? o.cell : o.scope;
   caffe2::NetDef net, init;
   net.set_name(scope);

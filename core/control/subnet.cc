@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/proto/env_limits.h"
+
 namespace parity {
 
 void PerWorkspaceNet::Run(const std::shared_ptr<Workspace>& ws) {
@@ -42,14 +44,7 @@ int64_t LoopIterationCap(const Operator& op) {
                    ": max_iterations must be >= 0, got ", cap);
     return cap;
   }
-  if (const char* env = std::getenv("PARITY_MAX_LOOP_ITERATIONS")) {
-    char* end = nullptr;
-    const long long cap = std::strtoll(env, &end, 10);
-    PARITY_ENFORCE(end != env && *end == '\0' && cap >= 0, ErrorKind::kBadArgument,
-                   "PARITY_MAX_LOOP_ITERATIONS must be a non-negative integer, got '", env, "'");
-    return cap;
-  }
-  return 1000000;
+  return MaxLoopIterationsFromEnv().value_or(1000000);
 }
 
 }  // namespace parity

@@ -59,10 +59,14 @@ class AccumulateInputGradientOp final : public Operator {
                    ": gradient '", OutputName(0), "' must have a time axis, got ",
                    g->DebugString());
     const int64_t row = g->numel() / g->dim(0);
-    PARITY_ENFORCE((t + offset_ + 1) * row <= g->numel() && (t + 1) * row <= og.numel(),
+    // Compared without forming t + offset_ + 1 or (t + 1) * row, which a huge offset wraps.
+    const int64_t rows = g->dim(0);
+    const bool in_bounds = t >= 0 && offset_ < rows && t < rows - offset_ &&
+                           (row == 0 || t < og.numel() / row);
+    PARITY_ENFORCE(in_bounds,
                    ErrorKind::kShapeMismatch, label(), ": step ", t, " with offset ", offset_,
                    " reads row ", t, " of '", InputName(1), "' ", og.DebugString(),
-                   " and adds it to row ", t + offset_, " of '", OutputName(0), "' ",
+                   " and adds it to row ", t, " + ", offset_, " of '", OutputName(0), "' ",
                    g->DebugString(), ": out of bounds");
     shape_util::ExpectSameDtype(og, g->dtype(), label(), InputName(1));
     shape_util::DispatchFloating(og, label(), InputName(1), [&](auto zero) {

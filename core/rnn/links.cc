@@ -87,10 +87,18 @@ void ApplyLink(const RnnLink& link, int64_t t, const Tensor& external, Tensor* i
   PARITY_ENFORCE(external.ndim() >= 1, ErrorKind::kShapeMismatch, "link '", link.internal, "' -> '",
                  link.external, "': the external blob must have a time axis, got ",
                  external.DebugString());
-  const int64_t begin = t + link.offset;
-  PARITY_ENFORCE(begin >= 0 && begin + link.window <= external.dim(0), ErrorKind::kShapeMismatch,
-                 "link '", link.internal, "' -> '", link.external, "' at timestep ", t, ": rows [",
-                 begin, ", ", begin + link.window, ") are outside ", external.DebugString());
+  // offset and window are the user's integers: t + offset + window may wrap past INT64_MAX and
+  // come out negative, which a plain comparison would take as inside the tensor.
+  int64_t begin = 0, end = 0;
+  const bool representable = !__builtin_add_overflow(t, link.offset, &begin) &&
+                             !__builtin_add_overflow(begin, link.window, &end);
+  PARITY_ENFORCE(representable && begin >= 0 && end <= external.dim(0), ErrorKind::kShapeMismatch,
+                 "link '", link.internal, "' -> '", link.external, "' at timestep ", t, ": ",
+                 representable ? "rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                     ") are"
+                               : "offset " + std::to_string(link.offset) + " and window " +
+                                     std::to_string(link.window) + " give rows",
+                 " outside ", external.DebugString());
   std::vector<int64_t> dims = external.dims();
   dims[0] = link.window;
   const int64_t row = external.dim(0) == 0 ? 0 : external.numel() / external.dim(0);

@@ -135,6 +135,8 @@ void UniformFill(OpContext<T>& c) {
   }
   PARITY_ENFORCE(c.InputSize() != 2, ErrorKind::kBadArgument,
                  "UniformFill takes 0, 1 or 3 inputs (shape, min, max)");
+  PARITY_ENFORCE(std::isfinite(lo) && std::isfinite(hi), ErrorKind::kBadArgument, "min ", lo,
+                 " and max ", hi, " must be finite");
   PARITY_ENFORCE(lo <= hi, ErrorKind::kBadArgument, "min ", lo, " > max ", hi);
   Value<T> y = c.NewReal(FillShape(c));
   std::uniform_real_distribution<double> dist(lo, hi);
@@ -145,6 +147,8 @@ void UniformFill(OpContext<T>& c) {
 template <typename T>
 void GaussianFill(OpContext<T>& c) {
   const double mean = c.args.Float("mean"), sd = c.args.Float("std");
+  PARITY_ENFORCE(std::isfinite(mean) && std::isfinite(sd), ErrorKind::kBadArgument, "mean ", mean,
+                 " and std ", sd, " must be finite");
   PARITY_ENFORCE(sd >= 0, ErrorKind::kBadArgument, "std ", sd, " must be >= 0");
   Value<T> y = c.NewReal(FillShape(c));
   std::normal_distribution<double> dist(mean, sd > 0 ? sd : 1.0);

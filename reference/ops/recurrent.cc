@@ -25,10 +25,20 @@ struct Link {
   int64_t offset = 0, window = 1;
 };
 
+// t + offset for a link's first row; the offset is the user's integer, so the sum is checked
+// instead of wrapping past INT64_MAX.
+int64_t LinkRow(int64_t t, int64_t offset, const std::string& what) {
+  int64_t row = 0;
+  PARITY_ENFORCE(!__builtin_add_overflow(t, offset, &row), ErrorKind::kShapeMismatch, what,
+                 ": timestep ", t, " + offset ", offset, " is not a row of any tensor");
+  return row;
+}
+
 template <typename T>
 Value<T> Rows(const OpContext<T>& c, const Value<T>& src, int64_t begin, int64_t count,
               const std::string& what) {
-  PARITY_ENFORCE(!src.dims.empty() && begin >= 0 && count >= 0 && begin + count <= src.dims[0],
+  PARITY_ENFORCE(!src.dims.empty() && begin >= 0 && count >= 0 && begin <= src.dims[0] &&
+                     count <= src.dims[0] - begin,
                  ErrorKind::kShapeMismatch, what, ": rows [", begin, ", ", begin + count,
                  ") out of range of ", ShapeString(src.dims));
   Dims dims = src.dims;
@@ -101,7 +111,8 @@ void RecurrentNetwork(OpContext<T>& c) {
     step.local_blobs()[timestep] = std::move(ts);
     for (const Link& l : links) {
       step.local_blobs()[l.internal] =
-          Rows(c, ext.at(l.external), t + l.offset, l.window, "link '" + l.internal + "'");
+          Rows(c, ext.at(l.external), LinkRow(t, l.offset, "link '" + l.internal + "'"), l.window,
+               "link '" + l.internal + "'");
     }
     try {
       c.runner->RunNet(&step, step_net, false);
@@ -112,7 +123,7 @@ void RecurrentNetwork(OpContext<T>& c) {
     for (const Link& l : links) {
       const Value<T>* v = step.Find(l.internal);
       Value<T>& dst = ext.at(l.external);
-      const Dims want = Rows(c, dst, t + l.offset, l.window, "link").dims;
+      const Dims want = Rows(c, dst, LinkRow(t, l.offset, "link"), l.window, "link").dims;
       PARITY_ENFORCE(v != nullptr && v->dtype == dst.dtype && v->dims == want,
                      ErrorKind::kShapeMismatch, "step ", t, ": linked blob '", l.internal,
                      "' must stay ", ShapeString(want), " ", DTypeName(dst.dtype));
@@ -162,7 +173,8 @@ void ApplyLink(OpContext<T>& c) {
   const int64_t offset = c.args.Int("offset"), window = c.args.Int("window");
   PARITY_ENFORCE(offset >= 0 && window >= 0, ErrorKind::kBadArgument,
                  "offset and window must be set and >= 0");
-  c.SetOutput(0, Rows(c, c.Input(1), t + offset, window, "link '" + c.OutputName(0) + "'"));
+  c.SetOutput(0, Rows(c, c.Input(1), LinkRow(t, offset, "link '" + c.OutputName(0) + "'"), window,
+                      "link '" + c.OutputName(0) + "'"));
   c.SetOutput(1, c.Input(1).Clone());
 }
 
@@ -177,9 +189,11 @@ void AccumulateGradientInput(OpContext<T>& c) {
   PARITY_ENFORCE(!g.dims.empty() && g.dims[0] > 0, ErrorKind::kShapeMismatch,
                  "the gradient must have a time axis, got ", Describe(c, 2));
   const int64_t row = SizeFromDim(g.dims, 1);
-  PARITY_ENFORCE((t + offset + 1) * row <= g.size() && (t + 1) * row <= og.size(),
+  // Compared without forming t + offset + 1 or (t + 1) * row, which a huge offset wraps.
+  const int64_t rows = g.dims[0];
+  PARITY_ENFORCE(t >= 0 && offset < rows && t < rows - offset && (row == 0 || t < og.size() / row),
                  ErrorKind::kShapeMismatch, "step ", t, " with offset ", offset, ": row ", t,
-                 " of ", Describe(c, 1), " added to row ", t + offset, " of ", Describe(c, 2),
+                 " of ", Describe(c, 1), " added to row ", t, " + ", offset, " of ", Describe(c, 2),
                  " is out of bounds");
   for (int64_t k = 0; k < row; ++k) g.r()[(t + offset) * row + k] += og.r()[t * row + k];
   c.SetOutput(0, std::move(g));

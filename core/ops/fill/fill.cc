@@ -221,6 +221,10 @@ class UniformFillOp final : public FillerOp {
  public:
   UniformFillOp(const caffe2::OperatorDef& def, Workspace* ws)
       : FillerOp(def, ws), generator_(Seed()), min_(Arg<float>("min")), max_(Arg<float>("max")) {
+    // A uniform draw over an infinite or NaN range is no number (Caffe2's generator gives inf or
+    // NaN); refuse the bounds instead of filling infinities.
+    PARITY_ENFORCE(std::isfinite(min_) && std::isfinite(max_), ErrorKind::kBadArgument, label(),
+                   ": min ", min_, " and max ", max_, " must be finite");
     PARITY_ENFORCE(min_ <= max_, ErrorKind::kBadArgument, label(), ": min ", min_,
                    " is greater than max ", max_);
   }
@@ -242,6 +246,8 @@ class GaussianFillOp final : public FillerOp {
  public:
   GaussianFillOp(const caffe2::OperatorDef& def, Workspace* ws)
       : FillerOp(def, ws), generator_(Seed()), mean_(Arg<float>("mean")), std_(Arg<float>("std")) {
+    PARITY_ENFORCE(std::isfinite(mean_) && std::isfinite(std_), ErrorKind::kBadArgument, label(),
+                   ": mean ", mean_, " and std ", std_, " must be finite");
     PARITY_ENFORCE(std_ >= 0, ErrorKind::kBadArgument, label(), ": std ", std_, " is negative");
   }
   void Run() override {

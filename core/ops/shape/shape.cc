@@ -33,6 +33,11 @@ std::vector<int> TransposeAxes(const std::vector<int64_t>& axes, const std::vect
                  " entries but the input ", ShapeString(dims), " has rank ", rank);
   std::vector<bool> seen(rank, false);
   for (int i = 0; i < rank; ++i) {
+    // Caffe2's Transpose takes axes in [0, rank) only (the reference agrees); a negative entry
+    // is not counted from the end.
+    PARITY_ENFORCE(axes[i] >= 0, ErrorKind::kBadArgument, label, ": argument 'axes' ",
+                   ShapeString(axes), " has the negative entry ", axes[i],
+                   "; Transpose takes axes in [0, ", rank, ") for the input ", ShapeString(dims));
     perm[i] = shape_util::CanonicalAxis(axes[i], rank, label, "'axes' entry", dims);
     PARITY_ENFORCE(!seen[perm[i]], ErrorKind::kBadArgument, label, ": argument 'axes' ",
                    ShapeString(axes), " is not a permutation (axis ", perm[i], " repeats)");

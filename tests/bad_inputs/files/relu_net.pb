@@ -1,0 +1,3 @@
+
+relu
+xyr"Relu:xBy
