@@ -230,7 +230,7 @@ class Recorder {
                                   {"reductions", ReductionsToJson(summary_.reductions)},
                                   {"unreduced", unreduced_},
                                   {"corpus", corpus_->Snapshot()}};
-    WriteFileAtomic(state_path_, state.dump(1) + "\n");
+    WriteFileAtomic(state_path_, state.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
 
   const CampaignOptions& options_;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/io.h"
+#include "core/proto/utf8.h"
 #include "fuzz/generators.h"
 #include "oracles/describe.h"
 #include "oracles/finding.h"
@@ -38,8 +39,11 @@ std::string Brief(const Finding& finding) {
 }  // namespace
 
 std::string XmlEscape(const std::string& text) {
+  // Names and messages come from users' nets and engines' errors: bytes that are not UTF-8 would
+  // make the whole file unreadable to a CI's XML parser, so they become U+FFFD first.
+  const std::string valid = ValidUtf8(text);
   std::string out;
-  for (unsigned char ch : text) {
+  for (unsigned char ch : valid) {
     switch (ch) {
       case '&':
         out += "&amp;";

@@ -170,7 +170,7 @@ nlohmann::json Corpus::EntryJson(const CorpusEntry& entry) {
 }
 
 void Corpus::WriteJson(const CorpusEntry& entry) const {
-  WriteFileAtomic(entry.dir + "/finding.json", EntryJson(entry).dump(2) + "\n");
+  WriteFileAtomic(entry.dir + "/finding.json", EntryJson(entry).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 nlohmann::json Corpus::Snapshot() const {

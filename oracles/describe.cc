@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/proto/error.h"
+#include "core/proto/utf8.h"
 #include "oracles/tolerance.h"
 
 namespace parity::oracles {
@@ -47,7 +48,7 @@ std::string DescribeFindingBrief(const Finding& f) {
            ")";
   }
   std::string message = Printable(f.message());
-  if (message.size() > 300) message = message.substr(0, 300) + "...";
+  if (message.size() > 300) message = Utf8Prefix(message, 300) + "...";
   return out + ": " + message + "\n";
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/io.h"
 #include "core/proto/error.h"
+#include "core/proto/utf8.h"
 #include "reports/comparison_view.h"
 #include "reports/html.h"
 #include "reports/net_drawing.h"
@@ -46,7 +47,7 @@ std::string CaseText(const Case& c) {
   std::string text;
   google::protobuf::TextFormat::PrintToString(c, &text);
   if (text.size() > kMaxCaseText) {
-    text = text.substr(0, kMaxCaseText) + "\n… (cut; the whole case is in the .pbtxt)";
+    text = Utf8Prefix(text, kMaxCaseText) + "\n… (cut; the whole case is in the .pbtxt)";
   }
   return "<pre class=\"case\">" + Escape(text) + "</pre>";
 }

@@ -4,29 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/proto/utf8.h"
+
 namespace parity::reports {
 namespace {
-
-// The length of the UTF-8 sequence starting at `text[i]`, or 0 when it is not a valid one.
-size_t Utf8Length(const std::string& text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t length = 0;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-  if (lead >= 0xE0 && lead <= 0xEF) length = 3;
-  if (lead >= 0xF0 && lead <= 0xF4) length = 4;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  // Overlong three- and four-byte forms, surrogates, and code points past U+10FFFF.
-  if (lead == 0xE0 && byte(i + 1) < 0xA0) return 0;
-  if (lead == 0xED && byte(i + 1) >= 0xA0) return 0;
-  if (lead == 0xF0 && byte(i + 1) < 0x90) return 0;
-  if (lead == 0xF4 && byte(i + 1) >= 0x90) return 0;
-  return length;
-}
 
 }  // namespace
 
@@ -52,7 +33,7 @@ std::string Escape(const std::string& text) {
         out += "&#39;";
         break;
       default: {
-        const size_t length = Utf8Length(text, i);
+        const size_t length = Utf8SequenceLength(text, i);
         if (length == 0) {
           out += "\xEF\xBF\xBD";  // U+FFFD
           ++i;

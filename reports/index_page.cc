@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/proto/utf8.h"
 #include "reports/html.h"
 #include "reports/page.h"
 #include "reports/report.h"
@@ -172,7 +173,7 @@ std::string FindingsTable(const ReportInput& input) {
   for (size_t i = 0; i < input.findings.size(); ++i) {
     const ReportFinding& f = input.findings[i];
     std::string message = f.first.message();
-    if (message.size() > 600) message = message.substr(0, 600) + " …";
+    if (message.size() > 600) message = Utf8Prefix(message, 600) + " …";
     out += "<section class=\"finding\" id=\"finding-" + std::to_string(i + 1) +
            "\"><details><summary>#" + std::to_string(i + 1) + " " + Escape(f.key) +
            "</summary><pre>" + Escape(message) + "</pre><p>Repro: <code>" +

@@ -98,7 +98,7 @@ int Check(const CheckOptions& options) {
     json.push_back(entry);
   }
   if (options.json) {
-    std::cout << json.dump(2) << "\n";
+    std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "seed " << c.seed() << " (--seed), tolerance " << report.tolerance()
               << ", backend under test " << report.backend() << "\n";

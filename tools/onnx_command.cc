@@ -145,7 +145,7 @@ int Conformance(const ConformanceOptions& o) {
   }
   std::cout << suite.cases.size() << " cases: " << suite.passed << " passed, " << suite.failed
             << " failed, " << suite.unsupported << " unsupported\n";
-  if (!o.json_path.empty()) WriteFileAtomic(o.json_path, SuiteJson(suite).dump(1) + "\n");
+  if (!o.json_path.empty()) WriteFileAtomic(o.json_path, SuiteJson(suite).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return suite.failed == 0 ? kExitClean : kExitDiscrepancies;
 }
 

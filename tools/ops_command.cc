@@ -55,7 +55,7 @@ int ListOps(bool json) {
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& row : rows) out.push_back(SchemaJson(OpSchemaRegistry::Get(row.type), row));
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitClean;
   }
   std::printf("%-38s %-6s %-6s %-4s %-4s %-9s %-15s %-17s %s\n", "op", "in", "out", "cpu", "cuda",

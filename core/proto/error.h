@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/proto/utf8.h"
+
 namespace parity {
 
 enum class ErrorKind {
@@ -90,20 +92,30 @@ Error MakeError(ErrorKind kind, const Parts&... parts) {
 }
 
 // "[2, 3, 4]": how every message prints a shape.
-// `text` safe to print on one line of a terminal or log: control characters (newline, NUL, ESC,
-// ...) become C escapes, so a blob named "a\nb" or holding ANSI codes cannot forge output lines.
-// Bytes >= 0x80 (UTF-8) are kept.
+// `text` safe to print on one line of a terminal or log, and valid UTF-8 wherever it is written
+// next (JSON, JUnit, HTML): control characters (newline, NUL, ESC, ...) and bytes that are not
+// part of a well-formed UTF-8 character become C escapes, so a blob named "a\nb" or holding ANSI
+// codes cannot forge output lines. Well-formed UTF-8 is kept.
 inline std::string Printable(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (unsigned char ch : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(text[i]);
+    if (ch >= 0x80) {
+      const size_t length = Utf8SequenceLength(text, i);
+      if (length > 0) {
+        out.append(text, i, length);
+        i += length - 1;
+        continue;
+      }
+    }
     switch (ch) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       case '\0': out += "\\0"; break;
       default:
-        if (ch < 0x20 || ch == 0x7f) {
+        if (ch < 0x20 || ch >= 0x7f) {
           static const char kHex[] = "0123456789abcdef";
           out += "\\x";
           out += kHex[ch >> 4];
