@@ -77,7 +77,57 @@ Case CampaignCase(const CampaignOptions& options, int64_t index) {
   return SampleCase(OpCaseGen(spec), seed);
 }
 
+DrawnCase DrawCampaignCase(const CampaignOptions& options, int64_t index) {
+  DrawnCase drawn;
+  std::string error_class, message;
+  try {
+    drawn.c = CampaignCase(options, index);
+    return drawn;
+  } catch (const Error& error) {
+    // Bad options (--ops naming no spec) end the campaign as before: they are the user's.
+    if (error.kind() == ErrorKind::kBadArgument && options.ops.size() > 0 &&
+        std::string(error.what()).rfind("--ops", 0) == 0) {
+      throw;
+    }
+    error_class = std::string("draw threw ") + ErrorKindName(error.kind());
+    message = Printable(error.what());
+  } catch (const std::bad_alloc&) {
+    error_class = "draw ran out of memory";
+    message = "std::bad_alloc";
+  } catch (const std::exception& error) {
+    error_class = "draw threw an exception";
+    message = Printable(error.what());
+  }
+  // The generators run engine code (shape inference; the builders run the backward pass), so an
+  // engine that throws while a case is drawn is a finding against it, never the campaign's end.
+  // The case is an empty net carrying the seed: the draw itself is what failed.
+  drawn.c.set_seed(oracles::SeedAt(options.seed, static_cast<uint64_t>(index)));
+  drawn.c.set_generator_version(kGeneratorVersion);
+  drawn.c.set_description("case #" + std::to_string(index) + " could not be drawn");
+  drawn.c.mutable_net()->set_name("undrawn");
+  Finding finding = oracles::MakeFinding(kDrawOracle, drawn.c, error_class,
+                                         "drawing case #" + std::to_string(index) +
+                                             " of seed " + std::to_string(options.seed) +
+                                             " threw: " + message);
+  finding.set_backend(options.backend);
+  finding.set_repro_command("parity fuzz --seed " + std::to_string(options.seed) + " --cases " +
+                            std::to_string(index + 1) + " --jobs 0 (with the campaign's --ops)");
+  OracleVerdict* verdict = drawn.failure.add_verdicts();
+  verdict->set_oracle(kDrawOracle);
+  verdict->set_status(OracleVerdict::FINDING);
+  *verdict->mutable_finding() = std::move(finding);
+  drawn.failure.set_seed(drawn.c.seed());
+  drawn.failure.set_backend(options.backend);
+  drawn.failed = true;
+  return drawn;
+}
+
 namespace {
+
+// The case at `index` checked by the oracles, or the finding its draw became.
+CaseReport CheckDrawn(const DrawnCase& drawn, const oracles::CheckRequest& request) {
+  return drawn.failed ? drawn.failure : oracles::CheckCase(drawn.c, request);
+}
 
 // The campaign's bookkeeping: tally, saved findings, first finding per signature, progress, and
 // the case indices handed out and done, kept in out_dir/state.json (fuzz/campaign_state.h).
@@ -146,6 +196,10 @@ class Recorder {
       const CorpusEntry& entry = corpus_->entries().at(key);
       Finding smallest;
       LoadProtoFile(entry.dir + "/smallest.pb", &smallest);
+      if (smallest.oracle() == kDrawOracle) {  // no case to reduce: the draw itself failed
+        unreduced_.erase(unreduced_.begin());
+        continue;
+      }
       ReduceOptions reduce;
       reduce.seconds = options_.reduce_seconds;
       reduce.limits = options_.limits;
@@ -266,8 +320,8 @@ void RunInProcess(const CampaignOptions& options, const oracles::CheckRequest& r
                   Recorder* recorder, bool* interrupted) {
   for (int64_t index = NextCase(options, recorder, interrupted); index >= 0;
        index = NextCase(options, recorder, interrupted)) {
-    const Case c = CampaignCase(options, index);
-    recorder->AddCase(index, c, oracles::CheckCase(c, request));
+    const DrawnCase drawn = DrawCampaignCase(options, index);
+    recorder->AddCase(index, drawn.c, CheckDrawn(drawn, request));
     recorder->Tick();
   }
 }
@@ -283,8 +337,8 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
   const Sandbox::Serve serve = [&options, &request](const std::string& bytes) {
     int64_t index = 0;
     std::memcpy(&index, bytes.data(), sizeof(index));
-    const Case c = CampaignCase(options, index);
-    return EncodeCheckedCase(c, oracles::CheckCase(c, request));
+    const DrawnCase drawn = DrawCampaignCase(options, index);
+    return EncodeCheckedCase(drawn.c, CheckDrawn(drawn, request));
   };
   struct Slot {
     std::unique_ptr<Sandbox> worker;
@@ -354,7 +408,8 @@ void RunInWorkers(const CampaignOptions& options, const oracles::CheckRequest& r
       slot.worker.reset();
       orphans.insert(orphans.end(), slot.indices.begin(), slot.indices.end());
       slot.indices.clear();
-      const Case c = CampaignCase(options, index);
+      // Drawn again here to name the case: a draw that throws gives its placeholder.
+      const Case c = DrawCampaignCase(options, index).c;
       recorder->AddWorkerDeath(index, c,
                                OutcomeFinding(c, outcome, options.backend, options.limits));
     }

@@ -72,6 +72,20 @@ class CampaignProgress;
 // The case for campaign position `index` (reproducible from seed and index).
 Case CampaignCase(const CampaignOptions& options, int64_t index);
 
+// The oracle of a finding made when drawing a case threw (fuzz/campaign.cc, DrawCampaignCase).
+inline constexpr char kDrawOracle[] = "draw";
+
+// The case at `index`, or, when drawing it throws (the generators run engine code: shape
+// inference, the builders' backward pass), an empty placeholder case carrying its seed and a
+// report whose one verdict is a `draw` finding with the error. Options the user got wrong (an
+// --ops entry without a spec) still throw.
+struct DrawnCase {
+  Case c;
+  bool failed = false;
+  CaseReport failure;
+};
+DrawnCase DrawCampaignCase(const CampaignOptions& options, int64_t index);
+
 // Runs the campaign; `progress` (may be null) is told about every second and every finding.
 CampaignSummary RunCampaign(const CampaignOptions& options, CampaignProgress* progress,
                             const std::function<void(const Finding&)>& on_finding = nullptr);

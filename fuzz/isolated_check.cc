@@ -45,6 +45,8 @@ Finding OutcomeFinding(const Case& c, const SandboxOutcome& outcome, const std::
   for (const std::string& op : outcome.op_path) path += (path.empty() ? "" : " > ") + op;
   message << (path.empty() ? " outside any op" : " in " + path);
   Finding finding = oracles::MakeFinding(oracle, c, outcome.error_class, message.str());
+  // The worker's exception text and stack come from the engine: keep them writable.
+  oracles::MakeStringsUtf8(&finding);
   for (const std::string& frame : outcome.stack) finding.add_stack(frame);
   finding.set_backend(backend);
   finding.set_error_kind(oracle);

@@ -169,6 +169,11 @@ CaseReport CheckCase(const Case& input_case, const CheckRequest& request) {
       verdict->set_status(OracleVerdict::OK);
     }
   }
+  // Engines' messages end up in findings and reasons: keep them writable (see MakeStringsUtf8).
+  // A verdict of OK carries neither.
+  for (OracleVerdict& verdict : *report.mutable_verdicts()) {
+    if (verdict.status() != OracleVerdict::OK) MakeStringsUtf8(&verdict);
+  }
   return report;
 }
 

@@ -1,6 +1,9 @@
 #include "oracles/finding.h"
 
 #include <cstdlib>
+#include <vector>
+
+#include "core/proto/utf8.h"
 
 namespace parity::oracles {
 namespace {
@@ -48,6 +51,33 @@ int FailingOpIndex(const Error& error) {
   size_t at = context.find("op #");
   if (at == std::string::npos) return -1;
   return std::atoi(context.c_str() + at + 4);
+}
+
+void MakeStringsUtf8(google::protobuf::Message* message) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* reflection = message->GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(*message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const int count = field->is_repeated() ? reflection->FieldSize(*message, field) : 1;
+    for (int k = 0; k < count; ++k) {
+      if (field->type() == FieldDescriptor::TYPE_STRING) {
+        const std::string value = field->is_repeated()
+                                      ? reflection->GetRepeatedString(*message, field, k)
+                                      : reflection->GetString(*message, field);
+        if (IsValidUtf8(value)) continue;
+        if (field->is_repeated()) {
+          reflection->SetRepeatedString(message, field, k, ValidUtf8(value));
+        } else {
+          reflection->SetString(message, field, ValidUtf8(value));
+        }
+      } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        MakeStringsUtf8(field->is_repeated()
+                            ? reflection->MutableRepeatedMessage(message, field, k)
+                            : reflection->MutableMessage(message, field));
+      }
+    }
+  }
 }
 
 std::string SignatureKey(const Signature& s) {

@@ -25,6 +25,12 @@ void SetBlame(Finding* finding, int index, const caffe2::NetDef& net);
 // The index of the op a parity::Error's context names first ("... op #3 (Add) ..."), or -1.
 int FailingOpIndex(const Error& error);
 
+// Replaces the bytes that are not UTF-8 in every `string` field of `message`, at any depth, with
+// U+FFFD. Findings carry engines' error messages, and protobuf neither writes nor reads (parity's
+// loader refuses it) a string field that is not UTF-8: a corpus saved with one could not be read
+// back by `report`, `repro` or `merge`.
+void MakeStringsUtf8(google::protobuf::Message* message);
+
 // "oracle/blamed op/error class/dtype[/frame;frame;frame]": the key findings are deduplicated by.
 std::string SignatureKey(const Signature& signature);
 
