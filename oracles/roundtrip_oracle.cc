@@ -1,8 +1,21 @@
-// Round-trip: the case's nets survive binary and text serialization unchanged, and the re-parsed
-// nets compute bit-identical results.
+// Round-trip: the case's inputs survive every tensor file format parity reads (.npy, binary and
+// text TensorProtos) through the loader unchanged, and its nets survive binary and text
+// serialization unchanged, the re-parsed nets computing bit-identical results.
 #include <google/protobuf/text_format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/io.h"
+#include "core/tensor_proto.h"
 #include "oracles/finding.h"
 #include "oracles/oracle.h"
 
@@ -23,7 +36,119 @@ caffe2::NetDef ThroughBinary(const caffe2::NetDef& net) {
   return out;
 }
 
+// A scratch path of this process for `suffix` (workers are processes: the pid keeps them apart).
+std::string ScratchPath(const std::string& suffix) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/parity-roundtrip-" +
+         std::to_string(::getpid()) + suffix;
+}
+
+// Writes `bytes` to a scratch file, loads it with LoadTensors as `parity run --input` does, and
+// removes it. Scratch files are not the user's: no fsync, no atomic rename.
+std::vector<caffe2::TensorProto> ThroughFile(const std::string& bytes, const std::string& suffix) {
+  const std::string path = ScratchPath(suffix);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    PARITY_ENFORCE(out.good(), ErrorKind::kIo, "cannot write the scratch file ", path);
+  }
+  std::vector<caffe2::TensorProto> loaded;
+  try {
+    loaded = LoadTensors(path);
+  } catch (...) {
+    std::remove(path.c_str());
+    throw;
+  }
+  std::remove(path.c_str());
+  return loaded;
+}
+
+// Element i of float tensors `x` and `y` are the same bits, or both NaN (text writes every NaN as
+// "nan": its payload is not part of the value).
+template <typename T>
+bool SameFloats(const Tensor& x, const Tensor& y) {
+  const T* a = x.data<T>();
+  const T* b = y.data<T>();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) return false;
+  }
+  return true;
+}
+
+// Whether two protos hold the same tensor, bit for bit, whichever fields carry the values.
+bool SameTensor(const caffe2::TensorProto& a, const caffe2::TensorProto& b) {
+  const Tensor x = TensorFromProto(a), y = TensorFromProto(b);
+  if (x.dtype() != y.dtype() || x.dims() != y.dims() || x.nbytes() != y.nbytes()) return false;
+  if (x.dtype() == DataType::kFloat) return SameFloats<float>(x, y);
+  if (x.dtype() == DataType::kDouble) return SameFloats<double>(x, y);
+  return x.nbytes() == 0 || std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
+}
+
+// Whether every input is a tensor parity can hold; the backends judge the others.
+bool AllConvertible(const Case& c) {
+  try {
+    for (const caffe2::TensorProto& input : c.inputs()) TensorFromProto(input);
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+// The case's inputs through every tensor file format parity reads (.npy, binary and text
+// TensorProtos) and back through the loader: the same tensors must come out, or the loader (or
+// the writer) is wrong. No generated case reached these readers before.
+std::optional<Finding> CheckInputFiles(const Case& c) {
+  if (c.inputs_size() == 0 || !AllConvertible(c)) return std::nullopt;
+  caffe2::TensorProtos all;
+  for (const caffe2::TensorProto& input : c.inputs()) *all.add_protos() = input;
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(all, &text);
+  const std::pair<const char*, std::string> forms[] = {{".pb", all.SerializeAsString()},
+                                                       {".pbtxt", text}};
+  for (const auto& [suffix, bytes] : forms) {
+    std::vector<caffe2::TensorProto> loaded;
+    try {
+      loaded = ThroughFile(bytes, suffix);
+    } catch (const Error& error) {
+      return MakeFinding("roundtrip", c, "input file rejected",
+                         std::string("the inputs written as a ") + suffix +
+                             " file do not load: " + error.what());
+    }
+    for (int i = 0; i < c.inputs_size(); ++i) {
+      if (static_cast<int>(loaded.size()) <= i || loaded[i].name() != c.inputs(i).name() ||
+          !SameTensor(loaded[i], c.inputs(i))) {
+        return MakeFinding("roundtrip", c, "input file changed a tensor",
+                           "input '" + c.inputs(i).name() + "' differs after a " + suffix +
+                               " file round trip");
+      }
+    }
+  }
+  for (const caffe2::TensorProto& input : c.inputs()) {
+    std::string npy;
+    try {
+      npy = SerializeNpy(input);
+    } catch (const Error&) {
+      continue;  // a dtype .npy does not hold (float16, strings)
+    }
+    std::vector<caffe2::TensorProto> loaded;
+    try {
+      loaded = ThroughFile(npy, ".npy");
+    } catch (const Error& error) {
+      return MakeFinding("roundtrip", c, "input file rejected",
+                         "input '" + input.name() + "' written as .npy does not load: " +
+                             error.what());
+    }
+    if (loaded.size() != 1 || !SameTensor(loaded[0], input)) {
+      return MakeFinding("roundtrip", c, "input file changed a tensor",
+                         "input '" + input.name() + "' differs after a .npy file round trip");
+    }
+  }
+  return std::nullopt;
+}
+
 OracleResult CheckRoundTrip(const Case& c, const OracleOptions& options) {
+  if (std::optional<Finding> finding = CheckInputFiles(c)) return {std::move(finding), ""};
   const Backend& backend = *options.backend;
   BackendRun original = backend.Run(c);
   for (const char* form : {"binary", "text"}) {
