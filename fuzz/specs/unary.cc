@@ -2,6 +2,7 @@
 // Sqr Abs Neg Reciprocal Sin Cos Clip Scale, Cast and StopGradient. Inputs stay away from kinks
 // (0 for Relu / Abs / LeakyRelu / Elu, Clip's bounds) and poles (Log, Sqrt and Reciprocal take
 // positive inputs).
+#include <cctype>
 #include <rapidcheck.h>
 
 #include "fuzz/spec.h"
@@ -178,7 +179,18 @@ PARITY_OP_SPEC(Cast)
       } else {
         op.Input(dims, Domain::kBool, DataType::kBool);
       }
-      op.Arg("to", to);
+      // Caffe2 takes a dtype argument as its number or its TensorProto.DataType name ("FLOAT",
+      // any case): half the cases give the name, so the parsing of both forms is compared.
+      if (*rc::gen::inRange(0, 2) == 0) {
+        op.Arg("to", to);
+      } else {
+        std::string name = caffe2::TensorProto::DataType_Name(
+            static_cast<caffe2::TensorProto::DataType>(to));
+        if (*rc::gen::inRange(0, 2) == 0) {
+          for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+        op.Arg("to", name);
+      }
       op.Arg("from_type", from);
       return op;
     });
