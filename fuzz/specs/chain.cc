@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "core/grad/gradient.h"
 #include "core/proto/error.h"
 #include "core/schema.h"
 #include "core/tensor.h"
@@ -20,6 +21,27 @@ bool RunsNets(const std::string& type) {
   static const std::set<std::string> types = {"CreateScope", "HasScope", "Do",
                                               "If",          "While",    "RecurrentNetwork"};
   return types.count(type) > 0;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the gradient of `def` reads its input 0: run in place, the op would overwrite what its
+// backward needs, and the backward pass refuses it (as Caffe2's does).
+bool GradientReadsPrimary(const caffe2::OperatorDef& def) {
+  try {
+    std::vector<std::string> output_gradients;
+    for (const std::string& output : def.output()) output_gradients.push_back(output + "_grad");
+    for (const caffe2::OperatorDef& op : GetGradientForOp(def, output_gradients).ops) {
+      for (const std::string& input : op.input()) {
+        if (input == def.input(0)) return true;
+      }
+    }
+    return false;
+  } catch (const Error&) {
+    return true;  // no gradient to build: leave the op out of place
+  }
 }
 
 }  // namespace
@@ -62,14 +84,17 @@ std::optional<Chain> DrawChain(OpInstance* op, const std::string& in, std::vecto
       // Sometimes an op inside the body runs in place on the chain's blob, where its schema
       // allows: sub-nets get the in-place writes top-level nets get (issue 37: a planted bug in
       // in-place handling inside sub-nets survived a campaign). Only on the chain's own locals,
-      // never on `in`, so what the control op binds keeps its meaning.
-      const bool in_place = k > 0 && k + 1 < length &&
-                            OpSchemaRegistry::Get(inst->type()).IsInplaceAllowed(0, 0) &&
-                            *rc::gen::inRange(0, 4) == 0;
-      const std::string result = k + 1 == length ? out : in_place ? current : local_name();
+      // never on `in`, so what the control op binds keeps its meaning; decided once the op is
+      // whole (below), since its gradient must not need the blob it overwrites.
+      const bool try_in_place = k > 0 && k + 1 < length &&
+                                OpSchemaRegistry::Get(inst->type()).IsInplaceAllowed(0, 0) &&
+                                *rc::gen::inRange(0, 4) == 0;
+      const std::string result = k + 1 == length ? out : local_name();
       def.add_output(result);
       for (int j = 1; j < inst->num_outputs(); ++j) def.add_output(local_name());
       for (const auto& arg : inst->args()) *def.add_arg() = arg;
+      const bool in_place = try_in_place && !GradientReadsPrimary(def);
+      if (in_place) def.set_output(0, current);
       std::vector<TensorType> out_types;
       bool all_differentiable = true;
       try {
@@ -102,7 +127,7 @@ std::optional<Chain> DrawChain(OpInstance* op, const std::string& in, std::vecto
         }
       }
       chain.ops.push_back(def);
-      current = result;
+      current = def.output(0);
       dims = y.dims;
       placed = true;
     }
