@@ -446,16 +446,20 @@ std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
   return {proto};
 }
 
-void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors) {
+std::string TensorFileBytes(const std::string& path,
+                            const std::vector<caffe2::TensorProto>& tensors) {
   if (EndsWith(path, ".npy")) {
     PARITY_ENFORCE(tensors.size() == 1, ErrorKind::kBadArgument, path, ": an .npy file holds ",
                    "one tensor, got ", tensors.size(), " (use .pb or .pbtxt)");
-    WriteFileAtomic(path, SerializeNpy(tensors[0]));
-    return;
+    return SerializeNpy(tensors[0]);
   }
   caffe2::TensorProtos protos;
   for (const auto& t : tensors) *protos.add_protos() = t;
-  SaveProtoFile(path, protos);
+  return ProtoFileBytes(path, protos);
+}
+
+void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors) {
+  WriteFileAtomic(path, TensorFileBytes(path, tensors));
 }
 
 caffe2::TensorProto ParseNpy(const std::string& bytes, const std::string& what) {

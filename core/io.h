@@ -53,6 +53,9 @@ std::string ProtoFileBytes(const std::string& path, const google::protobuf::Mess
 std::vector<caffe2::TensorProto> LoadTensors(const std::string& path);
 // .npy takes exactly one tensor; .pb/.pbtxt write a TensorProtos.
 void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors);
+// The bytes SaveTensors writes to `path`, for WriteFilesAtomic.
+std::string TensorFileBytes(const std::string& path,
+                            const std::vector<caffe2::TensorProto>& tensors);
 
 // NumPy .npy (format 1.0-3.0 on read, 1.0 on write): little-endian f4, f8, i4, i8, b1, u1, i1,
 // i2, u2; C order only (Fortran order is kInvalidNet).

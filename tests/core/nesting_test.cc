@@ -63,8 +63,9 @@ TEST(Nesting, DepthCountsEveryKindOfSubNet) {
 }
 
 TEST(Nesting, DepthStopsCountingPastTheLimit) {
-  // 10,000 levels would take 10,000 frames to count fully; the walk stops just past the limit.
-  EXPECT_EQ(NetNestingDepth(NestedIfs(10000)), kMaxNetNesting + 1);
+  // The walk stops just past the limit, however deep the net. (Not 10,000 levels: protobuf's own
+  // destructor recurses per message, and ASan's frames overflow the stack there.)
+  EXPECT_EQ(NetNestingDepth(NestedIfs(300)), kMaxNetNesting + 1);
   EXPECT_NO_THROW(CheckNetNesting(NestedIfs(kMaxNetNesting), "net"));
   try {
     CheckNetNesting(NestedIfs(kMaxNetNesting + 1), "deep.pbtxt");
