@@ -388,8 +388,10 @@ void DepthSpace(ImportContext& ctx, const Node& node) {
   PARITY_ENFORCE(bs > 0, ErrorKind::kBadArgument, "attribute 'blocksize' = ", bs,
                  " must be positive");
   if (node.type() == "DepthToSpace") {
-    PARITY_ENFORCE(c % (bs * bs) == 0, ErrorKind::kShapeMismatch, "input ", ShapeString(dims),
-                   " has ", c, " channels, not divisible by blocksize^2 = ", bs * bs);
+    // c % bs, then (c / bs) % bs: bs * bs itself could overflow for a huge blocksize.
+    PARITY_ENFORCE(c % bs == 0 && (c / bs) % bs == 0, ErrorKind::kShapeMismatch, "input ",
+                   ShapeString(dims), " has ", c, " channels, not divisible by blocksize^2 (",
+                   "blocksize ", bs, ")");
   } else {
     PARITY_ENFORCE(h % bs == 0 && w % bs == 0, ErrorKind::kShapeMismatch, "input ",
                    ShapeString(dims), ": height and width are not divisible by blocksize ", bs);
