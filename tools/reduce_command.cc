@@ -66,7 +66,7 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("-o,--out", options->out,
                       "Where the reduced finding goes (default: reduced.pb beside the finding)");
       app->add_option("--seconds", options->seconds, "The time box (default 10)")
-          ->check(CLI::PositiveNumber);
+          ->check(kPositiveSeconds);
       return [options] { return Reduce(*options); };
     }});
 
