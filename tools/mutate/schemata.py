@@ -39,6 +39,35 @@ def schema(site, parts):
     raise ValueError(f"unknown site kind {site.kind}")
 
 
+def direct(site, parts):
+    """What the live mutant computes, as plain code (for the report's diff)."""
+    if site.kind in ("relational", "arithmetic", "logical", "compound"):
+        return f"{parts[0]} {site.new} {parts[1]}"
+    if site.kind == "boundary" and len(parts) == 2:
+        return f"{parts[0]} {site.old} ({parts[1]}) {site.new.split('rhs ')[1].rstrip(')')}"
+    if site.kind == "boundary":
+        return f"({parts[0]}) + 1"
+    if site.kind == "negate":
+        return f"!({parts[0]})"
+    if site.kind == "constant":
+        return site.new
+    return "/* deleted */"
+
+
+def mutated_line(data, site):
+    """The site's line(s) before and after the mutation, without a switch (for the diff)."""
+    line_start = data.rfind(b"\n", 0, site.start) + 1
+    line_end = data.find(b"\n", site.end)
+    line_end = len(data) if line_end < 0 else line_end
+
+    def text(s, e):
+        return data[s:e].decode("utf-8", "replace")
+
+    live = direct(site, [text(s, e) for (s, e) in site.parts])
+    return (text(line_start, line_end),
+            text(line_start, site.start) + live + text(site.end, line_end))
+
+
 def render(data, sites):
     """`data` (bytes) with each site's schema in place; sites must nest or be disjoint."""
     ordered = sorted(sites, key=lambda s: (s.start, -s.end))

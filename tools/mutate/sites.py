@@ -105,6 +105,11 @@ class _Finder:
                 and os.path.realpath(end.file.name) == self.path
                 and loc.offset < end.offset)
 
+    def from_file(self, cursor):
+        loc = cursor.location.file
+        return loc is not None and (loc.name == self.path or
+                                    os.path.realpath(loc.name) == self.path)
+
     def tokens_between(self, start, end):
         """The file's tokens in [start, end), from the translation unit (macros unexpanded)."""
         extent = ci.SourceRange.from_locations(
@@ -113,6 +118,8 @@ class _Finder:
                 if start <= t.extent.start.offset and t.extent.end.offset <= end]
 
     def walk(self, cursor, parents, in_body, no_switch):
+        if parents and not self.from_file(cursor):
+            return  # a header's declarations hold none of this file's code
         kind = cursor.kind
         if kind in FUNCTION_KINDS:
             # A constexpr function may run at compile time, where no switch can be read.
@@ -121,8 +128,12 @@ class _Finder:
                                    cursor.type.kind in (ci.TypeKind.CONSTANTARRAY,
                                                         ci.TypeKind.DEPENDENTSIZEDARRAY)):
             no_switch = True  # a constant, or an array whose bound must be one
-        if kind == K.STATIC_ASSERT or kind in (K.TYPE_REF, K.TEMPLATE_REF):
-            no_switch = True
+        if kind in (K.STATIC_ASSERT, K.TYPE_REF, K.TEMPLATE_REF, K.DECL_REF_EXPR,
+                    K.OVERLOADED_DECL_REF, K.SIZE_OF_PACK_EXPR):
+            # Below these is a template argument or a compile-time constant (f<9 + 1>()).
+            no_switch_below = True
+        else:
+            no_switch_below = False
         if kind == K.COMPOUND_STMT and parents and parents[-1].kind in FUNCTION_KINDS:
             in_body = True
         if in_body and not no_switch and self.in_file(cursor):
@@ -131,7 +142,7 @@ class _Finder:
                 self.visit(cursor, parent)
         children = list(cursor.get_children())
         for i, child in enumerate(children):
-            child_no_switch = no_switch
+            child_no_switch = no_switch or no_switch_below
             if kind == K.CASE_STMT and i == 0:
                 child_no_switch = True  # the label must stay a constant expression
             if kind in (K.IF_STMT,) and self._is_if_constexpr(cursor) and i == 0:
@@ -145,7 +156,11 @@ class _Finder:
     def add(self, kind, anchor, start, end, parts, old, new):
         line = self.tu.get_location(self.path, anchor).line
         description = f"{kind}: {old} -> {new}"
-        self.sites.append(Site(kind, line, start, end, parts, old, new, description))
+        site = Site(kind, line, start, end, parts, old, new, description)
+        # The lines the schema spans: a compile error there is blamed on this mutant.
+        site.first_line = self.tu.get_location(self.path, start).line
+        site.last_line = self.tu.get_location(self.path, max(start, end - 1)).line
+        self.sites.append(site)
 
     def visit(self, cursor, parent):
         kind = cursor.kind
@@ -312,6 +327,10 @@ def choose(sites, seed, label):
     for line in sorted(by_line):
         digest = hashlib.sha256(f"{seed}:{label}:{line}".encode()).hexdigest()
         rng = random.Random(int(digest[:16], 16))
-        candidates = sorted(by_line[line], key=Site.key)
+        # A kind first, then a site of that kind: a line with three literals is not three times
+        # as likely to lose a constant as to get its operator replaced.
+        kinds = sorted({s.kind for s in by_line[line]})
+        kind = kinds[rng.randrange(len(kinds))]
+        candidates = sorted((s for s in by_line[line] if s.kind == kind), key=Site.key)
         chosen.append(candidates[rng.randrange(len(candidates))])
     return chosen
