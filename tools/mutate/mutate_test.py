@@ -107,6 +107,13 @@ class RewriteTest(unittest.TestCase):
                           "delete", old="break")
         self.assertIn("{ if (!::parity::mutant::On(1)) { break; } }", out)
 
+    def test_macros_are_left_alone(self):
+        source = (b"#define ENFORCE(c, m) if (!(c)) throw m\n"
+                  b"void F(int n) {\n  ENFORCE(n > 0, 1);\n}\n")
+        found, _ = find(source)
+        # libclang gives macro arguments their expansion's location: no site inside a macro.
+        self.assertEqual([s.description for s in found if s.line == 3], [])
+
     def test_constant(self):
         out = rewrite_one(b"float F() { return 2.5f; }\n", "constant", new="0")
         self.assertIn("(::parity::mutant::On(1) ? static_cast<decltype(2.5f)>(0) : 2.5f)", out)

@@ -228,6 +228,9 @@ class _Finder:
 
     def visit_condition(self, cursor):
         tokens = list(cursor.get_tokens())
+        keyword = {K.IF_STMT: "if", K.WHILE_STMT: "while", K.DO_STMT: "do", K.FOR_STMT: "for"}
+        if not tokens or tokens[0].spelling != keyword[cursor.kind]:
+            return  # the statement comes from a macro (PARITY_ENFORCE's if)
         # The condition is the expression child spanning the first parenthesized header (if,
         # while) or its middle clause (for); `do ... while (c)` ends with it.
         if cursor.kind == K.DO_STMT:
@@ -282,6 +285,8 @@ class _Finder:
         if inner.kind in (K.CALL_EXPR, K.BREAK_STMT, K.CONTINUE_STMT):
             what = {K.CALL_EXPR: "call", K.BREAK_STMT: "break",
                     K.CONTINUE_STMT: "continue"}[inner.kind]
+            if inner.spelling.startswith("operator") and inner.spelling.endswith("="):
+                what = "assignment"  # a class type's operator=, operator+=, ...
         elif inner.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
             children = list(inner.get_children())
             if len(children) == 2:
