@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -159,7 +160,8 @@ def findings(run_dir):
     out = []
     for path in sorted(glob.glob(os.path.join(run_dir, "findings", "*", "finding.json"))):
         try:
-            out.append((os.path.dirname(path), json.load(open(path, encoding="utf-8"))))
+            with open(path, encoding="utf-8") as f:
+                out.append((os.path.dirname(path), json.load(f)))
         except (OSError, ValueError):
             continue
     return out
@@ -179,24 +181,26 @@ def hunt(tree, run_dir, mutant, max_id, args):
                "--jobs", str(args.jobs), "--reduce-seconds", "0", "--out", run_dir]
     started = time.monotonic()
     checked = set()
+    found_at = 0.0
     fresh = ["--fresh"]
     for _ in range(6):  # a finding that is not the mutant's resumes the campaign
         proc = subprocess.Popen(command + fresh, cwd=tree, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, errors="replace")
         fresh = []
         stopped = False
-        deadline = time.monotonic() + args.seconds + 120
+        # A mutant can hang the campaign's parent (it draws cases with engine code), which then
+        # writes nothing: a timer, not the reading loop, enforces the deadline.
+        watchdog = threading.Timer(args.seconds + 120, proc.kill)
+        watchdog.start()
         for line in proc.stderr:
             if line.startswith('{"event":"finding"') and not stopped:
                 proc.send_signal(signal.SIGINT)  # stops between cases, the finding saved
                 stopped = True
-            if time.monotonic() > deadline:
-                break
-        try:
-            proc.wait(timeout=max(1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+                found_at = time.monotonic() - started
+        proc.stderr.close()
+        proc.wait()
+        watchdog.cancel()
+        if proc.returncode == -signal.SIGKILL:
             return {"status": "timeout", "seconds": round(time.monotonic() - started, 2)}
         for path, finding in findings(run_dir):
             if path in checked:
@@ -206,12 +210,13 @@ def hunt(tree, run_dir, mutant, max_id, args):
             repro = subprocess.run([binary, "repro", case], cwd=tree, env=clean_env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if repro.returncode == 0:
-                return {"status": "killed", "seconds": round(time.monotonic() - started, 2),
+                return {"status": "killed", "seconds": round(found_at, 2),
                         "oracle": finding.get("oracle"), "blamed_op": finding.get("blamed_op"),
                         "signature": finding.get("signature")}
         if not stopped or time.monotonic() - started >= args.seconds:
             break
-    covered = open(coverage, "rb").read()[mutant.id] != 0
+    with open(coverage, "rb") as f:
+        covered = f.read()[mutant.id] != 0
     return {"status": "survived" if covered else "not covered",
             "seconds": round(time.monotonic() - started, 2)}
 

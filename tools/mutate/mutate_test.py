@@ -233,5 +233,62 @@ class SchemataRunTest(unittest.TestCase):
         self.assertEqual(ran, expected)
 
 
+FAKE_PARITY = r"""#!/usr/bin/env bash
+# A stand-in for bazel-bin/tools/parity: mutant 1 is found by a clean case, 2 runs unfound,
+# 3 never runs, 4 is found only by a case that fails without it too.
+if [ "$1" = repro ]; then
+  grep -q mutant "$2" && exit 0
+  exit 1
+fi
+while [ $# -gt 0 ]; do
+  case "$1" in --out) out="$2"; shift ;; --fresh) fresh=1 ;; esac
+  shift
+done
+mark() { printf '\001' | dd of="$PARITY_MUTANT_COVERAGE" bs=1 seek="$PARITY_MUTANT" \
+  conv=notrunc status=none; }
+found() {
+  mkdir -p "$out/findings/sig$PARITY_MUTANT"
+  echo '{"oracle":"forward","blamed_op":"Conv","signature":"forward/Conv"}' \
+    >"$out/findings/sig$PARITY_MUTANT/finding.json"
+  echo "$1" >"$out/findings/sig$PARITY_MUTANT/case.pb"
+  echo '{"event":"finding","signature":"forward/Conv"}' >&2
+}
+case "$PARITY_MUTANT" in
+  1) mark; found mutant ;;
+  2) mark ;;
+  4) mark; [ -n "$fresh" ] && found baseline ;;
+esac
+exit 0
+"""
+
+
+class HuntTest(unittest.TestCase):
+    """The kill rule, coverage and the score, with a fake parity binary (no Bazel build)."""
+
+    def test_statuses(self):
+        import argparse
+        import mutate
+        tree = tempfile.mkdtemp()
+        binary = os.path.join(tree, "bazel-bin", "tools", "parity")
+        os.makedirs(os.path.dirname(binary))
+        with open(binary, "w") as f:
+            f.write(FAKE_PARITY)
+        os.chmod(binary, 0o755)
+        args = argparse.Namespace(seconds=5, seed=1, jobs=1)
+        records = {}
+        for i in (1, 2, 3, 4):
+            mutant = sites.Site("constant", 1, 0, 1, [(0, 1)], "1", "0", "constant: 1 -> 0")
+            mutant.id = i
+            records[str(i)] = dict(mutate.hunt(tree, os.path.join(tree, "runs", str(i)),
+                                               mutant, 4, args), file="core/ops/conv/conv.cc")
+        self.assertEqual([records[str(i)]["status"] for i in (1, 2, 3, 4)],
+                         ["killed", "survived", "not covered", "survived"])
+        self.assertEqual(records["1"]["oracle"], "forward")
+        self.assertEqual(records["1"]["blamed_op"], "Conv")
+        records["5"] = {"status": "equivalent", "file": "core/ops/conv/conv.cc"}
+        folder = mutate.score(records)["core/ops/conv"]
+        self.assertEqual((folder["total"], folder["killed"], folder["score"]), (5, 1, 0.25))
+
+
 if __name__ == "__main__":
     unittest.main()
