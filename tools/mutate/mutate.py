@@ -29,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import report  # noqa: E402
 import schemata  # noqa: E402
 import sites  # noqa: E402
 
@@ -321,7 +322,8 @@ def main(argv):
               f"{s['not covered']} not covered, {s['timeout']} timeout, "
               f"{s['equivalent']} equivalent, {s['uncompilable']} uncompilable of "
               f"{s['total']}: score {s['score']}")
-    print(f"results: {json_path}")
+    report.write(os.path.join(out, "mutate.html"), state)
+    print(f"results: {json_path}, {os.path.join(out, 'mutate.html')}")
     return 0
 
 

@@ -288,6 +288,17 @@ class HuntTest(unittest.TestCase):
         records["5"] = {"status": "equivalent", "file": "core/ops/conv/conv.cc"}
         folder = mutate.score(records)["core/ops/conv"]
         self.assertEqual((folder["total"], folder["killed"], folder["score"]), (5, 1, 0.25))
+        import report
+        for key, record in records.items():
+            record.update(id=int(key), line=3, mutation="relational: < -> <=",
+                          diff="- a < b\n+ a <script> b")
+        page = os.path.join(tree, "mutate.html")
+        report.write(page, {"mutants": records, "score": mutate.score(records)})
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("&lt;script&gt;", text)
+        self.assertNotIn("<script>", text)
+        self.assertIn("<td>25 %</td>", text)
 
 
 if __name__ == "__main__":
