@@ -121,6 +121,13 @@ def bazel_config():
     return ["--config=cuda"] if cuda else []
 
 
+def blamed_lines(log):
+    """(file, line) of each compile error in a Bazel log: the error's own line, or (an error
+    inside a header's template) the line of a mutated file that instantiated it."""
+    return [(rel, int(line)) for rel, line in
+            re.findall(r"((?:core|gpu)/\S+?\.cc):(\d+):\d+:(?: error|\s+required from)", log)]
+
+
 def build(root, tree, mutants, log_dir):
     """Writes the schemata and builds //:parity; mutants on lines the compiler rejects are
     dropped (status uncompilable) and the files rewritten, up to 8 rounds."""
@@ -144,10 +151,9 @@ def build(root, tree, mutants, log_dir):
             return dropped
         text = open(log, encoding="utf-8", errors="replace").read()
         newly = set()
-        for rel, line in re.findall(r"^(?:\S*/)?((?:core|gpu)/\S+?\.cc):(\d+):\d+: error",
-                                    text, re.M):
+        for rel, line in blamed_lines(text):
             for m in by_file.get(rel, []):
-                if m.first_line <= int(line) <= m.last_line and m.id not in dropped:
+                if m.first_line <= line <= m.last_line and m.id not in dropped:
                     newly.add(m.id)
         if not newly:
             raise RuntimeError(f"the mutated tree does not build, and no mutant is to blame: {log}")

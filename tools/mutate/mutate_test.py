@@ -262,6 +262,18 @@ exit 0
 """
 
 
+class BuildLogTest(unittest.TestCase):
+    def test_blamed_lines(self):
+        import mutate
+        log = ("core/ops/conv/conv.cc:43:3: error: expected primary-expression\n"
+               "In file included from core/ops/conv/conv_grad.cc:5:\n"
+               "/usr/include/eigen3/Eigen/src/Core/Assign.h:12:1: error: static assertion\n"
+               "core/ops/conv/conv_grad.cc:130:42:   required from here\n"
+               "core/ops/conv/conv.cc:50:1: warning: unused variable\n")
+        self.assertEqual(mutate.blamed_lines(log), [("core/ops/conv/conv.cc", 43),
+                                                    ("core/ops/conv/conv_grad.cc", 130)])
+
+
 class HuntTest(unittest.TestCase):
     """The kill rule, coverage and the score, with a fake parity binary (no Bazel build)."""
 
