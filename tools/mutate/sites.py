@@ -63,6 +63,8 @@ class Site:
 def compile_args(root, extra=()):
     """The flags Bazel compiles core/ with (.bazelrc, the include roots), enough for the AST."""
     args = ["-x", "c++", "-std=c++17", "-I" + root, "-I/usr/include/eigen3"]
+    if os.path.isdir("/usr/local/cuda/include"):  # gpu/ includes cuBLAS and the runtime
+        args.append("-I/usr/local/cuda/include")
     for bin_dir in ("bazel-bin", "bazel-out/k8-fastbuild/bin"):
         path = os.path.join(root, bin_dir)
         if os.path.isdir(path):
