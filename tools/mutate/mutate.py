@@ -144,8 +144,9 @@ def build(root, tree, mutants, log_dir):
                 f.write(schemata.render(data, live))
         log = os.path.join(log_dir, f"build{attempt}.log")
         with open(log, "w") as out:
-            status = subprocess.run(["bazel", "build", "--keep_going", "--noshow_progress"] + bazel_config()
-                                    + ["--", "//:parity"], cwd=tree, stdout=out,
+            command = (["bazel", "build", "--keep_going", "--noshow_progress"]
+                       + bazel_config() + ["--", "//:parity"])
+            status = subprocess.run(command, cwd=tree, stdout=out,
                                     stderr=subprocess.STDOUT).returncode
         if status == 0:
             return dropped
