@@ -237,7 +237,8 @@ def score(records):
                                          "not covered": 0, "timeout": 0, "equivalent": 0,
                                          "uncompilable": 0})
             f["total"] += 1
-            f[r["status"]] = f.get(r["status"], 0) + 1
+            status = r.get("status", "not run")  # a run stopped midway leaves some unrun
+            f[status] = f.get(status, 0) + 1
     for f in folders.values():
         scored = f["total"] - f["equivalent"] - f["uncompilable"]
         f["score"] = round(f["killed"] / scored, 4) if scored else None

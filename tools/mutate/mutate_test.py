@@ -298,6 +298,9 @@ class HuntTest(unittest.TestCase):
         self.assertEqual(records["1"]["oracle"], "forward")
         self.assertEqual(records["1"]["blamed_op"], "Conv")
         records["5"] = {"status": "equivalent", "file": "core/ops/conv/conv.cc"}
+        records["6"] = {"file": "core/ops/conv/conv.cc"}  # not run yet: counted, not scored
+        self.assertEqual(mutate.score(records)["core/ops/conv"]["not run"], 1)
+        del records["6"]
         folder = mutate.score(records)["core/ops/conv"]
         self.assertEqual((folder["total"], folder["killed"], folder["score"]), (5, 1, 0.25))
         import report
