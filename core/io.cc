@@ -255,7 +255,15 @@ WriteFunction SetWriteFunctionForTesting(WriteFunction write) {
   return previous;
 }
 
-void WriteFileAtomic(const std::string& requested_path, const std::string& bytes) {
+namespace {
+
+// A written, fsynced temporary beside `requested_path`'s target, ready to be renamed over it.
+struct StagedFile {
+  std::string target;
+  std::string tmp;
+};
+
+StagedFile StageFile(const std::string& requested_path, const std::string& bytes) {
   const std::string path = AtomicWriteTarget(requested_path);
   // A temporary beside the target (same file system, so the rename is atomic), unique per process
   // and per call: campaign threads may write at once.
@@ -274,19 +282,51 @@ void WriteFileAtomic(const std::string& requested_path, const std::string& bytes
     throw;
   }
   ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  return {path, tmp};
+}
+
+void CommitStagedFile(const StagedFile& staged) {
+  if (::rename(staged.tmp.c_str(), staged.target.c_str()) != 0) {
     int saved = errno;
-    ::unlink(tmp.c_str());
-    throw MakeError(ErrorKind::kIo, "cannot rename ", tmp, " to ", path, ": ",
+    ::unlink(staged.tmp.c_str());
+    throw MakeError(ErrorKind::kIo, "cannot rename ", staged.tmp, " to ", staged.target, ": ",
                     std::strerror(saved));
   }
   // Make the rename itself durable.
+  const std::string& path = staged.target;
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
+  }
+}
+
+}  // namespace
+
+void WriteFileAtomic(const std::string& requested_path, const std::string& bytes) {
+  CommitStagedFile(StageFile(requested_path, bytes));
+}
+
+void WriteFilesAtomic(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every temporary is written before any target is replaced, so a file that cannot be written
+  // (a directory, a full disk, a missing folder) leaves all the old files as they were.
+  std::vector<StagedFile> staged;
+  try {
+    for (const auto& [path, bytes] : files) staged.push_back(StageFile(path, bytes));
+  } catch (...) {
+    for (const auto& s : staged) ::unlink(s.tmp.c_str());
+    throw;
+  }
+  // Renames only fail on a race (the folder removed meanwhile); what is left is then removed.
+  for (size_t i = 0; i < staged.size(); ++i) {
+    try {
+      CommitStagedFile(staged[i]);
+    } catch (...) {
+      for (size_t j = i + 1; j < staged.size(); ++j) ::unlink(staged[j].tmp.c_str());
+      throw;
+    }
   }
 }
 
@@ -345,7 +385,7 @@ void LoadProtoFile(const std::string& path, google::protobuf::Message* message) 
   ParseProto(bytes, IsTextProtoPath(path), path, message);
 }
 
-void SaveProtoFile(const std::string& path, const google::protobuf::Message& message) {
+std::string ProtoFileBytes(const std::string& path, const google::protobuf::Message& message) {
   // What parity writes, parity must read back: the same limit as at load.
   CheckNestingOfNets(message, path);
   std::string bytes;
@@ -356,7 +396,11 @@ void SaveProtoFile(const std::string& path, const google::protobuf::Message& mes
     PARITY_ENFORCE(message.SerializeToString(&bytes), ErrorKind::kInternal, "cannot serialize ",
                    message.GetTypeName(), " (missing required fields?)");
   }
-  WriteFileAtomic(path, bytes);
+  return bytes;
+}
+
+void SaveProtoFile(const std::string& path, const google::protobuf::Message& message) {
+  WriteFileAtomic(path, ProtoFileBytes(path, message));
 }
 
 caffe2::NetDef LoadNetDef(const std::string& path) {
@@ -402,16 +446,20 @@ std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
   return {proto};
 }
 
-void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors) {
+std::string TensorFileBytes(const std::string& path,
+                            const std::vector<caffe2::TensorProto>& tensors) {
   if (EndsWith(path, ".npy")) {
     PARITY_ENFORCE(tensors.size() == 1, ErrorKind::kBadArgument, path, ": an .npy file holds ",
                    "one tensor, got ", tensors.size(), " (use .pb or .pbtxt)");
-    WriteFileAtomic(path, SerializeNpy(tensors[0]));
-    return;
+    return SerializeNpy(tensors[0]);
   }
   caffe2::TensorProtos protos;
   for (const auto& t : tensors) *protos.add_protos() = t;
-  SaveProtoFile(path, protos);
+  return ProtoFileBytes(path, protos);
+}
+
+void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors) {
+  WriteFileAtomic(path, TensorFileBytes(path, tensors));
 }
 
 caffe2::TensorProto ParseNpy(const std::string& bytes, const std::string& what) {

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/proto/caffe2.pb.h"
@@ -22,6 +23,10 @@ std::string ReadFileBytes(const std::string& path);
 // removed. A symlink is written through (it stays a link to the new file); a directory, FIFO,
 // device or socket at `path` is refused (kIo).
 void WriteFileAtomic(const std::string& path, const std::string& bytes);
+// All or nothing for several files (path, bytes): every temporary is written and fsynced before
+// the first rename, so a file that cannot be written leaves every target as it was (kIo naming
+// it). Callers refuse two paths naming one file themselves (they know the flags' names).
+void WriteFilesAtomic(const std::vector<std::pair<std::string, std::string>>& files);
 
 // The write(2) every file write goes through, swappable by tests to inject faults; returns the
 // previous one.
@@ -40,11 +45,17 @@ void SaveNetDef(const std::string& path, const caffe2::NetDef& net);
 // An empty file is kInvalidNet (it would parse as an empty message).
 void LoadProtoFile(const std::string& path, google::protobuf::Message* message);
 void SaveProtoFile(const std::string& path, const google::protobuf::Message& message);
+// The bytes SaveProtoFile writes to `path` (text or binary by its extension), for
+// WriteFilesAtomic.
+std::string ProtoFileBytes(const std::string& path, const google::protobuf::Message& message);
 
 // Tensors from a file: .npy (one tensor), or .pb/.pbtxt holding a TensorProtos or one TensorProto.
 std::vector<caffe2::TensorProto> LoadTensors(const std::string& path);
 // .npy takes exactly one tensor; .pb/.pbtxt write a TensorProtos.
 void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors);
+// The bytes SaveTensors writes to `path`, for WriteFilesAtomic.
+std::string TensorFileBytes(const std::string& path,
+                            const std::vector<caffe2::TensorProto>& tensors);
 
 // NumPy .npy (format 1.0-3.0 on read, 1.0 on write): little-endian f4, f8, i4, i8, b1, u1, i1,
 // i2, u2; C order only (Fortran order is kInvalidNet).

@@ -125,7 +125,12 @@ void Corpus::Load(const std::string& signature_dir) {
   } catch (const nlohmann::json::exception& error) {
     PARITY_ENFORCE(false, ErrorKind::kInvalidNet, signature_dir, "/finding.json: ", error.what());
   }
-  CorpusEntry entry = EntryFromJson(j, signature_dir);
+  CorpusEntry entry;
+  try {
+    entry = EntryFromJson(j, signature_dir);
+  } catch (const nlohmann::json::exception& error) {  // a field of the wrong type
+    throw MakeError(ErrorKind::kInvalidNet, signature_dir, "/finding.json: ", error.what());
+  }
   entries_[entry.key] = std::move(entry);
 }
 
@@ -135,7 +140,11 @@ CorpusEntry Corpus::EntryFromJson(const nlohmann::json& j, const std::string& di
   PARITY_ENFORCE(!entry.key.empty(), ErrorKind::kInvalidNet, dir,
                  "/finding.json names no signature");
   entry.dir = dir;
+  PARITY_ENFORCE(j.is_object(), ErrorKind::kInvalidNet, dir, "/finding.json is not a JSON object");
   entry.count = j.value("count", int64_t{0});
+  // Every entry holds at least the finding that made it; a count below 1 is a tampered file.
+  PARITY_ENFORCE(entry.count >= 1, ErrorKind::kInvalidNet, dir, "/finding.json: count ",
+                 entry.count, " is not a number of findings (at least 1)");
   entry.first = SightingFrom(j.value("first", nlohmann::json::object()));
   entry.last = SightingFrom(j.value("last", nlohmann::json::object()));
   const nlohmann::json smallest = j.value("smallest", nlohmann::json::object());
@@ -184,6 +193,12 @@ nlohmann::json Corpus::Snapshot() const {
 void Corpus::Restore(const nlohmann::json& snapshot) {
   entries_.clear();
   for (const auto& [name, j] : snapshot.items()) {
+    // The name becomes a directory under findings/: a name read from state.json is data, and only
+    // the one its signature gives is taken (never "..", a separator or another signature's).
+    const std::string key = j.is_object() ? j.value("signature", std::string()) : std::string();
+    PARITY_ENFORCE(!key.empty() && name == SignatureDirName(key), ErrorKind::kInvalidNet,
+                   "state.json: corpus entry '", Printable(name),
+                   "' is not the directory name of its signature '", Printable(key), "'");
     CorpusEntry entry = EntryFromJson(j, dir_ + "/" + name);
     MakeDirs(entry.dir);
     WriteJson(entry);

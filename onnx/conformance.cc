@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <typeinfo>
 
 #include "core/io.h"
 #include "core/tensor_proto.h"
@@ -274,9 +275,18 @@ SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend) {
       result = RunCase(dir + "/" + name, backend);
     } catch (const Error& e) {
       // An unreadable case (a broken model or data file) is reported, not the end of the suite.
+      result = CaseResult{};
       result.name = name;
       result.status = CaseStatus::kFailed;
       result.detail = std::string("cannot run the case: ") + e.what();
+    } catch (const std::exception& e) {
+      // Nor is anything else one case throws (bad_alloc, out_of_range): that case fails with its
+      // reason and the suite goes on. (A case that crashes the process is not isolated: no
+      // worker process runs it.)
+      result = CaseResult{};
+      result.name = name;
+      result.status = CaseStatus::kFailed;
+      result.detail = std::string("cannot run the case (") + typeid(e).name() + "): " + e.what();
     }
     switch (result.status) {
       case CaseStatus::kPassed:

@@ -7,6 +7,7 @@
 #include "core/tensor_proto.h"
 #include "onnx/rules.h"
 #include "onnx/tensor.h"
+#include "onnx/validate.h"
 
 namespace parity::onnx {
 namespace {
@@ -378,6 +379,14 @@ void TranslateScan(ImportContext& ctx, const Node& node) {
                  graph.output_size(), " outputs for ", node.num_inputs(), " inputs and ",
                  node.num_outputs(), " outputs");
   PARITY_ENFORCE(scan_inputs > 0, ErrorKind::kBadArgument, "no scan input");
+  // A 0-d scan input has no axis to scan (its dims()[0] was read out of bounds).
+  for (int j = 0; j < scan_inputs; ++j) {
+    const std::string& in = node.In(states + j);
+    PARITY_ENFORCE(ctx.HasDims(in), ErrorKind::kBadArgument, "scan input '", in,
+                   "' has no static shape");
+    PARITY_ENFORCE(!ctx.Dims(in).empty(), ErrorKind::kShapeMismatch, "scan input '", in,
+                   "' is 0-d ", ShapeString(ctx.Dims(in)), "; Scan needs an axis 0 to scan");
+  }
   const int64_t length = ctx.Dims(node.In(states))[0];
   DeclareGraphTypes(ctx, graph);
   WhileLoop loop;
@@ -412,8 +421,9 @@ void TranslateScan(ImportContext& ctx, const Node& node) {
 }
 
 ImportResult TranslateModel(const ::onnx::ModelProto& model, const ImportOptions& options) {
-  PARITY_ENFORCE(model.has_graph(), ErrorKind::kInvalidNet, "the ONNX model has no graph");
+  ValidateModel(model);
   const ::onnx::GraphProto& graph = model.graph();
+  ValidateBindings(graph, options.constant_inputs);
   std::map<std::string, int> opsets;
   for (const auto& opset : model.opset_import()) {
     opsets[IsDefaultDomain(opset.domain()) ? "" : opset.domain()] =
@@ -436,7 +446,8 @@ ImportResult TranslateModel(const ::onnx::ModelProto& model, const ImportOptions
       initializers.insert(tensor.name());
       initializer_order.push_back(tensor.name());
     } catch (const Error& e) {
-      result.unsupported.push_back({-1, "", "", "initializer: " + std::string(e.what())});
+      result.unsupported.push_back(
+          {-1, "", "", "initializer '" + tensor.name() + "': " + std::string(e.what())});
     }
   }
   std::map<std::string, caffe2::TensorProto> bound;
@@ -473,7 +484,7 @@ ImportResult TranslateModel(const ::onnx::ModelProto& model, const ImportOptions
     try {
       ctx.EmitFill(name, *ctx.Constant(name));
     } catch (const Error& e) {
-      result.unsupported.push_back({-1, "", "", "initializer: " + std::string(e.what())});
+      result.unsupported.push_back({-1, "", "", "initializer '" + name + "': " + e.what()});
     }
   }
   ctx.set_net(nullptr);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "onnx/rules.h"
 
 namespace parity::onnx {
@@ -207,9 +208,21 @@ void ReverseSequence(ImportContext& ctx, const Node& node) {
                  ErrorKind::kBadArgument, "time_axis ", time_axis, " and batch_axis ", batch_axis);
   const std::string x = node.In(0);
   const std::vector<int64_t> dims = ctx.Dims(x);
+  // Rank 1 would read dims[1] out of bounds (it once reported "a batch of 0").
+  PARITY_ENFORCE(dims.size() >= 2, ErrorKind::kShapeMismatch, "input '", x, "' ",
+                 ShapeString(dims), " has rank ", dims.size(),
+                 "; ReverseSequence takes [time, batch, ...] or [batch, time, ...] of rank >= 2");
   const int64_t t_len = dims[time_axis], b_len = dims[batch_axis];
-  PARITY_ENFORCE(static_cast<int64_t>(lengths.size()) == b_len, ErrorKind::kBadArgument,
-                 lengths.size(), " sequence lengths for a batch of ", b_len);
+  PARITY_ENFORCE(static_cast<int64_t>(lengths.size()) == b_len, ErrorKind::kShapeMismatch,
+                 lengths.size(), " sequence lengths for input '", x, "' ", ShapeString(dims),
+                 " with a batch of ", b_len);
+  // The constant positions (int64 each) and the Gather's output are sized before anything is
+  // allocated: a huge input is a resource-limit error here, not an out-of-memory after seconds.
+  const int64_t positions = CheckedNumElements({t_len, b_len});
+  PARITY_ENFORCE(positions <= MaxAllocationBytes() / static_cast<int64_t>(sizeof(int64_t)),
+                 ErrorKind::kResourceLimit, "ReverseSequence over '", x, "' ", ShapeString(dims),
+                 " needs ", positions, " int64 positions, over the cap of ", MaxAllocationBytes(),
+                 " bytes (PARITY_MAX_ALLOC_BYTES)");
   int64_t rest = 1;
   for (size_t i = 2; i < dims.size(); ++i) rest *= dims[i];
   // Positions in the [T, B] (time-major) or [B, T] layout of the input itself.

@@ -383,6 +383,19 @@ void DepthSpace(ImportContext& ctx, const Node& node) {
                  ", expected 4");
   const int64_t b = dims[0], c = dims[1], h = dims[2], w = dims[3];
   const int64_t bs = node.RequiredInt("blocksize");
+  // A zero blocksize divided by zero (SIGFPE); one that does not divide the dims would reshape
+  // to a shape of another element count.
+  PARITY_ENFORCE(bs > 0, ErrorKind::kBadArgument, "attribute 'blocksize' = ", bs,
+                 " must be positive");
+  if (node.type() == "DepthToSpace") {
+    // c % bs, then (c / bs) % bs: bs * bs itself could overflow for a huge blocksize.
+    PARITY_ENFORCE(c % bs == 0 && (c / bs) % bs == 0, ErrorKind::kShapeMismatch, "input ",
+                   ShapeString(dims), " has ", c, " channels, not divisible by blocksize^2 (",
+                   "blocksize ", bs, ")");
+  } else {
+    PARITY_ENFORCE(h % bs == 0 && w % bs == 0, ErrorKind::kShapeMismatch, "input ",
+                   ShapeString(dims), ": height and width are not divisible by blocksize ", bs);
+  }
   std::vector<int64_t> s1, perm, s2;
   if (node.type() == "DepthToSpace") {
     const std::string mode = node.String("mode", "DCR");

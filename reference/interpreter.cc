@@ -86,9 +86,22 @@ Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_
       break;
   }
   if (raw) {
+    // One representation of the values: raw_data beside a typed field is ambiguous.
+    const bool typed = p.float_data_size() > 0 || p.double_data_size() > 0 ||
+                       p.int32_data_size() > 0 || p.int64_data_size() > 0 ||
+                       !p.byte_data().empty() || p.string_data_size() > 0;
+    PARITY_ENFORCE(!typed, ErrorKind::kInvalidNet, "input blob '", name,
+                   "': has both raw_data and a typed value field");
     PARITY_ENFORCE(p.raw_data().size() == static_cast<size_t>(n) * elem, ErrorKind::kInvalidNet,
                    "input blob '", name, "': raw_data has ", p.raw_data().size(), " bytes, shape ",
                    ShapeString(dims), " needs ", n * static_cast<int64_t>(elem));
+    // A bool is one byte of 0 or 1.
+    for (int64_t k = 0; p.data_type() == P::BOOL && k < n; ++k) {
+      const unsigned char b = static_cast<unsigned char>(p.raw_data()[k]);
+      PARITY_ENFORCE(b <= 1, ErrorKind::kInvalidNet, "input blob '", name,
+                     "': bool raw_data byte ", k, " is ", static_cast<int>(b),
+                     " (a bool is 0 or 1)");
+    }
   } else {
     PARITY_ENFORCE(have == n, ErrorKind::kInvalidNet, "input blob '", name, "': ", have,
                    " values for shape ", ShapeString(dims));

@@ -57,6 +57,18 @@ inline const CLI::Validator kSeconds(
       return "";
     },
     "SECONDS");
+// A duration in seconds that must be > 0: CLI::PositiveNumber's message printed DBL_MAX as a
+// 309-digit number ("not in range 0.000000 to 1797...").
+inline const CLI::Validator kPositiveSeconds(
+    [](std::string& value) -> std::string {
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(seconds > 0) || seconds > 1e9) {
+        return "'" + value + "' is not a number of seconds > 0";
+      }
+      return "";
+    },
+    "SECONDS");
 bool RegisterCommand(Command command);
 
 }  // namespace parity::tools

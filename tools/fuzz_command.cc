@@ -169,12 +169,12 @@ PARITY_REGISTER_COMMAND(Command{
           ->check(CLI::Range(0, 1024));
       app->add_option("--case-timeout", options->limits.case_timeout,
                       "Seconds a case may take before it is a hang finding (default 20)")
-          ->check(CLI::PositiveNumber);
+          ->check(kPositiveSeconds);
       options->reduce_seconds = 10;
       app->add_option("--reduce-seconds", options->reduce_seconds,
                       "Seconds to reduce each new signature's smallest case (default 10; 0: no "
                       "reduction)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(kSeconds);
       app->add_option("--case-memory", options->limits.memory_mb,
                       "MB a worker may grow by before an allocation fails and the case is a "
                       "resource finding (default: no limit)")

@@ -2,6 +2,7 @@
 // failures to the exit codes of the contract. User input never aborts the process.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -66,6 +67,11 @@ int Main(int argc, char** argv) {
       std::cerr << "parity " << sub->get_name() << ": " << ErrorKindName(e.kind()) << ": "
                 << Printable(e.what()) << "\n";
       return ExitCodeFor(e.kind());
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A folder that cannot be read or made (permissions, a symlink loop, a full disk): the
+      // environment's, not parity's, so an i/o error naming the path.
+      std::cerr << "parity " << sub->get_name() << ": i/o error: " << Printable(e.what()) << "\n";
+      return kExitBadInput;
     } catch (const std::bad_alloc&) {
       std::cerr << "parity " << sub->get_name() << ": resource limit: out of memory\n";
       return kExitBadInput;

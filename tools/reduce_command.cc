@@ -4,6 +4,9 @@
 // finding no longer reproduces, 2 on bad input.
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/io.h"
 #include "fuzz/reduce.h"
@@ -38,8 +41,15 @@ int Reduce(const ReduceCommandOptions& options) {
   }
   Finding reduced = result.reduced;
   reduced.set_repro_command("parity repro " + out);
-  SaveProtoFile(out, reduced);
-  if (!IsTextProtoPath(out)) SaveProtoFile(out.substr(0, out.size() - 3) + ".pbtxt", reduced);
+  // A binary file gets a readable twin: "x.pb" -> "x.pbtxt", any other name -> "NAME.pbtxt"
+  // ("out.bin" -> "out.bin.pbtxt", not "out..pbtxt"); written together, all or nothing.
+  std::vector<std::pair<std::string, std::string>> files = {{out, ProtoFileBytes(out, reduced)}};
+  if (!IsTextProtoPath(out)) {
+    const bool pb = out.size() > 3 && out.compare(out.size() - 3, 3, ".pb") == 0;
+    const std::string twin = (pb ? out.substr(0, out.size() - 3) : out) + ".pbtxt";
+    files.emplace_back(twin, ProtoFileBytes(twin, reduced));
+  }
+  WriteFilesAtomic(files);
   std::cout << "reduced " << Printable(oracles::SignatureKey(finding.signature())) << ": "
             << result.before.ops << " -> " << result.after.ops << " ops, " << result.before.elements
             << " -> " << result.after.elements << " input elements (" << result.checks
@@ -56,7 +66,7 @@ PARITY_REGISTER_COMMAND(Command{
       app->add_option("-o,--out", options->out,
                       "Where the reduced finding goes (default: reduced.pb beside the finding)");
       app->add_option("--seconds", options->seconds, "The time box (default 10)")
-          ->check(CLI::PositiveNumber);
+          ->check(kPositiveSeconds);
       return [options] { return Reduce(*options); };
     }});
 

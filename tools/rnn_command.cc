@@ -24,6 +24,7 @@
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
 #include "tools/command.h"
+#include "tools/output_files.h"
 
 namespace parity::tools {
 namespace {
@@ -172,6 +173,8 @@ int BuildRnn(const RnnOptions& o) {
                    " must be in [1, 2^20], got ", value);
   }
   CheckRnnSizes(o);
+  // Three outputs: two naming one file would keep only the last one written.
+  RefuseSharedFiles({{"-o", o.net_path}, {"--init", o.init_path}, {"--inputs", o.inputs_path}}, {});
   const std::string scope = o.scope.empty() ? o.cell : o.scope;
   caffe2::NetDef net, init;
   net.set_name(scope);
@@ -211,12 +214,14 @@ int BuildRnn(const RnnOptions& o) {
     layer_dim = o.hidden;
   }
   for (const std::string& name : outputs) net.add_external_output(name);
-  SaveNetDef(o.net_path, net);
-  SaveNetDef(o.init_path, init);
+  // Every file or none: a failing --inputs must not leave a new net beside an old init net.
+  std::vector<std::pair<std::string, std::string>> files = {
+      {o.net_path, ProtoFileBytes(o.net_path, net)}, {o.init_path, ProtoFileBytes(o.init_path, init)}};
+  if (!o.inputs_path.empty()) files.emplace_back(o.inputs_path, TensorFileBytes(o.inputs_path, inputs));
+  WriteFilesAtomic(files);
   std::cerr << "wrote " << o.net_path << " (" << net.op_size() << " ops) and " << o.init_path
             << " (" << init.op_size() << " parameter fills)\n";
   if (!o.inputs_path.empty()) {
-    SaveTensors(o.inputs_path, inputs);
     std::cerr << "wrote " << inputs.size() << " example inputs to " << o.inputs_path << "\n";
   }
   return kExitClean;

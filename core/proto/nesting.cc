@@ -97,7 +97,7 @@ int WireNestingDepth(const std::string& bytes, const google::protobuf::Descripto
   // The open messages, innermost last: the type each is read as and where its bytes end.
   struct Open {
     const google::protobuf::Descriptor* type;
-    int end;
+    int64_t end;
   };
   std::vector<Open> open = {{type, static_cast<int>(bytes.size())}};
   int deepest = 1;
@@ -114,7 +114,8 @@ int WireNestingDepth(const std::string& bytes, const google::protobuf::Descripto
     }
     uint32_t length = 0;
     if (!input.ReadVarint32(&length) || length > static_cast<uint32_t>(INT_MAX)) return -1;
-    const int end = input.CurrentPosition() + static_cast<int>(length);
+    // In 64 bits: a length near INT_MAX past the current position would overflow an int.
+    const int64_t end = int64_t{input.CurrentPosition()} + length;
     if (end > open.back().end) return -1;
     const FieldDescriptor* field = open.back().type->FindFieldByNumber(
         static_cast<int>(WireFormatLite::GetTagFieldNumber(tag)));

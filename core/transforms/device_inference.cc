@@ -201,7 +201,8 @@ PARITY_REGISTER_PASS(PassInfo{
     /*preserves_outputs=*/false, [](TransformedNet* t) {
       auto devices = t->settings.find("input_devices");
       AssignDeviceOption(t, ParseDevices(devices == t->settings.end() ? "" : devices->second));
-    }});
+    },
+    /*uses_constants=*/false, /*rewrites=*/{}, /*settings=*/{"input_devices"}});
 
 }  // namespace
 

@@ -77,7 +77,8 @@ PARITY_REGISTER_PASS(PassInfo{
     "<namescope>__m<k>_shared (setting namescope). Never shared: names sub-nets use or ops with "
     "sub-nets name in arguments, Alias's blobs, RecurrentNetwork's step workspaces. Checked: every "
     "op reads what the same earlier op wrote, and no op becomes in place. Same external outputs.",
-    true, OptimizeInferenceForDag});
+    true, OptimizeInferenceForDag, /*uses_constants=*/false, /*rewrites=*/{},
+    /*settings=*/{"namescope"}});
 
 PARITY_REGISTER_PASS(PassInfo{
     "share_grad_blobs",
@@ -85,7 +86,8 @@ PARITY_REGISTER_PASS(PassInfo{
     "except the setting param_grads, comma-separated, and external outputs) share names when "
     "their lives do not overlap, as optimize_inference_for_dag; RecurrentNetworkGradient follows "
     "its renamed blobs through <blob>.rename arguments. Same external outputs.",
-    true, ShareGradBlobs});
+    true, ShareGradBlobs, /*uses_constants=*/false, /*rewrites=*/{},
+    /*settings=*/{"namescope", "param_grads"}});
 
 }  // namespace
 }  // namespace parity::transforms

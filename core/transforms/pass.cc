@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/proto/error.h"
+#include "core/transforms/constants.h"
 #include "core/transforms/verify.h"
 
 namespace parity::transforms {
@@ -41,6 +42,12 @@ std::map<std::string, std::vector<std::string>> PassRegistry::Rewrites() {
     for (const auto& [producer, consumer] : pass.rewrites) out[producer].push_back(consumer);
   }
   return out;
+}
+
+std::vector<std::string> SettingsReadBy(const PassInfo& pass) {
+  std::vector<std::string> names = pass.settings;
+  if (pass.uses_constants) names.push_back(kFedInputsSetting);
+  return names;
 }
 
 std::vector<std::string> PassRegistry::Names() {

@@ -45,7 +45,13 @@ struct PassInfo {
   // Producer -> consumer op types the pass rewrites (Conv -> SpatialBN): the net generator chains
   // them now and then, so that campaigns meet what each pass looks for.
   std::vector<std::pair<std::string, std::string>> rewrites;
+  // The settings (TransformedNet::settings) the pass reads, besides "inputs", which every pass
+  // that uses constants reads: `parity transform --set` refuses a name no chosen pass reads.
+  std::vector<std::string> settings;
 };
+
+// Every setting name `pass` reads.
+std::vector<std::string> SettingsReadBy(const PassInfo& pass);
 
 class PassRegistry {
  public:

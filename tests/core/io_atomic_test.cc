@@ -120,5 +120,37 @@ TEST(AtomicRead, DirectoriesAndEmptyFilesAreClearErrors) {
   }
 }
 
+// onnx import's -o and --init: when the second file cannot be written, the first keeps its old
+// contents and no temporary is left beside either.
+TEST(AtomicWrite, SeveralFilesAreAllOrNothing) {
+  const std::string dir = Dir("all_or_nothing");
+  const std::string net = dir + "/net.pbtxt", init = dir + "/init.pbtxt";
+  WriteFileAtomic(net, "old net");
+  WriteFileAtomic(init, "old init");
+  fs::create_directories(dir + "/adir");
+  EXPECT_EQ(KindOf([&] { WriteFilesAtomic({{net, "new net"}, {dir + "/adir", "x"}}); }),
+            ErrorKind::kIo);
+  EXPECT_EQ(ReadFileBytes(net), "old net");
+  EXPECT_EQ(FilesIn(dir), 3);  // net, init, adir: no temporary left
+  {
+    // A failing write of the second file (a full disk) leaves the first unreplaced as well.
+    int calls = 0;
+    InjectedWrite fault([&](int fd, const void* data, size_t size) -> ssize_t {
+      if (++calls == 1) return ::write(fd, data, size);
+      errno = ENOSPC;
+      return -1;
+    });
+    EXPECT_EQ(KindOf([&] { WriteFilesAtomic({{net, "new net"}, {init, "new init"}}); }),
+              ErrorKind::kIo);
+  }
+  EXPECT_EQ(ReadFileBytes(net), "old net");
+  EXPECT_EQ(ReadFileBytes(init), "old init");
+  EXPECT_EQ(FilesIn(dir), 3);
+  WriteFilesAtomic({{net, "new net"}, {init, "new init"}});
+  EXPECT_EQ(ReadFileBytes(net), "new net");
+  EXPECT_EQ(ReadFileBytes(init), "new init");
+  EXPECT_EQ(FilesIn(dir), 3);
+}
+
 }  // namespace
 }  // namespace parity
