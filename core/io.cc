@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/reflection.h>
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
@@ -28,20 +27,6 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-class CollectingErrors : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, int column, const std::string& message) override {
-    if (first_.empty()) {
-      first_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
-               ": " + message;
-    }
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
 
 // The path of the first `string` field (not `bytes`) of `message` that is not UTF-8, or "".
 // proto2 parsers only log such fields; a binary of another message type read as this one (a
@@ -338,18 +323,14 @@ bool IsTextProtoPath(const std::string& path) {
 void ParseProto(const std::string& bytes, bool text, const std::string& what,
                 google::protobuf::Message* message) {
   if (text) {
-    google::protobuf::TextFormat::Parser parser;
-    // protobuf's text parser recurses once per message level and has no limit of its own.
-    parser.SetRecursionLimit(kProtoRecursionLimit);
-    CollectingErrors errors;
-    parser.RecordErrorsTo(&errors);
-    bool ok = parser.ParseFromString(bytes, message);
-    PARITY_ENFORCE(ok || errors.first().find("too deep") == std::string::npos,
-                   ErrorKind::kInvalidNet, what, " is not a valid text ", message->GetTypeName(),
+    std::string error;
+    const bool ok = ParseTextProto(bytes, message, &error);
+    PARITY_ENFORCE(ok || error.find("too deep") == std::string::npos, ErrorKind::kInvalidNet,
+                   what, " is not a valid text ", message->GetTypeName(),
                    ": messages nested deeper than ", kProtoRecursionLimit,
                    " levels (nets may nest at most ", kMaxNetNesting, " deep)");
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid text ",
-                   message->GetTypeName(), ": ", errors.first());
+                   message->GetTypeName(), ": ", error);
   } else {
     bool ok;
     {

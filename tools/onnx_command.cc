@@ -6,8 +6,6 @@
 // when no case failed (an unsupported case is not a failure), 1 when one did.
 #include <sys/stat.h>
 
-#include <cstdlib>
-
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -20,6 +18,7 @@
 #include "onnx/tensor.h"
 #include "oracles/backend.h"
 #include "tools/command.h"
+#include "tools/output_files.h"
 
 namespace parity::tools {
 namespace {
@@ -66,30 +65,9 @@ caffe2::TensorProto LoadBinding(const std::string& spec) {
   return value;
 }
 
-// Where `path` really lands: the real path of the file, or of its folder plus its name for a
-// file not yet there (so "./net.pbtxt", "dir/../net.pbtxt" and a symlink all compare equal).
-std::string RealTarget(const std::string& path) {
-  if (char* resolved = ::realpath(path.c_str(), nullptr)) {
-    std::string out = resolved;
-    std::free(resolved);
-    return out;
-  }
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (char* resolved = ::realpath(dir.c_str(), nullptr)) {
-    std::string out = std::string(resolved) + "/" + base;
-    std::free(resolved);
-    return out;
-  }
-  return path;
-}
-
 int Import(const ImportCommandOptions& o) {
   // Refused before any work: the init net would silently replace the net.
-  PARITY_ENFORCE(o.init_path.empty() || RealTarget(o.net_path) != RealTarget(o.init_path),
-                 ErrorKind::kBadArgument, "-o '", o.net_path, "' and --init '", o.init_path,
-                 "' name the same file (", RealTarget(o.net_path), ")");
+  RefuseSharedFiles({{"-o", o.net_path}, {"--init", o.init_path}}, {});
   onnx::ImportOptions options;
   for (const auto& spec : o.binds) options.constant_inputs.push_back(LoadBinding(spec));
   const onnx::ImportResult result = onnx::ImportModel(onnx::LoadModel(o.model_path), options);

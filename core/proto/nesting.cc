@@ -42,14 +42,13 @@ int DeepestBelow(const caffe2::NetDef& net, int depth) {
       }
       if (IsNetTextArgument(arg)) {
         caffe2::NetDef sub;
-        if (ParseNetText(arg.s(), &sub)) {
+        std::string error;
+        if (ParseNetText(arg.s(), &sub, &error)) {
           deepest = std::max(deepest, DeepestBelow(sub, depth + 1));
-        } else {
-          // Unparseable text: the op's reader reports it. Text too deep for the parser's limit
-          // is deeper than any net allowed here.
-          std::string error;
-          ParseNetText(arg.s(), &sub, &error);
-          if (error.find("too deep") != std::string::npos) deepest = kMaxNetNesting + 1;
+        } else if (error.find("too deep") != std::string::npos) {
+          // Too deep for the parser's limit is deeper than any net allowed here; other
+          // unparseable text is the op's reader's to report.
+          deepest = kMaxNetNesting + 1;
         }
       }
       if (deepest > kMaxNetNesting) return deepest;
@@ -67,14 +66,19 @@ bool IsNetTextArgument(const caffe2::Argument& arg) {
          name == "else_net" || name == "loop_net" || name == "cond_net" || name == "net";
 }
 
-bool ParseNetText(const std::string& text, caffe2::NetDef* net, std::string* error) {
+bool ParseTextProto(const std::string& text, google::protobuf::Message* message,
+                    std::string* error) {
   google::protobuf::TextFormat::Parser parser;
   parser.SetRecursionLimit(kProtoRecursionLimit);
   FirstError errors;
   parser.RecordErrorsTo(&errors);
-  const bool ok = parser.ParseFromString(text, net);
+  const bool ok = parser.ParseFromString(text, message);
   if (!ok && error != nullptr) *error = errors.first();
   return ok;
+}
+
+bool ParseNetText(const std::string& text, caffe2::NetDef* net, std::string* error) {
+  return ParseTextProto(text, net, error);
 }
 
 int NetNestingDepth(const caffe2::NetDef& net) { return DeepestBelow(net, 0); }

@@ -33,6 +33,12 @@ inline constexpr int kProtoRecursionLimit = 3 * kMaxNetNesting + 32;
 // control ops accept theirs.
 bool IsNetTextArgument(const caffe2::Argument& arg);
 
+// Parses `message` from protobuf text under kProtoRecursionLimit (protobuf's text parser has no
+// limit of its own). Returns false on failure; `error`, when given, receives the parser's first
+// message with its line and column.
+bool ParseTextProto(const std::string& text, google::protobuf::Message* message,
+                    std::string* error = nullptr);
+
 // Parses a net written in text format (an argument's string), under kProtoRecursionLimit.
 // Returns false when the text is not a NetDef or is nested too deeply; `error`, when given,
 // receives the parser's first message.

@@ -296,21 +296,21 @@ def main(argv):
                        "mutation": m.description, "diff": f"- {before}\n+ {after}"})
         if (m.file, m.line, m.description) in equivalent:
             record["status"] = "equivalent"
-    todo = [m for m in mutants if records[str(m.id)].get("status") not in FINAL]
+    pending = [m for m in mutants if records[str(m.id)].get("status") not in FINAL]
     state["parse_errors"] = parse_errors
     write_json(json_path, state)
-    if todo:
+    if pending:
         tree = os.path.join(out, "tree")
         copy_tree(root, tree, out)
-        print(f"parity mutate: building {len(todo)} mutants' schemata in {tree}", file=sys.stderr)
+        print(f"parity mutate: building {len(pending)} mutants' schemata in {tree}", file=sys.stderr)
         try:
-            dropped = build(root, tree, todo, out)
-            for m in todo:
+            dropped = build(root, tree, pending, out)
+            for m in pending:
                 if m.id in dropped:
                     records[str(m.id)]["status"] = "uncompilable"
             write_json(json_path, state)
             max_id = max(m.id for m in mutants)
-            for m in todo:
+            for m in pending:
                 record = records[str(m.id)]
                 if record.get("status") in FINAL:
                     continue
