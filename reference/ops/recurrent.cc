@@ -39,8 +39,8 @@ Value<T> Rows(const OpContext<T>& c, const Value<T>& src, int64_t begin, int64_t
               const std::string& what) {
   PARITY_ENFORCE(!src.dims.empty() && begin >= 0 && count >= 0 && begin <= src.dims[0] &&
                      count <= src.dims[0] - begin,
-                 ErrorKind::kShapeMismatch, what, ": rows [", begin, ", ", begin + count,
-                 ") out of range of ", ShapeString(src.dims));
+                 ErrorKind::kShapeMismatch, what, ": ", count, " rows from row ", begin,
+                 " out of range of ", ShapeString(src.dims));  // begin + count may overflow
   Dims dims = src.dims;
   dims[0] = count;
   Value<T> out = c.NewTensor(src.dtype, dims);
