@@ -258,6 +258,11 @@ class Recorder {
       unreduced_ = state.at("unreduced").get<std::vector<std::string>>();
       resumed_seconds_ = state.at("elapsed_seconds").get<double>();
       cursor_.Resume(state.at("cases"));
+      // Each case done is counted once in the tally, and once in the cursor.
+      PARITY_ENFORCE(summary_.tally.cases == cursor_.DoneCount(), ErrorKind::kInvalidNet,
+                     state_path_, ": the tally counts ", summary_.tally.cases,
+                     " cases done, the cursor ", cursor_.DoneCount(),
+                     " (--fresh starts the campaign over)");
       corpus_->Restore(state.at("corpus"));
     } catch (const nlohmann::json::exception& error) {
       PARITY_ENFORCE(false, ErrorKind::kInvalidNet, state_path_, ": ", error.what(),

@@ -32,10 +32,27 @@ nlohmann::json CaseCursor::ToJson() const {
 }
 
 void CaseCursor::Resume(const nlohmann::json& j) {
-  lowest_ = j.at("cursor").get<int64_t>();
-  done_above_ = j.at("done_above").get<std::set<int64_t>>();
+  const int64_t cursor = j.at("cursor").get<int64_t>();
+  const auto done_above = j.at("done_above").get<std::set<int64_t>>();
+  const int64_t handed_out = j.at("handed_out").get<int64_t>();
+  // Each index read is one of this shard's: first_ + k * stride_, within kMaxCaseIndex.
+  const auto ours = [&](int64_t index) {
+    return index >= first_ && index <= kMaxCaseIndex && (index - first_) % stride_ == 0;
+  };
+  PARITY_ENFORCE(ours(cursor), ErrorKind::kInvalidNet, "state.json: cursor ", cursor,
+                 " is not a case index of shard ", first_, "/", stride_);
+  for (int64_t index : done_above) {
+    PARITY_ENFORCE(ours(index) && index > cursor, ErrorKind::kInvalidNet, "state.json: done case ",
+                   index, " is not a case index of shard ", first_, "/", stride_,
+                   " above the cursor ", cursor);
+  }
+  PARITY_ENFORCE(handed_out >= cursor && handed_out <= kMaxCaseIndex + stride_,
+                 ErrorKind::kInvalidNet, "state.json: handed_out ", handed_out,
+                 " is below the cursor ", cursor, " or past any campaign");
+  lowest_ = cursor;
+  done_above_ = done_above;
   next_ = lowest_;
-  resumed_handed_out_ = j.at("handed_out").get<int64_t>();
+  resumed_handed_out_ = handed_out;
 }
 
 nlohmann::json CampaignIdentity(const CampaignOptions& options) {
@@ -80,16 +97,43 @@ nlohmann::json TallyToJson(const oracles::CheckTally& tally) {
           {"by_op_oracle", tally.by_op_oracle}};
 }
 
+namespace {
+
+// A count read from state.json: no campaign counts past kMaxCaseIndex of anything, so a larger
+// (or negative) one is a tampered file, and adding to a valid one cannot overflow.
+int64_t CountFrom(const nlohmann::json& j, const std::string& what) {
+  const int64_t count = j.get<int64_t>();
+  PARITY_ENFORCE(count >= 0 && count <= CaseCursor::kMaxCaseIndex, ErrorKind::kInvalidNet,
+                 "state.json: ", what, " ", count, " is not a count");
+  return count;
+}
+
+std::map<std::string, int64_t> CountsFrom(const nlohmann::json& j, const std::string& what) {
+  std::map<std::string, int64_t> counts;
+  for (const auto& [key, value] : j.get<std::map<std::string, nlohmann::json>>()) {
+    counts[key] = CountFrom(value, what + " of '" + Printable(key) + "'");
+  }
+  return counts;
+}
+
+}  // namespace
+
+int64_t CaseCursor::DoneCount() const {
+  return (lowest_ - first_) / stride_ + static_cast<int64_t>(done_above_.size());
+}
+
 oracles::CheckTally TallyFromJson(const nlohmann::json& j) {
   oracles::CheckTally tally;
-  tally.cases = j.at("cases").get<int64_t>();
-  tally.findings = j.at("findings").get<int64_t>();
-  tally.checked = j.at("checked").get<std::map<std::string, int64_t>>();
-  tally.not_applicable = j.at("not_applicable").get<std::map<std::string, int64_t>>();
-  tally.by_signature = j.at("by_signature").get<std::map<std::string, int64_t>>();
-  tally.by_op = j.at("by_op").get<std::map<std::string, int64_t>>();
-  tally.by_op_oracle = j.value("by_op_oracle", nlohmann::json::object())
-                           .get<std::map<std::string, std::map<std::string, int64_t>>>();
+  tally.cases = CountFrom(j.at("cases"), "cases");
+  tally.findings = CountFrom(j.at("findings"), "findings");
+  tally.checked = CountsFrom(j.at("checked"), "checked");
+  tally.not_applicable = CountsFrom(j.at("not_applicable"), "not_applicable");
+  tally.by_signature = CountsFrom(j.at("by_signature"), "by_signature");
+  tally.by_op = CountsFrom(j.at("by_op"), "by_op");
+  const nlohmann::json by_op_oracle = j.value("by_op_oracle", nlohmann::json::object());
+  for (const auto& [op, by_oracle] : by_op_oracle.items()) {
+    tally.by_op_oracle[op] = CountsFrom(by_oracle, "by_op_oracle of '" + Printable(op) + "'");
+  }
   return tally;
 }
 

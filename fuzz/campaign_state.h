@@ -35,22 +35,32 @@ namespace parity::fuzz {
 class CaseCursor {
  public:
   CaseCursor(int64_t shard_index, int64_t shard_count)
-      : stride_(shard_count), lowest_(shard_index), next_(shard_index) {}
+      : stride_(shard_count), first_(shard_index), lowest_(shard_index), next_(shard_index) {}
 
   // The next index to hand out (not done), and handing it out.
   int64_t Peek();
   void HandOut() { next_ = Peek() + stride_; }
   void Done(int64_t index);
 
+  // How many of the shard's indices are done (what the campaign's tally counts as cases).
+  int64_t DoneCount() const;
+
   // Whether `index` was in flight when the campaign this one resumes stopped.
   bool WasInFlight(int64_t index) const { return index < resumed_handed_out_; }
 
   nlohmann::json ToJson() const;
-  // Continues from a saved cursor: hands out again from the lowest index not done.
+  // Continues from a saved cursor: hands out again from the lowest index not done. Throws
+  // kInvalidNet for a cursor that is not this shard's (an index of another shard, below the
+  // first, past kMaxCaseIndex, or done indices at or below the cursor).
   void Resume(const nlohmann::json& j);
+
+  // No campaign gets near it; a saved index above it is a tampered file, and below it the cursor's
+  // arithmetic (index + stride) cannot overflow.
+  static constexpr int64_t kMaxCaseIndex = int64_t{1} << 53;
 
  private:
   int64_t stride_;
+  int64_t first_;                 // the shard's first index (its index among the shards)
   int64_t lowest_;                // every index below it is done
   std::set<int64_t> done_above_;  // done indices above `lowest_`
   int64_t next_;                  // hand-out position

@@ -136,11 +136,11 @@ void Corpus::Load(const std::string& signature_dir) {
 
 CorpusEntry Corpus::EntryFromJson(const nlohmann::json& j, const std::string& dir) {
   CorpusEntry entry;
+  PARITY_ENFORCE(j.is_object(), ErrorKind::kInvalidNet, dir, "/finding.json is not a JSON object");
   entry.key = j.value("signature", std::string());
   PARITY_ENFORCE(!entry.key.empty(), ErrorKind::kInvalidNet, dir,
                  "/finding.json names no signature");
   entry.dir = dir;
-  PARITY_ENFORCE(j.is_object(), ErrorKind::kInvalidNet, dir, "/finding.json is not a JSON object");
   entry.count = j.value("count", int64_t{0});
   // Every entry holds at least the finding that made it; a count below 1 is a tampered file.
   PARITY_ENFORCE(entry.count >= 1, ErrorKind::kInvalidNet, dir, "/finding.json: count ",
@@ -250,7 +250,12 @@ void Corpus::Merge(const std::string& other_findings_dir) {
       mine.dir = dir_ + "/" + SignatureDirName(key);
       MakeDirs(mine.dir);
     }
-    mine.count += theirs.count;
+    // Counts are read from files: two near INT64_MAX would wrap to a negative count.
+    int64_t sum = 0;
+    PARITY_ENFORCE(!__builtin_add_overflow(mine.count, theirs.count, &sum), ErrorKind::kInvalidNet,
+                   theirs.dir, "/finding.json: count ", theirs.count, " added to the ", mine.count,
+                   " already merged overflows");
+    mine.count = sum;
     if (fresh || theirs.first.index < mine.first.index) {
       mine.first = theirs.first;
       mine.description = theirs.description;

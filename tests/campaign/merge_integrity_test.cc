@@ -112,6 +112,8 @@ TEST(MergeIntegrity, AResumeDoesNotFollowPathsReadFromStateJson) {
   corpus["../../victim"] = state["corpus"].begin().value();
   state["corpus"] = corpus;
   state["cases"]["cursor"] = 0;  // unfinished, so the same command resumes
+  state["cases"]["done_above"] = nlohmann::json::array();
+  state["tally"]["cases"] = 0;  // as many cases as the cursor says are done
   WriteFileAtomic(out + "/state.json", state.dump());
   r = RunCli(kBinary, std::string(kCampaign) + " --seed 7 --out " + out);
   EXPECT_EQ(r.exit_code, 2) << r.output;

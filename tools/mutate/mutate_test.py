@@ -235,7 +235,8 @@ class SchemataRunTest(unittest.TestCase):
 
 FAKE_PARITY = r"""#!/usr/bin/env bash
 # A stand-in for bazel-bin/tools/parity: mutant 1 is found by a clean case, 2 runs unfound,
-# 3 never runs, 4 is found only by a case that fails without it too.
+# 3 never runs, 4 is found only by a case that fails without it too; unmutated (0), it reaches
+# the sites of 1, 2 and 4.
 if [ "$1" = repro ]; then
   grep -q mutant "$2" && exit 0
   exit 1
@@ -254,6 +255,7 @@ found() {
   echo '{"event":"finding","signature":"forward/Conv"}' >&2
 }
 case "$PARITY_MUTANT" in
+  0) for id in 1 2 4; do PARITY_MUTANT=$id mark; done ;;  # the unmutated pre-pass
   1) mark; found mutant ;;
   2) mark ;;
   4) mark; [ -n "$fresh" ] && found baseline ;;
@@ -314,6 +316,27 @@ class HuntTest(unittest.TestCase):
         self.assertIn("&lt;script&gt;", text)
         self.assertNotIn("<script>", text)
         self.assertIn("<td>25 %</td>", text)
+
+    def test_prepass_and_parallel_hunts(self):
+        import argparse
+        import mutate
+        tree = tempfile.mkdtemp()
+        binary = os.path.join(tree, "bazel-bin", "tools", "parity")
+        os.makedirs(os.path.dirname(binary))
+        with open(binary, "w") as f:
+            f.write(FAKE_PARITY)
+        os.chmod(binary, 0o755)
+        args = argparse.Namespace(seconds=5, seed=1, jobs=3)
+        self.assertEqual(mutate.coverage_prepass(tree, tree, 4, args), {1, 2, 4})
+        pending = []
+        for i in (1, 2, 3, 4):
+            mutant = sites.Site("constant", 1, 0, 1, [(0, 1)], "1", "0", "constant: 1 -> 0")
+            mutant.id = i
+            pending.append(mutant)
+        got = {}
+        mutate.hunt_all(tree, tree, pending, 4, args,
+                        lambda m, result: got.__setitem__(m.id, result["status"]))
+        self.assertEqual(got, {1: "killed", 2: "survived", 3: "not covered", 4: "survived"})
 
 
 if __name__ == "__main__":

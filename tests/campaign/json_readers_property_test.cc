@@ -1,0 +1,212 @@
+// The campaign's JSON readers fuzzed (hardening 2): finding.json (read by a resumed campaign and by
+// `parity merge`) and state.json (read by a resumed campaign) come from disk, where a user, a
+// script or a half-copied shard may have changed anything. RapidCheck edits real files (a value
+// replaced by an extreme, a field deleted, an array where a number was) and the readers must end
+// in the file read or in a parity::Error, never in another exception, a crash or undefined
+// behaviour (CI runs this under ASan and UBSan too). What they accept must also make sense: every
+// count a merge produces is a number of findings (>= 1), and a resumed campaign runs only its own
+// case indices.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/io.h"
+#include "core/proto/error.h"
+#include "fuzz/campaign.h"
+#include "fuzz/corpus.h"
+#include "oracles/check.h"
+#include "oracles/finding.h"
+#include "tests/cli/cli_util.h"
+
+namespace parity::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using parity::testing::TestTmp;
+
+// Values that break readers written for the values a campaign writes.
+std::vector<json> HostileValues() {
+  return {json(std::numeric_limits<int64_t>::max()),
+          json(std::numeric_limits<int64_t>::min()),
+          json(std::numeric_limits<uint64_t>::max()),
+          json(-1),
+          json(0),
+          json(1),
+          json(4611686018427387904LL),  // 2^62: doubles past int64 when added to itself
+          json(1e308),
+          json(-0.5),
+          json("x"),
+          json(""),
+          json("../../escape"),
+          json(nullptr),
+          json(true),
+          json::array(),
+          json::array({1, 2, 3}),
+          json::array({std::numeric_limits<int64_t>::max(), -1}),
+          json::object(),
+          json::object({{"index", -2}})};
+}
+
+// Every JSON pointer inside `doc` (the root excluded).
+void CollectPointers(const json& doc, const json::json_pointer& at,
+                     std::vector<json::json_pointer>* out) {
+  if (doc.is_object()) {
+    for (const auto& [key, value] : doc.items()) {
+      out->push_back(at / key);
+      CollectPointers(value, at / key, out);
+    }
+  } else if (doc.is_array()) {
+    for (size_t i = 0; i < doc.size(); ++i) {
+      out->push_back(at / i);
+      CollectPointers(doc[i], at / i, out);
+    }
+  }
+}
+
+// `doc` with 1-4 random edits: a node replaced by a hostile value, or deleted.
+json EditedDocument(json doc) {
+  const int edits = *rc::gen::inRange(1, 5);
+  for (int e = 0; e < edits; ++e) {
+    std::vector<json::json_pointer> pointers;
+    CollectPointers(doc, json::json_pointer(), &pointers);
+    if (pointers.empty()) break;
+    const json::json_pointer target = *rc::gen::elementOf(pointers);
+    if (*rc::gen::inRange(0, 4) == 0) {
+      json& parent = doc[target.parent_pointer()];
+      if (parent.is_object()) {
+        parent.erase(target.back());
+      } else {
+        parent.erase(static_cast<size_t>(std::stoul(target.back())));
+      }
+    } else {
+      doc[target] = *rc::gen::elementOf(HostileValues());
+    }
+  }
+  return doc;
+}
+
+Finding SyntheticFinding(const std::string& op) {
+  Case c;
+  c.set_seed(7);
+  caffe2::OperatorDef* relu = c.mutable_net()->add_op();
+  relu->set_type(op);
+  relu->add_input("x");
+  relu->add_output("y");
+  Finding finding =
+      oracles::MakeFinding("forward", c, "mismatch", "synthetic finding for the reader test");
+  finding.mutable_signature()->set_blamed_op_type(op);  // one signature per op
+  return finding;
+}
+
+// A real corpus: two signatures, one seen twice.
+std::string RealCorpus(const std::string& dir) {
+  fs::remove_all(dir);
+  Corpus corpus(dir);
+  corpus.Add(SyntheticFinding("Relu"), 3);
+  corpus.Add(SyntheticFinding("Relu"), 9);
+  corpus.Add(SyntheticFinding("Sigmoid"), 5);
+  return dir;
+}
+
+// Runs `read` and tells whether it accepted the input; anything but a parity::Error fails.
+template <typename Read>
+bool AcceptedOrClearError(const Read& read) {
+  try {
+    read();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+TEST(JsonReaders, EditedFindingJsonIsReadOrRefusedAndMergesCountSanely) {
+  const std::string base = TestTmp() + "/finding_json";
+  const std::string original = RealCorpus(base + "/original");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(original)) {
+    files.push_back(entry.path().filename().string());
+  }
+  ASSERT_EQ(files.size(), 2u);
+  int accepted = 0, refused = 0;
+  EXPECT_TRUE(rc::check("an edited finding.json is read, or refused with a parity::Error", [&] {
+    const std::string name = *rc::gen::elementOf(files);
+    const json doc = json::parse(ReadFileBytes(original + "/" + name + "/finding.json"));
+    const json edited = EditedDocument(doc);
+    const std::string shard = base + "/shard";
+    fs::remove_all(shard);
+    fs::copy(original, shard, fs::copy_options::recursive);
+    WriteFileAtomic(shard + "/" + name + "/finding.json", edited.dump());
+    const bool read = AcceptedOrClearError([&] { Corpus reread(shard); });
+    // `parity merge` of the same shard into two targets in a row: counts add up, and whatever a
+    // merge accepts leaves every signature with at least one finding.
+    const std::string merged = base + "/merged";
+    fs::remove_all(merged);
+    const bool merged_ok = AcceptedOrClearError([&] {
+      Corpus target(merged);
+      target.Merge(shard);
+      target.Merge(shard);
+      for (const auto& [key, entry] : target.entries()) RC_ASSERT(entry.count >= 1);
+    });
+    // The merge reads the shard with the same reader (and may still refuse a sum that overflows).
+    RC_ASSERT(read || !merged_ok);
+    ++(read ? accepted : refused);
+  }));
+  // The edits must exercise both answers, or the property proves little.
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0);
+}
+
+TEST(JsonReaders, EditedStateJsonResumesOrIsRefused) {
+  const std::string base = TestTmp() + "/state_json";
+  CampaignOptions options;
+  options.cases = 6;
+  options.jobs = 0;
+  options.ops = {"Relu", "Sigmoid"};
+  options.nets = false;
+  options.out_dir = base + "/original";
+  fs::remove_all(options.out_dir);
+  RunCampaign(options, nullptr);
+  // The corpus part of state.json, from a real corpus (the campaign above finds nothing).
+  json state = json::parse(ReadFileBytes(options.out_dir + "/state.json"));
+  Corpus corpus(RealCorpus(base + "/corpus"));
+  state["corpus"] = corpus.Snapshot();
+  // The unedited state resumes (the readers do not refuse everything).
+  CampaignOptions unedited = options;
+  unedited.out_dir = base + "/unedited";
+  fs::remove_all(unedited.out_dir);
+  MakeDirs(unedited.out_dir + "/findings");
+  WriteFileAtomic(unedited.out_dir + "/state.json", state.dump());
+  EXPECT_EQ(RunCampaign(unedited, nullptr).tally.cases, options.cases);
+  int refused = 0;
+  EXPECT_TRUE(rc::check("an edited state.json resumes, or is refused with a parity::Error", [&] {
+    const json edited = EditedDocument(state);
+    CampaignOptions resumed = options;
+    resumed.out_dir = base + "/resumed";
+    fs::remove_all(resumed.out_dir);
+    MakeDirs(resumed.out_dir + "/findings");
+    WriteFileAtomic(resumed.out_dir + "/state.json", edited.dump());
+    CampaignSummary summary;
+    const bool ok = AcceptedOrClearError([&] { summary = RunCampaign(resumed, nullptr); });
+    if (ok) {
+      // Whatever was accepted, the campaign ran no case outside [0, 6): its tally never exceeds
+      // the budget, and every saved finding names one of its own indices.
+      RC_ASSERT(summary.tally.cases <= options.cases);
+      const Corpus saved(resumed.out_dir + "/findings");
+      for (const auto& [key, entry] : saved.entries()) {
+        RC_ASSERT(entry.count >= 1);
+      }
+    }
+    if (!ok) ++refused;
+  }));
+  EXPECT_GT(refused, 0);  // the edits reach the validation
+}
+
+}  // namespace
+}  // namespace parity::fuzz
