@@ -216,6 +216,7 @@ class ReferenceBackend final : public Backend {
               ? reference::RunNets(c.init_net(), c.net(), CaseInputs(c), reference_options)
               : reference::RunNet(c.net(), CaseInputs(c), reference_options);
       run.blobs = std::move(result.blobs);
+      run.first_non_finite = std::move(result.first_non_finite);
       const int init_ops = c.has_init_net() ? c.init_net().op_size() : 0;
       for (auto& entry : result.trace) {
         if (entry.op_index < init_ops) continue;

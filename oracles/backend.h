@@ -47,6 +47,9 @@ struct BackendRun {
   Blobs blobs;                 // every tensor blob after the run (inputs included)
   std::vector<OpTrace> trace;  // filled when asked
   std::optional<Error> error;  // the run failed (bad input or a kernel's complaint)
+  // The reference only: where a floating value first came out inf or NaN, in any net at any
+  // depth (reference::RunResult::first_non_finite); empty when none did, and for other backends.
+  std::string first_non_finite;
 };
 
 enum class Precision { kF32, kF64 };

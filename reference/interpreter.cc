@@ -2,6 +2,7 @@
 #include "reference/interpreter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <new>
@@ -295,6 +296,15 @@ void Runner<T>::RunOp(Workspace<T>* ws, const caffe2::OperatorDef& op, int index
       if (!IsSet(ctx.outputs()[k])) continue;
       ws->Write(op.output(k), std::move(ctx.outputs()[k]), ctx.rebind(k));
     }
+    for (int k = 0; k < op.output_size() && first_non_finite_.empty(); ++k) {
+      const Value<T>* v = ws->Find(op.output(k));
+      if (v == nullptr || !v->real) continue;
+      for (T x : *v->real) {
+        if (std::isfinite(x)) continue;
+        first_non_finite_ = OpLabel(op, index) + " wrote inf or NaN to '" + op.output(k) + "'";
+        break;
+      }
+    }
     if (top_level && options_.trace) {
       entry.op_index = index;
       entry.op_type = op.type();
@@ -356,6 +366,7 @@ RunResult RunAll(const caffe2::NetDef* init_net, const caffe2::NetDef& net,
     if (IsTensorType(v.dtype) && IsSet(v)) result.blobs[name] = ToProto(name, v);
   }
   result.trace = std::move(runner.trace());
+  result.first_non_finite = runner.first_non_finite();
   return result;
 }
 

@@ -127,6 +127,10 @@ struct RunResult {
   // Every tensor blob of the top-level workspace after the run (inputs included), by name.
   std::map<std::string, caffe2::TensorProto> blobs;
   std::vector<TraceEntry> trace;
+  // Where a floating value first came out inf or NaN, in any net at any depth ("op #2 (Exp) wrote
+  // inf or NaN to 'res'"); empty when none did. The gradient oracle asks: a derivative through an
+  // overflowed intermediate has no value (the backward pass multiplies inf by 0).
+  std::string first_non_finite;
 };
 
 // Runs `net` on a fresh workspace holding `inputs` (blob name -> value; TensorProto.name is

@@ -182,6 +182,7 @@ class Runner {
   // Runs every op of `net` in `ws`; top-level runs record the trace.
   void RunNet(Workspace<T>* ws, const caffe2::NetDef& net, bool top_level);
   std::vector<TraceEntry>& trace() { return trace_; }
+  const std::string& first_non_finite() const { return first_non_finite_; }
 
  private:
   void RunOp(Workspace<T>* ws, const caffe2::OperatorDef& op, int index, bool top_level);
@@ -189,6 +190,7 @@ class Runner {
   std::mt19937_64 rng_;
   std::vector<TraceEntry> trace_;
   int trace_index_ = 0;
+  std::string first_non_finite_;  // RunResult::first_non_finite
 };
 
 template <typename T>

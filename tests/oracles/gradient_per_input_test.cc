@@ -437,5 +437,30 @@ TEST(GradientPerInput, ADerivativeBeyondF32RangeIsNotFiniteNotAFinding) {
   EXPECT_EQ(report.verdicts(0).reason().rfind("not finite", 0), 0u) << report.verdicts(0).reason();
 }
 
+// An intermediate that overflows even in f64 while the output stays finite (Atan saturates): the
+// derivative has no value there, finite differences see a flat function and the backward pass
+// multiplies inf by 0. A While-loop campaign case did this, and was reported as gradient wiring.
+TEST(GradientPerInput, AnOverflowedIntermediateIsNotFiniteNotAFinding) {
+  Case c;
+  *c.mutable_net()->add_op() = MakeOp("Exp", {"x"}, {"e1"});
+  *c.mutable_net()->add_op() = MakeOp("Exp", {"e1"}, {"e2"});  // exp(exp(10)) overflows f64
+  *c.mutable_net()->add_op() = MakeOp("Atan", {"e2"}, {"y"});
+  c.mutable_net()->add_external_output("y");  // only the final, finite y is compared
+  *c.add_inputs() = TensorToProto(MakeTensor<float>({2}, {10.0f, 0.0f}), "x");
+  c.add_grad_inputs("x");
+  oracles::CheckRequest request;
+  request.oracles = {"gradient"};
+  const CaseReport report = oracles::CheckCase(c, request);
+  ASSERT_EQ(report.verdicts_size(), 1);
+  EXPECT_EQ(report.verdicts(0).status(), OracleVerdict::NOT_APPLICABLE)
+      << report.verdicts(0).DebugString();
+  EXPECT_EQ(report.verdicts(0).reason(),
+            "not finite: op #1 (Exp) wrote inf or NaN to 'e2' in the f64 reference, so the "
+            "derivative there has no value");
+  // Without the overflow (x = [1, 0]) the same net gets a verdict, and it is right.
+  *c.mutable_inputs(0) = TensorToProto(MakeTensor<float>({2}, {1.0f, 0.0f}), "x");
+  EXPECT_EQ(oracles::CheckCase(c, request).verdicts(0).status(), OracleVerdict::OK);
+}
+
 }  // namespace
 }  // namespace parity::testing
