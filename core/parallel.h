@@ -35,11 +35,50 @@ namespace parity {
 // cases (tens to a few thousand elements) never reach it.
 inline constexpr int64_t kParallelMinWork = 32768;
 
-// Items per chunk so that a chunk holds at least kParallelMinWork, for items of `work_per_item`
+// A calling thread's override of the split, so that the fuzz campaign reaches the split paths
+// with its small tensors (ParallelSplitScope; oracles/backend.cc sets it from Case.compute_threads):
+// `threads` replaces ComputeThreads() for ParallelFor only (oneDNN's team keeps its own setting),
+// `min_work` replaces kParallelMinWork. 0 keeps the default.
+struct ParallelSplit {
+  int threads = 0;
+  int64_t min_work = 0;
+};
+
+inline ParallelSplit& CurrentParallelSplit() {
+  thread_local ParallelSplit split;
+  return split;
+}
+
+// The threads ParallelFor splits over, and the least work of a chunk, on this thread.
+inline int ParallelThreads() {
+  const int threads = CurrentParallelSplit().threads;
+  return threads > 0 ? threads : ComputeThreads();
+}
+inline int64_t ParallelMinWork() {
+  const int64_t min_work = CurrentParallelSplit().min_work;
+  return min_work > 0 ? min_work : kParallelMinWork;
+}
+
+// Sets the calling thread's ParallelSplit for a scope.
+class ParallelSplitScope {
+ public:
+  explicit ParallelSplitScope(ParallelSplit split) : previous_(CurrentParallelSplit()) {
+    CurrentParallelSplit() = split;
+  }
+  ~ParallelSplitScope() { CurrentParallelSplit() = previous_; }
+  ParallelSplitScope(const ParallelSplitScope&) = delete;
+  ParallelSplitScope& operator=(const ParallelSplitScope&) = delete;
+
+ private:
+  ParallelSplit previous_;
+};
+
+// Items per chunk so that a chunk holds at least ParallelMinWork(), for items of `work_per_item`
 // elements of work each (a row of length d: d).
 inline int64_t GrainFor(int64_t work_per_item) {
   if (work_per_item < 1) work_per_item = 1;
-  return std::max<int64_t>(1, (kParallelMinWork + work_per_item - 1) / work_per_item);
+  const int64_t min_work = ParallelMinWork();
+  return std::max<int64_t>(1, (min_work + work_per_item - 1) / work_per_item);
 }
 
 namespace parallel_internal {
@@ -65,7 +104,7 @@ void ParallelFor(int64_t begin, int64_t end, int64_t grain, Fn&& fn) {
     fn(begin, end);
     return;
   }
-  const int threads = ComputeThreads();
+  const int threads = ParallelThreads();
   if (threads <= 1) {
     fn(begin, end);
     return;

@@ -1,5 +1,6 @@
 #include "core/thread_pool.h"
 
+#include "core/parallel.h"
 #include "core/threads.h"
 
 namespace parity {
@@ -8,12 +9,15 @@ ThreadPool::ThreadPool(int num_threads) {
   if (num_threads < 1) num_threads = 1;
   workers_.reserve(num_threads);
   // The workers run ops with the creating thread's compute threads (core/threads.h): a fuzz
-  // worker's one thread, not the process default, so the DAG executor matches SimpleNet.
+  // worker's one thread, not the process default, so the DAG executor matches SimpleNet; and with
+  // its ParallelFor split (core/parallel.h), so a fuzz case's split runs under both executors.
   const int compute_threads = ComputeThreads();
+  const ParallelSplit split = CurrentParallelSplit();
   try {
     for (int i = 0; i < num_threads; ++i) {
-      workers_.push_back(StartThread([this, compute_threads] {
+      workers_.push_back(StartThread([this, compute_threads, split] {
         SetComputeThreads(compute_threads);
+        CurrentParallelSplit() = split;
         Work();
       }));
     }

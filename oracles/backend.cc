@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/net.h"
+#include "core/parallel.h"
 #include "core/schema.h"
 #include "core/tensor_proto.h"
 #include "core/threads.h"
@@ -152,6 +153,12 @@ class ProductionBackend final : public Backend {
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
     ComputeThreadsScope threads(options.compute_threads);
+    // The case's split (Case.compute_threads): ParallelFor over that many threads in chunks of a
+    // few elements, so a fuzz-sized tensor takes the paths a large one takes.
+    constexpr int64_t kCaseSplitMinWork = 4;
+    ParallelSplitScope split(c.compute_threads() > 1
+                                 ? ParallelSplit{c.compute_threads(), kCaseSplitMinWork}
+                                 : CurrentParallelSplit());
     Workspace ws;
     return RunProductionNet(
         &ws,

@@ -1,7 +1,8 @@
 // Determinism: the same case run twice on production is bit-identical, and the parallel DAG
 // executor gives SimpleNet's results bit for bit. With compare_threads = N > 1 (CheckRequest),
 // ops also run on 1 compute thread and on N, SimpleNet and DAG, and must agree bit for bit: the
-// intra-op split (core/parallel.h) may not change results.
+// intra-op split (core/parallel.h) may not change results. A case with compute_threads > 1 (the
+// campaign draws them) is compared with its one-thread run the same way.
 #include "oracles/finding.h"
 #include "oracles/oracle.h"
 
@@ -37,6 +38,16 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
   BackendRun first = backend.Run(c, simple);
   BackendRun second = backend.Run(c, simple);
   if (auto finding = CompareRuns(c, first, second, "two SimpleNet runs")) return {finding, ""};
+  // A case that splits ParallelFor's work (Case.compute_threads) gives one thread's bits.
+  if (c.compute_threads() > 1) {
+    Case one_thread = c;
+    one_thread.clear_compute_threads();
+    if (auto finding = CompareRuns(c, backend.Run(one_thread, simple), first,
+                                   "SimpleNet on 1 thread vs its work split over " +
+                                       std::to_string(c.compute_threads()) + " threads")) {
+      return {finding, ""};
+    }
+  }
   BackendRun parallel = backend.Run(c, dag);
   if (auto finding = CompareRuns(c, first, parallel, "SimpleNet vs the DAG executor")) {
     return {finding, ""};

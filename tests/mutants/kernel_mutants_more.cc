@@ -8,7 +8,10 @@
 #include <string>
 
 #include "core/operator.h"
+#include "core/parallel.h"
 #include "core/tensor.h"
+#include "fuzz/generators.h"
+#include "fuzz/spec.h"
 #include "tests/mutants/mutant_wrap.h"
 
 namespace parity::mutants {
@@ -340,6 +343,28 @@ void AddMoreKernelMutants(std::vector<Entry>* out) {
                "GatherGradient assigns instead of adding (repeated indices lose all but one)"),
              "Gather"),
         w);
+  }
+  {
+    Wrap w;
+    // Only when ParallelFor splits the work (several threads): the second chunk's first element,
+    // at the first 64-byte line boundary ParallelElementwise splits on, is left unwritten. One
+    // thread never shows it; the campaign's cases with compute_threads do (blind spots, issue 37).
+    w.after = [](Operator& self) {
+      Tensor* y = self.Output(0);
+      constexpr int64_t kLineFloats = 16;
+      if (ParallelThreads() <= 1 || y->numel() <= kLineFloats) return;
+      if (y->numel() < 2 * GrainFor(1)) return;  // the split's own threshold
+      FloatOutput(self, 0)[kLineFloats] = 0.0f;
+    };
+    Mutant m = M("SIGMOID_SPLIT_CHUNK_HEAD", "Sigmoid", "forward", "elementwise",
+                 "Sigmoid split over threads leaves the second chunk's first element unwritten");
+    // The hunt's cases split their work as half the campaign's do.
+    m.build = [](uint64_t seed) {
+      Case c = fuzz::SampleCase(fuzz::OpCaseGen(*fuzz::SpecRegistry::Find("Sigmoid")), seed);
+      c.set_compute_threads(2 + static_cast<int>(seed % 3));
+      return c;
+    };
+    add(m, w);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/operator.h"
+#include "core/parallel.h"
 #include "core/threads.h"
 #include "oracles/backend.h"
 #include "oracles/check.h"
@@ -38,6 +39,30 @@ class TeamSplitSum final : public Operator {
 PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(ReduceSum, "TEAM_SPLIT", TeamSplitSum);
 PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend(
     "team-split-sum", "TEAM_SPLIT", "ReduceSum whose sum is split by the compute threads"));
+
+// Relu through ParallelFor whose chunks after the first leave their first element unwritten: right
+// on one thread, wrong once the work splits (a chunk-boundary bug only threads show).
+class ChunkHeadDroppedRelu final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    const Tensor& x = Input(0);
+    Tensor* y = Output(0);
+    y->Resize(x.dims());
+    const float* in = x.data<float>();
+    float* out = y->mutable_data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = 0.0f;
+    ParallelFor(0, x.numel(), GrainFor(1), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin == 0 ? begin : begin + 1; i < end; ++i) {
+        out[i] = in[i] > 0 ? in[i] : 0.0f;
+      }
+    });
+  }
+};
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(Relu, "CHUNK_HEAD_DROPPED", ChunkHeadDroppedRelu);
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend(
+    "chunk-head-dropped-relu", "CHUNK_HEAD_DROPPED",
+    "Relu whose ParallelFor chunks after the first skip their first element"));
 
 // Sets the calling thread's compute threads for a scope.
 class ThreadsScope {
@@ -103,6 +128,39 @@ TEST(DeterminismThreadsTest, AKernelThatSplitsOneSumByTeamSizeIsFound) {
   EXPECT_NE(report.verdicts(0).finding().message().find("1 compute thread vs on 2"),
             std::string::npos)
       << report.verdicts(0).finding().message();
+}
+
+// Case.compute_threads (what the campaign draws for half its cases) splits ParallelFor's work on
+// fuzz-sized tensors: the chunk bug above is then found by the forward oracle against the
+// reference and by the determinism oracle against one thread; without it, one thread runs the
+// kernel and nothing is wrong. The same case on the real Relu passes both.
+TEST(DeterminismThreadsTest, ACasesComputeThreadsSplitSmallTensorsAndShowChunkBugs) {
+  ThreadsScope scope(1);  // a fuzz worker's setting
+  Case c = oracles::SingleOpCase(MakeOp("Relu", {"x"}, {"y"}),
+                                 {{"x", RandomTensor({7, 13}, 4, 0.5f, 1.0f)}});
+  oracles::CheckRequest request;
+  request.oracles = {"forward", "determinism"};
+  request.backend = "chunk-head-dropped-relu";
+  CaseReport report = oracles::CheckCase(c, request);
+  for (const auto& verdict : report.verdicts()) {
+    EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+  }
+  c.set_compute_threads(3);
+  report = oracles::CheckCase(c, request);
+  ASSERT_EQ(report.verdicts_size(), 2);
+  EXPECT_EQ(report.verdicts(0).status(), OracleVerdict::FINDING)
+      << report.verdicts(0).ShortDebugString();
+  ASSERT_EQ(report.verdicts(1).status(), OracleVerdict::FINDING)
+      << report.verdicts(1).ShortDebugString();
+  EXPECT_NE(report.verdicts(1).finding().message().find(
+                "SimpleNet on 1 thread vs its work split over 3 threads"),
+            std::string::npos)
+      << report.verdicts(1).finding().message();
+  request.backend = "production";
+  report = oracles::CheckCase(c, request);
+  for (const auto& verdict : report.verdicts()) {
+    EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+  }
 }
 
 }  // namespace

@@ -142,8 +142,8 @@ void ReduceRows(Reduction kind, const T* x, T* y, int64_t o_begin, int64_t o_end
 template <typename T>
 void ReducePass(Reduction kind, const T* x, T* y, int64_t outer, int64_t r, int64_t inner) {
   const int64_t work_per_row = std::max<int64_t>(1, r) * inner;
-  if (inner == 1 || outer >= 2 * ComputeThreads() ||
-      outer * work_per_row < 2 * kParallelMinWork) {
+  if (inner == 1 || outer >= 2 * ParallelThreads() ||
+      outer * work_per_row < 2 * ParallelMinWork()) {
     ParallelFor(0, outer, GrainFor(work_per_row), [&](int64_t begin, int64_t end) {
       ReduceRows(kind, x, y, begin, end, r, inner, 0, inner);
     });
