@@ -1,3 +1,4 @@
+#include "fuzz/json_fields.h"
 #include "fuzz/campaign.h"
 
 #include <poll.h>
@@ -269,8 +270,9 @@ class Recorder {
       state = nlohmann::json::parse(ReadFileBytes(state_path_));
       EnforceSameCampaign(state.at("options"), CampaignIdentity(options_), options_.out_dir);
       summary_.tally = TallyFromJson(state.at("tally"));
-      summary_.workers_replaced = state.at("workers_replaced").get<int64_t>();
-      summary_.findings_saved = state.at("findings_saved").get<int64_t>();
+      summary_.workers_replaced =
+          JsonInt64(state.at("workers_replaced"), "state.json: workers_replaced");
+      summary_.findings_saved = JsonInt64(state.at("findings_saved"), "state.json: findings_saved");
       summary_.reductions = ReductionsFromJson(state.at("reductions"));
       unreduced_ = state.at("unreduced").get<std::vector<std::string>>();
       resumed_seconds_ = state.at("elapsed_seconds").get<double>();

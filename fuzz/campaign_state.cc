@@ -5,6 +5,7 @@
 
 #include "core/proto/error.h"
 #include "fuzz/generators.h"
+#include "fuzz/json_fields.h"
 
 namespace parity::fuzz {
 
@@ -32,9 +33,12 @@ nlohmann::json CaseCursor::ToJson() const {
 }
 
 void CaseCursor::Resume(const nlohmann::json& j) {
-  const int64_t cursor = j.at("cursor").get<int64_t>();
-  const auto done_above = j.at("done_above").get<std::set<int64_t>>();
-  const int64_t handed_out = j.at("handed_out").get<int64_t>();
+  const int64_t cursor = JsonInt64(j.at("cursor"), "state.json: cursor");
+  std::set<int64_t> done_above;
+  for (const auto& index : j.at("done_above")) {
+    done_above.insert(JsonInt64(index, "state.json: a done_above entry"));
+  }
+  const int64_t handed_out = JsonInt64(j.at("handed_out"), "state.json: handed_out");
   // Each index read is one of this shard's: first_ + k * stride_, within kMaxCaseIndex.
   const auto ours = [&](int64_t index) {
     return index >= first_ && index <= kMaxCaseIndex && (index - first_) % stride_ == 0;
@@ -102,7 +106,7 @@ namespace {
 // A count read from state.json: no campaign counts past kMaxCaseIndex of anything, so a larger
 // (or negative) one is a tampered file, and adding to a valid one cannot overflow.
 int64_t CountFrom(const nlohmann::json& j, const std::string& what) {
-  const int64_t count = j.get<int64_t>();
+  const int64_t count = JsonInt64(j, "state.json: " + what);
   PARITY_ENFORCE(count >= 0 && count <= CaseCursor::kMaxCaseIndex, ErrorKind::kInvalidNet,
                  "state.json: ", what, " ", count, " is not a count");
   return count;
@@ -153,8 +157,11 @@ nlohmann::json ReductionsToJson(const std::map<std::string, CampaignSummary::Red
 std::map<std::string, CampaignSummary::Reduction> ReductionsFromJson(const nlohmann::json& j) {
   std::map<std::string, CampaignSummary::Reduction> out;
   for (const auto& [key, r] : j.items()) {
-    out[key] = {r.at("ops_before").get<int64_t>(),      r.at("ops_after").get<int64_t>(),
-                r.at("elements_before").get<int64_t>(), r.at("elements_after").get<int64_t>(),
+    const std::string what = "state.json: reduction of '" + Printable(key) + "':";
+    out[key] = {JsonInt64(r.at("ops_before"), what + " ops_before"),
+                JsonInt64(r.at("ops_after"), what + " ops_after"),
+                JsonInt64(r.at("elements_before"), what + " elements_before"),
+                JsonInt64(r.at("elements_after"), what + " elements_after"),
                 r.at("seconds").get<double>(),          r.at("reproduced").get<bool>()};
   }
   return out;

@@ -10,6 +10,7 @@
 #include "core/io.h"
 #include "core/proto/error.h"
 #include "fuzz/campaign.h"
+#include "fuzz/json_fields.h"
 #include "oracles/describe.h"
 #include "oracles/finding.h"
 
@@ -44,10 +45,10 @@ nlohmann::json SightingJson(const Sighting& s) {
   return {{"index", s.index}, {"seed", s.seed}, {"time", s.time}};
 }
 
-Sighting SightingFrom(const nlohmann::json& j) {
+Sighting SightingFrom(const nlohmann::json& j, const std::string& what) {
   Sighting s;
-  s.index = j.value("index", int64_t{-1});
-  s.seed = j.value("seed", uint64_t{0});
+  s.index = JsonInt64Or(j, "index", -1, what);
+  if (j.is_object() && j.contains("seed")) s.seed = JsonUint64(j.at("seed"), what + " seed");
   s.time = j.value("time", std::string());
   return s;
 }
@@ -141,19 +142,21 @@ CorpusEntry Corpus::EntryFromJson(const nlohmann::json& j, const std::string& di
   PARITY_ENFORCE(!entry.key.empty(), ErrorKind::kInvalidNet, dir,
                  "/finding.json names no signature");
   entry.dir = dir;
-  entry.count = j.value("count", int64_t{0});
+  const std::string file = dir + "/finding.json:";
+  entry.count = JsonInt64Or(j, "count", 0, file);
   // Every entry holds at least the finding that made it; a count below 1 is a tampered file.
   PARITY_ENFORCE(entry.count >= 1, ErrorKind::kInvalidNet, dir, "/finding.json: count ",
                  entry.count, " is not a number of findings (at least 1)");
-  entry.first = SightingFrom(j.value("first", nlohmann::json::object()));
-  entry.last = SightingFrom(j.value("last", nlohmann::json::object()));
+  entry.first = SightingFrom(j.value("first", nlohmann::json::object()), file + " first");
+  entry.last = SightingFrom(j.value("last", nlohmann::json::object()), file + " last");
   const nlohmann::json smallest = j.value("smallest", nlohmann::json::object());
-  entry.smallest = SightingFrom(smallest);
-  entry.smallest_size = {smallest.value("ops", int64_t{0}), smallest.value("elements", int64_t{0})};
+  entry.smallest = SightingFrom(smallest, file + " smallest");
+  entry.smallest_size = {JsonInt64Or(smallest, "ops", 0, file + " smallest"),
+                         JsonInt64Or(smallest, "elements", 0, file + " smallest")};
   if (j.contains("reduced")) {
     entry.reduced = true;
-    entry.reduced_size = {j["reduced"].value("ops", int64_t{0}),
-                          j["reduced"].value("elements", int64_t{0})};
+    entry.reduced_size = {JsonInt64Or(j["reduced"], "ops", 0, file + " reduced"),
+                          JsonInt64Or(j["reduced"], "elements", 0, file + " reduced")};
   }
   nlohmann::json description = j;
   for (const char* field : {"count", "first", "last", "smallest", "reduced", "repro"}) {
