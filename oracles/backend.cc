@@ -160,16 +160,31 @@ class ProductionBackend final : public Backend {
                                  ? ParallelSplit{c.compute_threads(), kCaseSplitMinWork}
                                  : CurrentParallelSplit());
     Workspace ws;
-    return RunProductionNet(
+    const auto feed = [&](const google::protobuf::RepeatedPtrField<caffe2::TensorProto>& inputs) {
+      for (const auto& input : inputs) {
+        ws.CreateTensor(input.name())->CopyFrom(TensorFromProto(input));
+      }
+      if (c.has_init_net()) ws.RunNetOnce(Configured(c.init_net(), options));
+    };
+    const auto same = [](const Tensor& tensor) { return tensor; };
+    NetBase* net = nullptr;
+    const auto start = [&] {
+      feed(c.inputs());
+      net = ws.CreateNet(Configured(c.net(), options));
+      return net;
+    };
+    if (options.rerun_inputs == nullptr) return RunProductionNet(&ws, start, options.trace, same);
+    BackendRun first = RunProductionNet(&ws, start, false, same);
+    if (first.error || net == nullptr) return first;
+    BackendRun second = RunProductionNet(
         &ws,
         [&] {
-          for (const auto& input : c.inputs()) {
-            ws.CreateTensor(input.name())->CopyFrom(TensorFromProto(input));
-          }
-          if (c.has_init_net()) ws.RunNetOnce(Configured(c.init_net(), options));
-          return ws.CreateNet(Configured(c.net(), options));
+          feed(*options.rerun_inputs);
+          return net;
         },
-        options.trace, [](const Tensor& tensor) { return tensor; });
+        options.trace, same);
+    second.reran = true;
+    return second;
   }
 
  private:

@@ -50,6 +50,8 @@ struct BackendRun {
   // The reference only: where a floating value first came out inf or NaN, in any net at any
   // depth (reference::RunResult::first_non_finite); empty when none did, and for other backends.
   std::string first_non_finite;
+  // The blobs are a second run of the same net instance (RunOptions::rerun_inputs).
+  bool reran = false;
 };
 
 enum class Precision { kF32, kF64 };
@@ -61,6 +63,12 @@ struct RunOptions {
   // The compute threads (core/threads.h) the run's ops may use, where the backend runs on the
   // CPU with parity's kernels; 0 keeps the calling thread's setting.
   int compute_threads = 0;
+  // Where the backend keeps a net between runs (production): run the net on the case's inputs,
+  // then feed these values (by blob name), run the init net again and run the same net instance a
+  // second time; the blobs returned are the second run's, and BackendRun::reran says it was done.
+  // A predictor runs one net on batch after batch: state an op instance keeps from one run to the
+  // next (a cache keyed on too little, a buffer not cleared) shows only so.
+  const google::protobuf::RepeatedPtrField<caffe2::TensorProto>* rerun_inputs = nullptr;
 };
 
 struct BackendInfo {

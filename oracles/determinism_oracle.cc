@@ -2,8 +2,14 @@
 // executor gives SimpleNet's results bit for bit. With compare_threads = N > 1 (CheckRequest),
 // ops also run on 1 compute thread and on N, SimpleNet and DAG, and must agree bit for bit: the
 // intra-op split (core/parallel.h) may not change results. A case with compute_threads > 1 (the
-// campaign draws them) is compared with its one-thread run the same way.
+// campaign draws them) is compared with its one-thread run the same way. And one net instance run a
+// second time on other values must give what a fresh net gives on them.
+#include <algorithm>
+#include <optional>
+
+#include "core/schema.h"
 #include "oracles/finding.h"
+#include "oracles/op_facts.h"
 #include "oracles/oracle.h"
 
 namespace parity::oracles {
@@ -31,6 +37,52 @@ std::optional<Finding> CompareRuns(const Case& c, const BackendRun& a, const Bac
   return std::nullopt;
 }
 
+// `c` with the elements of every floating input in reverse order: other values from the same
+// domain (positive stays positive, probabilities stay in [0, 1]), so whatever ran on c runs on it.
+// Nullopt when no floating input changes.
+std::optional<Case> WithReversedFloatInputs(const Case& c) {
+  Case other = c;
+  bool changed = false;
+  for (auto& input : *other.mutable_inputs()) {
+    auto* f = input.mutable_float_data();
+    auto* d = input.mutable_double_data();
+    if (f->size() > 1) {
+      std::reverse(f->begin(), f->end());
+      changed = true;
+    }
+    if (d->size() > 1) {
+      std::reverse(d->begin(), d->end());
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return other;
+}
+
+// The op index of the first traced op whose outputs differ bit for bit between two runs, or -1.
+int FirstDifferingOp(const BackendRun& a, const BackendRun& b) {
+  for (size_t k = 0; k < a.trace.size() && k < b.trace.size(); ++k) {
+    for (const auto& [name, value] : a.trace[k].outputs) {
+      auto other = b.trace[k].outputs.find(name);
+      if (other == b.trace[k].outputs.end() || !BitwiseEqual(value, other->second)) {
+        return a.trace[k].op_index;
+      }
+    }
+  }
+  return -1;
+}
+
+// Whether any op of the net, nested ones too, is impure (a random fill continues its stream from
+// run to run, so a second run differs by design).
+bool HasImpureOp(const caffe2::NetDef& net) {
+  bool impure = false;
+  ForEachOp(net, [&](const caffe2::OperatorDef& op) {
+    const OpSchema* schema = OpSchemaRegistry::Find(op.type());
+    if (schema != nullptr && schema->impure()) impure = true;
+  });
+  return impure;
+}
+
 OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
   const Backend& backend = *options.backend;
   const RunOptions simple{false, "simple"};
@@ -46,6 +98,31 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
                                    "SimpleNet on 1 thread vs its work split over " +
                                        std::to_string(c.compute_threads()) + " threads")) {
       return {finding, ""};
+    }
+  }
+  // The same net instance run a second time, on other values, gives what a fresh net gives on
+  // them: no state an op keeps between runs (a cache keyed on too little, a buffer not cleared)
+  // may change a result. Reproducible from c alone (the other values are c's, reversed).
+  if (!HasImpureOp(c.net())) {
+    if (std::optional<Case> other = WithReversedFloatInputs(c)) {
+      RunOptions again = simple;
+      again.rerun_inputs = &other->inputs();
+      BackendRun reused = backend.Run(c, again);
+      if (reused.reran) {
+        if (auto finding = CompareRuns(c, backend.Run(*other, simple), reused,
+                                       "a fresh net vs the same net run again on other inputs "
+                                       "(every floating input reversed)")) {
+          // Blamed on the first top-level op whose outputs differ, from traced runs.
+          RunOptions traced = simple;
+          traced.trace = true;
+          RunOptions traced_again = again;
+          traced_again.trace = true;
+          const int index = FirstDifferingOp(backend.Run(*other, traced),
+                                             backend.Run(c, traced_again));
+          if (index >= 0) SetBlame(&*finding, index, c.net());
+          return {finding, ""};
+        }
+      }
     }
   }
   BackendRun parallel = backend.Run(c, dag);

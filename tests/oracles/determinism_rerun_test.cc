@@ -1,0 +1,83 @@
+// The determinism oracle runs one net instance a second time on other values (every floating input
+// reversed) and compares with a fresh net on them: a predictor runs one net on batch after batch,
+// and state an op instance keeps between runs shows only so. A kernel that keeps its first result
+// (a cache keyed on the shape alone) is found; the real kernels, and nets with random fills (whose
+// streams continue by design), are not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/operator.h"
+#include "oracles/backend.h"
+#include "oracles/check.h"
+#include "oracles/testing/op_checks.h"
+#include "tests/test_util.h"
+
+namespace parity::testing {
+namespace {
+
+// Tanh whose op instance returns its first run's output again whenever the shape is the same.
+class FirstResultTanh final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    const Tensor& x = Input(0);
+    Tensor* y = Output(0);
+    y->Resize(x.dims());
+    float* out = y->mutable_data<float>();
+    if (cached_dims_ == x.dims()) {
+      std::copy(cached_.begin(), cached_.end(), out);
+      return;
+    }
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = std::tanh(x.data<float>()[i]);
+    cached_dims_ = x.dims();
+    cached_.assign(out, out + x.numel());
+  }
+
+ private:
+  std::vector<int64_t> cached_dims_;
+  std::vector<float> cached_;
+};
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(Tanh, "FIRST_RESULT", FirstResultTanh);
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend(
+    "first-result-tanh", "FIRST_RESULT", "Tanh that returns its first run's output for a shape"));
+
+oracles::CheckRequest Determinism(const std::string& backend) {
+  oracles::CheckRequest request;
+  request.oracles = {"determinism"};
+  request.backend = backend;
+  return request;
+}
+
+TEST(DeterminismRerun, AnOpThatKeepsItsFirstResultIsFound) {
+  const Case c = oracles::SingleOpCase(MakeOp("Tanh", {"x"}, {"y"}),
+                                       {{"x", RandomTensor({3, 4}, 5, -2.0f, 2.0f)}});
+  // Fresh nets, SimpleNet or DAG, run once each: the cache never shows.
+  const OracleVerdict verdict = oracles::CheckCase(c, Determinism("first-result-tanh")).verdicts(0);
+  ASSERT_EQ(verdict.status(), OracleVerdict::FINDING) << verdict.ShortDebugString();
+  EXPECT_NE(verdict.finding().message().find("a fresh net vs the same net run again"),
+            std::string::npos)
+      << verdict.finding().message();
+  EXPECT_EQ(verdict.finding().blamed_op_type(), "Tanh") << verdict.ShortDebugString();
+  EXPECT_EQ(oracles::CheckCase(c, Determinism("production")).verdicts(0).status(),
+            OracleVerdict::OK);
+}
+
+TEST(DeterminismRerun, RandomFillsAreNotComparedAcrossRuns) {
+  // UniformFill continues its stream on a second run: a difference by design, not a finding.
+  Case c = oracles::SingleOpCase(MakeOp("Add", {"x", "u"}, {"y"}),
+                                 {{"x", RandomTensor({2, 3}, 6, -1.0f, 1.0f)}});
+  caffe2::OperatorDef fill = MakeOp("UniformFill", {}, {"u"}, {{"shape", Ints{2, 3}}});
+  *c.mutable_net()->mutable_op()->Add() = c.net().op(0);
+  *c.mutable_net()->mutable_op(0) = fill;
+  const OracleVerdict verdict = oracles::CheckCase(c, Determinism("production")).verdicts(0);
+  EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+}
+
+}  // namespace
+}  // namespace parity::testing
