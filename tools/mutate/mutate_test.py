@@ -276,18 +276,24 @@ class BuildLogTest(unittest.TestCase):
                                                     ("core/ops/conv/conv_grad.cc", 130)])
 
 
+def fake_tree():
+    """A scratch tree whose bazel-bin/tools/parity is FAKE_PARITY."""
+    tree = tempfile.mkdtemp()
+    binary = os.path.join(tree, "bazel-bin", "tools", "parity")
+    os.makedirs(os.path.dirname(binary))
+    with open(binary, "w") as f:
+        f.write(FAKE_PARITY)
+    os.chmod(binary, 0o755)
+    return tree
+
+
 class HuntTest(unittest.TestCase):
     """The kill rule, coverage and the score, with a fake parity binary (no Bazel build)."""
 
     def test_statuses(self):
         import argparse
         import mutate
-        tree = tempfile.mkdtemp()
-        binary = os.path.join(tree, "bazel-bin", "tools", "parity")
-        os.makedirs(os.path.dirname(binary))
-        with open(binary, "w") as f:
-            f.write(FAKE_PARITY)
-        os.chmod(binary, 0o755)
+        tree = fake_tree()
         args = argparse.Namespace(seconds=5, seed=1, jobs=1)
         records = {}
         for i in (1, 2, 3, 4):
@@ -320,12 +326,7 @@ class HuntTest(unittest.TestCase):
     def test_prepass_and_parallel_hunts(self):
         import argparse
         import mutate
-        tree = tempfile.mkdtemp()
-        binary = os.path.join(tree, "bazel-bin", "tools", "parity")
-        os.makedirs(os.path.dirname(binary))
-        with open(binary, "w") as f:
-            f.write(FAKE_PARITY)
-        os.chmod(binary, 0o755)
+        tree = fake_tree()
         args = argparse.Namespace(seconds=5, seed=1, jobs=3)
         self.assertEqual(mutate.coverage_prepass(tree, tree, 4, args), {1, 2, 4})
         pending = []
