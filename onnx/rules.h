@@ -31,7 +31,8 @@ void AddNnRules(RuleTable* table);
 void AddShapeRules(RuleTable* table);
 void AddMiscRules(RuleTable* table);
 void AddRnnRules(RuleTable* table);
-void AddComposedRules(RuleTable* table);  // GatherND, OneHot, LRN (rules_composed.cc)  // LSTM, GRU, RNN through core/rnn's builders
+void AddComposedRules(RuleTable* table);  // GatherND, OneHot, LRN (rules_composed.cc)  // LSTM,
+                                          // GRU, RNN through core/rnn's builders
 // If (onnx/importer.cc: it translates the branch graphs as the importer does the main one).
 void TranslateIf(ImportContext& ctx, const Node& node);
 // Loop and Scan -> While (onnx/importer.cc, as If).
@@ -55,8 +56,15 @@ void Conv3d(ImportContext& ctx, const Node& node);
 // 3-D ConvTranspose as 2-D ones per kernel depth placed in depth by a 0/1 matrix (likewise).
 void ConvTranspose3d(ImportContext& ctx, const Node& node);
 
+// Refuses (kBadArgument, naming the op, the input and its shape) a kernel, strides or dilations
+// whose length is not the input's spatial rank (rank - 2).
+void CheckWindowLengths(ImportContext& ctx, const Node& node, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
+
 // Shared by the rules: ONNX `pads`/`auto_pad` of a 2-D Conv or pool as parity's [t, l, b, r]
-// (auto_pad SAME_* computed from the static input shape).
+// (auto_pad SAME_* computed from the static input shape), after CheckWindowLengths; a `pads` of
+// other than 2 * spatial values is refused.
+
 std::vector<int64_t> SpatialPads(ImportContext& ctx, const Node& node,
                                  const std::vector<int64_t>& kernel,
                                  const std::vector<int64_t>& strides,

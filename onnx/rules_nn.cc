@@ -53,6 +53,16 @@ int SpatialRank(ImportContext& ctx, const Node& node) {
   return rank - 2;
 }
 
+// The kernel's extent read from the weight W [M, C / group, k...] when kernel_shape is absent.
+std::vector<int64_t> KernelFromWeight(ImportContext& ctx, const Node& node, int spatial_rank) {
+  const auto dims = ctx.Dims(node.In(1));
+  PARITY_ENFORCE(static_cast<int>(dims.size()) == spatial_rank + 2, ErrorKind::kShapeMismatch,
+                 node.type(), ": weight ", node.In(1), " ", ShapeString(dims), " has rank ",
+                 dims.size(), " for ", spatial_rank, " spatial dims (", spatial_rank + 2,
+                 " expected)");
+  return std::vector<int64_t>(dims.begin() + 2, dims.end());
+}
+
 std::vector<int64_t> IntsOr(const Node& node, const std::string& name, int64_t fill, size_t n) {
   std::vector<int64_t> values = node.Ints(name);
   return values.empty() ? std::vector<int64_t>(n, fill) : values;
@@ -110,10 +120,7 @@ void Conv(ImportContext& ctx, const Node& node) {
   const int n = SpatialRank(ctx, node);
   Window w;
   w.kernel = node.Ints("kernel_shape");
-  if (w.kernel.empty()) {
-    const auto dims = ctx.Dims(node.In(1));
-    w.kernel.assign(dims.begin() + 2, dims.end());
-  }
+  if (w.kernel.empty()) w.kernel = KernelFromWeight(ctx, node, n);
   w.strides = IntsOr(node, "strides", 1, n);
   w.dilations = IntsOr(node, "dilations", 1, n);
   w.pads = SpatialPads(ctx, node, w.kernel, w.strides, w.dilations);
@@ -137,14 +144,17 @@ void ConvTranspose(ImportContext& ctx, const Node& node) {
   const auto x_dims = ctx.Dims(node.In(0));
   Window w;
   w.kernel = node.Ints("kernel_shape");
-  if (w.kernel.empty()) {
-    const auto dims = ctx.Dims(node.In(1));
-    w.kernel.assign(dims.begin() + 2, dims.end());
-  }
+  if (w.kernel.empty()) w.kernel = KernelFromWeight(ctx, node, n);
   w.strides = IntsOr(node, "strides", 1, n);
   w.dilations = IntsOr(node, "dilations", 1, n);
   std::vector<int64_t> adj = IntsOr(node, "output_padding", 0, n);
   w.pads = IntsOr(node, "pads", 0, 2 * n);
+  CheckWindowLengths(ctx, node, w.kernel, w.strides, w.dilations);
+  PARITY_ENFORCE(
+      adj.size() == static_cast<size_t>(n) && w.pads.size() == 2 * static_cast<size_t>(n),
+      ErrorKind::kBadArgument, "ConvTranspose: attributes 'output_padding' = ", ShapeString(adj),
+      " and 'pads' = ", ShapeString(w.pads), " for ", n, " spatial dims (", n, " and ", 2 * n,
+      " values expected)");
   const std::string auto_pad = node.String("auto_pad", "NOTSET");
   PARITY_ENFORCE(auto_pad == "NOTSET" || auto_pad == "VALID" || auto_pad == "SAME_UPPER" ||
                      auto_pad == "SAME_LOWER",
@@ -247,8 +257,8 @@ void MaxPoolIndices(ImportContext& ctx, const Node& node, caffe2::OperatorDef* p
 // A 3-D pool as two 2-D pools, by separability: a box window's maximum is the maximum over its
 // depth of the (height, width) maxima, and its mean the depth mean of the (height, width) means,
 // since the window's clipped height and width extents are the same at every depth (so sum / (cd ·
-// ch · cw) is the mean over cd of sums / (ch · cw); with count_include_pad the divisors are kh · kw,
-// then kd). X [N, C, D, H, W]: Reshape [N, C·D, H, W], pool (kh, kw), Reshape [N, C, D, H'·W'],
+// ch · cw) is the mean over cd of sums / (ch · cw); with count_include_pad the divisors are kh ·
+// kw, then kd). X [N, C, D, H, W]: Reshape [N, C·D, H, W], pool (kh, kw), Reshape [N, C, D, H'·W'],
 // pool (kd, 1), Reshape [N, C, D', H', W']. Padding never contributes to a maximum.
 void Pool3d(ImportContext& ctx, const Node& node, const Window& w) {
   PARITY_ENFORCE(!node.HasOut(1), ErrorKind::kBadArgument, "output 1 (Indices) of a 3-D MaxPool");
@@ -531,15 +541,39 @@ void Dropout(ImportContext& ctx, const Node& node) {
 
 }  // namespace
 
+void CheckWindowLengths(ImportContext& ctx, const Node& node, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides,
+                        const std::vector<int64_t>& dilations) {
+  // Every rule reads the input's spatial dims (dims[2 + i]) for each kernel entry, and the
+  // strides and dilations beside it: a model whose attributes disagree with the input's rank
+  // is refused here, before any of them is read.
+  const auto dims = ctx.Dims(node.In(0));
+  const size_t spatial = dims.size() >= 2 ? dims.size() - 2 : 0;
+  const std::string where = node.type() + " over " + node.In(0) + " " + ShapeString(dims);
+  PARITY_ENFORCE(kernel.size() == spatial, ErrorKind::kBadArgument, where, ": kernel ",
+                 ShapeString(kernel), " has ", kernel.size(), " dims for ", spatial,
+                 " spatial dims");
+  PARITY_ENFORCE(strides.size() == spatial, ErrorKind::kBadArgument, where,
+                 ": attribute 'strides' = ", ShapeString(strides), " has ", strides.size(),
+                 " values for ", spatial, " spatial dims");
+  PARITY_ENFORCE(dilations.size() == spatial, ErrorKind::kBadArgument, where,
+                 ": attribute 'dilations' = ", ShapeString(dilations), " has ", dilations.size(),
+                 " values for ", spatial, " spatial dims");
+}
+
 std::vector<int64_t> SpatialPads(ImportContext& ctx, const Node& node,
                                  const std::vector<int64_t>& kernel,
                                  const std::vector<int64_t>& strides,
                                  const std::vector<int64_t>& dilations) {
   const std::string auto_pad = node.String("auto_pad", "NOTSET");
   const size_t n = kernel.size();
+  CheckWindowLengths(ctx, node, kernel, strides, dilations);
   if (auto_pad == "NOTSET" || auto_pad.empty()) {
     // ONNX [x1_begin, x2_begin, x1_end, x2_end] is parity's [t, l, b, r].
     std::vector<int64_t> pads = node.Ints("pads");
+    PARITY_ENFORCE(pads.empty() || pads.size() == 2 * n, ErrorKind::kBadArgument, node.type(),
+                   ": attribute 'pads' = ", ShapeString(pads), " has ", pads.size(), " values for ",
+                   n, " spatial dims (", 2 * n, " expected)");
     return pads.empty() ? std::vector<int64_t>(2 * n, 0) : pads;
   }
   if (auto_pad == "VALID") return std::vector<int64_t>(2 * n, 0);
