@@ -229,7 +229,7 @@ bool OpSchema::IsInplaceEnforced(int input, int output) const {
                    std::make_pair(input, output)) != inplace_enforced_.end();
 }
 
-void OpSchema::Verify(const caffe2::OperatorDef& def) const {
+void OpSchema::CheckArity(const caffe2::OperatorDef& def) const {
   const std::string label = OpLabel(def);
   const int inputs = def.input_size();
   const int outputs = def.output_size();
@@ -245,7 +245,13 @@ void OpSchema::Verify(const caffe2::OperatorDef& def) const {
   PARITY_ENFORCE(!arity_check_ || arity_check_(inputs, outputs), ErrorKind::kBadArgument, label,
                  ": ", inputs, " inputs and ", outputs,
                  " outputs do not fit: ", arity_description_);
+}
 
+void OpSchema::Verify(const caffe2::OperatorDef& def) const {
+  const std::string label = OpLabel(def);
+  const int inputs = def.input_size();
+  const int outputs = def.output_size();
+  CheckArity(def);
   std::set<std::string> seen;
   for (const auto& arg : def.arg()) {
     // Caffe2's ArgumentHelper(const OperatorDef&) enforces "Duplicated argument name [...]".
@@ -290,6 +296,12 @@ std::vector<TensorType> OpSchema::InferShapes(const caffe2::OperatorDef& def,
     for (auto& t : unknown) t.known = false;
     return unknown;
   }
+  // Shape functions index their inputs by the schema's arity: an op of another arity (an
+  // importer's, a transform's, a user's net not verified yet) is refused here, not read past.
+  PARITY_ENFORCE(static_cast<int>(inputs.size()) == def.input_size(), ErrorKind::kInternal,
+                 OpLabel(def), ": shape inference given ", inputs.size(), " input types for ",
+                 def.input_size(), " inputs");
+  CheckArity(def);
   ArgumentHelper args(def, this);
   std::vector<TensorType> out = shape_fn_(def, args, inputs);
   PARITY_ENFORCE(static_cast<int>(out.size()) == def.output_size(), ErrorKind::kInternal,

@@ -117,6 +117,9 @@ class OpSchema {
   // Checks arity, argument types and in-place rules of `def`; throws parity::Error (kBadArgument)
   // naming the op and the offending input/output/argument.
   void Verify(const caffe2::OperatorDef& def) const;
+  // The arity part of Verify (input and output counts), which InferShapes also enforces: shape
+  // functions index their inputs by the schema's arity.
+  void CheckArity(const caffe2::OperatorDef& def) const;
   // Runs shape inference; returns unknown types where the op has no inference function.
   std::vector<TensorType> InferShapes(const caffe2::OperatorDef& def,
                                       const std::vector<TensorType>& inputs) const;

@@ -360,6 +360,9 @@ void ImportContext::InferTypes(int first_op) {
     const caffe2::OperatorDef& op = net_->op(i);
     const OpSchema* schema = OpSchemaRegistry::Find(op.type());
     if (schema == nullptr) continue;
+    // A node missing an input ONNX requires (a Conv without W) gives an op of the wrong arity:
+    // the node is refused now, naming parity's op and the count it takes.
+    schema->CheckArity(op);
     std::vector<TensorType> in;
     bool all_known = true;
     for (const auto& name : op.input()) {

@@ -131,7 +131,8 @@ class ImportContext {
   std::string ScalarLike(double value, const std::string& like);
 
   // Runs the schemas' shape inference over ops [first, end) of the net, recording the types of
-  // what they write (values ONNX already declared keep the declared type).
+  // what they write (values ONNX already declared keep the declared type). Throws kBadArgument
+  // for an op of an arity its schema does not take.
   void InferTypes(int first_op);
 
   // Translation notes ("Softmax on axis 1 of 3: Transpose around it"), kept once each.
