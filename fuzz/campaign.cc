@@ -1,4 +1,3 @@
-#include "fuzz/json_fields.h"
 #include "fuzz/campaign.h"
 
 #include <poll.h>
@@ -20,6 +19,7 @@
 #include "fuzz/corpus.h"
 #include "fuzz/generators.h"
 #include "fuzz/isolated_check.h"
+#include "fuzz/json_fields.h"
 #include "fuzz/reduce.h"
 #include "fuzz/sandbox.h"
 #include "fuzz/spec.h"
@@ -124,9 +124,8 @@ DrawnCase DrawCampaignCase(const CampaignOptions& options, int64_t index) {
   drawn.c.set_description("case #" + std::to_string(index) + " could not be drawn");
   drawn.c.mutable_net()->set_name("undrawn");
   Finding finding = oracles::MakeFinding(kDrawOracle, drawn.c, error_class,
-                                         "drawing case #" + std::to_string(index) +
-                                             " of seed " + std::to_string(options.seed) +
-                                             " threw: " + message);
+                                         "drawing case #" + std::to_string(index) + " of seed " +
+                                             std::to_string(options.seed) + " threw: " + message);
   finding.set_backend(options.backend);
   finding.set_repro_command("parity fuzz --seed " + std::to_string(options.seed) + " --cases " +
                             std::to_string(index + 1) + " --jobs 0 (with the campaign's --ops)");
@@ -265,28 +264,14 @@ class Recorder {
 
   // Continues the campaign in state.json: its counters, corpus and cursor.
   void Resume() {
-    nlohmann::json state;
-    try {
-      state = nlohmann::json::parse(ReadFileBytes(state_path_));
-      EnforceSameCampaign(state.at("options"), CampaignIdentity(options_), options_.out_dir);
-      summary_.tally = TallyFromJson(state.at("tally"));
-      summary_.workers_replaced =
-          JsonInt64(state.at("workers_replaced"), "state.json: workers_replaced");
-      summary_.findings_saved = JsonInt64(state.at("findings_saved"), "state.json: findings_saved");
-      summary_.reductions = ReductionsFromJson(state.at("reductions"));
-      unreduced_ = state.at("unreduced").get<std::vector<std::string>>();
-      resumed_seconds_ = state.at("elapsed_seconds").get<double>();
-      cursor_.Resume(state.at("cases"));
-      // Each case done is counted once in the tally, and once in the cursor.
-      PARITY_ENFORCE(summary_.tally.cases == cursor_.DoneCount(), ErrorKind::kInvalidNet,
-                     state_path_, ": the tally counts ", summary_.tally.cases,
-                     " cases done, the cursor ", cursor_.DoneCount(),
-                     " (--fresh starts the campaign over)");
-      corpus_->Restore(state.at("corpus"));
-    } catch (const nlohmann::json::exception& error) {
-      PARITY_ENFORCE(false, ErrorKind::kInvalidNet, state_path_, ": ", error.what(),
-                     " (--fresh starts the campaign over)");
-    }
+    SavedCampaign saved = ReadCampaignState(ReadFileBytes(state_path_), state_path_, options_,
+                                            &cursor_, corpus_.get());
+    summary_.tally = std::move(saved.tally);
+    summary_.workers_replaced = saved.workers_replaced;
+    summary_.findings_saved = saved.findings_saved;
+    summary_.reductions = std::move(saved.reductions);
+    unreduced_ = std::move(saved.unreduced);
+    resumed_seconds_ = saved.elapsed_seconds;
     summary_.resumed_cases = summary_.tally.cases;
     // The first finding of each signature, as the corpus keeps it.
     for (const auto& [key, entry] : corpus_->entries()) {
@@ -308,7 +293,8 @@ class Recorder {
                                   {"reductions", ReductionsToJson(summary_.reductions)},
                                   {"unreduced", unreduced_},
                                   {"corpus", corpus_->Snapshot()}};
-    WriteFileAtomic(state_path_, state.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    WriteFileAtomic(state_path_,
+                    state.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
 
   const CampaignOptions& options_;

@@ -1,9 +1,11 @@
 #include "fuzz/campaign_state.h"
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include "core/proto/error.h"
+#include "fuzz/corpus.h"
 #include "fuzz/generators.h"
 #include "fuzz/json_fields.h"
 
@@ -101,6 +103,38 @@ nlohmann::json TallyToJson(const oracles::CheckTally& tally) {
           {"by_op_oracle", tally.by_op_oracle}};
 }
 
+SavedCampaign ReadCampaignState(const std::string& text, const std::string& path,
+                                const CampaignOptions& options, CaseCursor* cursor,
+                                Corpus* corpus) {
+  SavedCampaign saved;
+  try {
+    const nlohmann::json state = nlohmann::json::parse(text);
+    PARITY_ENFORCE(state.is_object(), ErrorKind::kInvalidNet, path, " is not a JSON object");
+    EnforceSameCampaign(state.at("options"), CampaignIdentity(options), options.out_dir);
+    saved.tally = TallyFromJson(state.at("tally"));
+    saved.workers_replaced =
+        JsonInt64(state.at("workers_replaced"), "state.json: workers_replaced");
+    saved.findings_saved = JsonInt64(state.at("findings_saved"), "state.json: findings_saved");
+    saved.reductions = ReductionsFromJson(state.at("reductions"));
+    saved.unreduced = state.at("unreduced").get<std::vector<std::string>>();
+    saved.elapsed_seconds = state.at("elapsed_seconds").get<double>();
+    // Added to this run's time for the budget: a negative one would stretch it without end.
+    PARITY_ENFORCE(std::isfinite(saved.elapsed_seconds) && saved.elapsed_seconds >= 0,
+                   ErrorKind::kInvalidNet, path, ": elapsed_seconds ", saved.elapsed_seconds,
+                   " is not a duration (--fresh starts the campaign over)");
+    cursor->Resume(state.at("cases"));
+    // Each case done is counted once in the tally, and once in the cursor.
+    PARITY_ENFORCE(saved.tally.cases == cursor->DoneCount(), ErrorKind::kInvalidNet, path,
+                   ": the tally counts ", saved.tally.cases, " cases done, the cursor ",
+                   cursor->DoneCount(), " (--fresh starts the campaign over)");
+    if (corpus != nullptr) corpus->Restore(state.at("corpus"));
+  } catch (const nlohmann::json::exception& error) {
+    PARITY_ENFORCE(false, ErrorKind::kInvalidNet, path, ": ", error.what(),
+                   " (--fresh starts the campaign over)");
+  }
+  return saved;
+}
+
 namespace {
 
 // A count read from state.json: no campaign counts past kMaxCaseIndex of anything, so a larger
@@ -162,7 +196,8 @@ std::map<std::string, CampaignSummary::Reduction> ReductionsFromJson(const nlohm
                 JsonInt64(r.at("ops_after"), what + " ops_after"),
                 JsonInt64(r.at("elements_before"), what + " elements_before"),
                 JsonInt64(r.at("elements_after"), what + " elements_after"),
-                r.at("seconds").get<double>(),          r.at("reproduced").get<bool>()};
+                r.at("seconds").get<double>(),
+                r.at("reproduced").get<bool>()};
   }
   return out;
 }

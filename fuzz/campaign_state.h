@@ -67,6 +67,25 @@ class CaseCursor {
   int64_t resumed_handed_out_ = -1;
 };
 
+class Corpus;
+
+// What state.json holds besides the cursor and the corpus (which are restored in place).
+struct SavedCampaign {
+  oracles::CheckTally tally;
+  int64_t workers_replaced = 0;
+  int64_t findings_saved = 0;
+  std::map<std::string, CampaignSummary::Reduction> reductions;
+  std::vector<std::string> unreduced;
+  double elapsed_seconds = 0;
+};
+
+// Reads state.json's text (`path` names it in messages) for a campaign run with `options`:
+// refuses a file of another campaign, restores `cursor` and `corpus`, and returns the rest.
+// Anything malformed, of the wrong type or inconsistent (a tally that does not count the cursor's
+// cases) is a kInvalidNet parity::Error naming the file; nothing else escapes.
+SavedCampaign ReadCampaignState(const std::string& text, const std::string& path,
+                                const CampaignOptions& options, CaseCursor* cursor, Corpus* corpus);
+
 // The options that define a campaign's cases and verdicts (not --jobs: any job count runs the
 // same cases to the same verdicts).
 nlohmann::json CampaignIdentity(const CampaignOptions& options);
