@@ -265,29 +265,36 @@ CaseResult RunCase(const std::string& case_dir, const oracles::Backend& backend)
   return result;
 }
 
-SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend) {
+CaseResult RunCaseOrReport(const std::string& case_dir, const oracles::Backend& backend) {
+  CaseResult result;
+  try {
+    result = RunCase(case_dir, backend);
+  } catch (const Error& e) {
+    // An unreadable case (a broken model or data file) is reported, not the end of the suite.
+    result = CaseResult{};
+    result.name = case_dir.substr(case_dir.find_last_of('/') + 1);
+    result.status = CaseStatus::kFailed;
+    result.detail = std::string("cannot run the case: ") + e.what();
+  } catch (const std::exception& e) {
+    // Nor is anything else one case throws (bad_alloc, out_of_range): that case fails with its
+    // reason and the suite goes on. (A case that crashes the process is isolated by running it
+    // in a worker: onnx/conformance_isolated.h.)
+    result = CaseResult{};
+    result.name = case_dir.substr(case_dir.find_last_of('/') + 1);
+    result.status = CaseStatus::kFailed;
+    result.detail = std::string("cannot run the case (") + typeid(e).name() + "): " + e.what();
+  }
+  return result;
+}
+
+SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend,
+                     const CaseRunner& run_case) {
   SuiteResult suite;
   suite.dir = dir;
   suite.engine = backend.name();
   for (const auto& name : ListCases(dir)) {
-    CaseResult result;
-    try {
-      result = RunCase(dir + "/" + name, backend);
-    } catch (const Error& e) {
-      // An unreadable case (a broken model or data file) is reported, not the end of the suite.
-      result = CaseResult{};
-      result.name = name;
-      result.status = CaseStatus::kFailed;
-      result.detail = std::string("cannot run the case: ") + e.what();
-    } catch (const std::exception& e) {
-      // Nor is anything else one case throws (bad_alloc, out_of_range): that case fails with its
-      // reason and the suite goes on. (A case that crashes the process is not isolated: no
-      // worker process runs it.)
-      result = CaseResult{};
-      result.name = name;
-      result.status = CaseStatus::kFailed;
-      result.detail = std::string("cannot run the case (") + typeid(e).name() + "): " + e.what();
-    }
+    const std::string case_dir = dir + "/" + name;
+    CaseResult result = run_case ? run_case(case_dir) : RunCaseOrReport(case_dir, backend);
     switch (result.status) {
       case CaseStatus::kPassed:
         ++suite.passed;

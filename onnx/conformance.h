@@ -11,6 +11,7 @@
 #ifndef PARITY_ONNX_CONFORMANCE_H_
 #define PARITY_ONNX_CONFORMANCE_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,17 @@ std::vector<std::string> ListCases(const std::string& dir);
 // importer or the files' dtypes do not cover is kUnsupported, a run or comparison failure
 // kFailed).
 CaseResult RunCase(const std::string& case_dir, const oracles::Backend& backend);
-// Every case of `dir`; a case whose files cannot be read is kFailed ("cannot run the case").
-SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend);
+// RunCase, with whatever it throws turned into a kFailed result naming the reason ("cannot run
+// the case: ..."): never throws.
+CaseResult RunCaseOrReport(const std::string& case_dir, const oracles::Backend& backend);
+
+// How a suite runs one case (its directory): in this process (RunCaseOrReport, the default) or in
+// a worker (IsolatedCaseRunner, onnx/conformance_isolated.h).
+using CaseRunner = std::function<CaseResult(const std::string& case_dir)>;
+
+// Every case of `dir`, each by `run_case`.
+SuiteResult RunSuite(const std::string& dir, const oracles::Backend& backend,
+                     const CaseRunner& run_case = {});
 
 // Compares one output by ONNX's rule; "" when it passes, else what differs (and `max_error`).
 std::string CompareOutput(const std::string& name, const caffe2::TensorProto& actual,

@@ -1,5 +1,6 @@
 // parity onnx import MODEL.onnx -o NET [--init INIT] [--bind NAME=FILE]...
-// parity onnx conformance [DIR|SUITE] [--engine E] [--json OUT] [--summary]
+// parity onnx conformance [DIR|SUITE] [--engine E] [--json OUT] [--summary] [--case-timeout S]
+//                         [--in-process]
 //
 // ONNX import (onnx/importer.h) and ONNX's backend test suites run through it
 // (onnx/conformance.h): one line per case (failed, unsupported, passed), then the counts. Exit 0
@@ -14,6 +15,7 @@
 #include "core/io.h"
 #include "core/proto/error.h"
 #include "onnx/conformance.h"
+#include "onnx/conformance_isolated.h"
 #include "onnx/importer.h"
 #include "onnx/tensor.h"
 #include "oracles/backend.h"
@@ -97,6 +99,8 @@ struct ConformanceOptions {
   std::string engine = oracles::kProduction;
   std::string json_path;
   bool summary = false;
+  bool in_process = false;    // --in-process: no worker, a crashing case ends the suite
+  double case_timeout = 120;  // --case-timeout: seconds a case may take in its worker
 };
 
 Json SuiteJson(const onnx::SuiteResult& suite) {
@@ -123,7 +127,14 @@ Json SuiteJson(const onnx::SuiteResult& suite) {
 
 int Conformance(const ConformanceOptions& o) {
   const oracles::Backend& backend = oracles::GetBackend(o.engine);
-  const onnx::SuiteResult suite = onnx::RunSuite(SuiteDir(o.dir), backend);
+  // Each case in a worker unless --in-process: a model that crashes or hangs the importer or an
+  // engine fails that case, named, and the suite goes on.
+  fuzz::SandboxLimits limits;
+  limits.case_timeout = o.case_timeout;
+  onnx::IsolatedCaseRunner isolated(backend, limits);
+  onnx::CaseRunner run_case;
+  if (!o.in_process) run_case = [&isolated](const std::string& dir) { return isolated(dir); };
+  const onnx::SuiteResult suite = onnx::RunSuite(SuiteDir(o.dir), backend, run_case);
   std::cout << "ONNX conformance: " << suite.dir << " on " << suite.engine << " (rtol "
             << onnx::kConformanceRtol << ", atol " << onnx::kConformanceAtol << ")\n";
   size_t width = 0;
@@ -153,7 +164,10 @@ int Conformance(const ConformanceOptions& o) {
   }
   std::cout << suite.cases.size() << " cases: " << suite.passed << " passed, " << suite.failed
             << " failed, " << suite.unsupported << " unsupported\n";
-  if (!o.json_path.empty()) WriteFileAtomic(o.json_path, SuiteJson(suite).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!o.json_path.empty())
+    WriteFileAtomic(
+        o.json_path,
+        SuiteJson(suite).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return suite.failed == 0 ? kExitClean : kExitDiscrepancies;
 }
 
@@ -188,6 +202,13 @@ PARITY_REGISTER_COMMAND(Command{
                                   "also write every case's result as JSON");
       conformance_app->add_flag("--summary", conformance->summary,
                                 "print only the failed cases and the counts");
+      conformance_app
+          ->add_option("--case-timeout", conformance->case_timeout,
+                       "seconds a case may take before it fails as hung (default 120)")
+          ->check(kPositiveSeconds);
+      conformance_app->add_flag("--in-process", conformance->in_process,
+                                "run the cases in this process, not in a worker (faster to "
+                                "debug; a case that crashes ends the run)");
       return [import_app, import, conformance] {
         if (import_app->parsed()) return Import(*import);
         return Conformance(*conformance);
