@@ -117,7 +117,15 @@ std::string FindingPage(const ReportInput& input, const ReportFinding& f) {
 }
 
 std::string WriteReport(const ReportInput& input, const std::string& out_dir) {
-  std::filesystem::create_directories(out_dir + "/findings");
+  // The report is a directory (index.html and findings/): a file in its place, or a parent that
+  // cannot hold it, is named here rather than in the filesystem's words.
+  PARITY_ENFORCE(!std::filesystem::exists(out_dir) || std::filesystem::is_directory(out_dir),
+                 ErrorKind::kIo, "the HTML report goes into a directory (index.html and "
+                 "findings/), and '", out_dir, "' is a file");
+  std::error_code error;
+  std::filesystem::create_directories(out_dir + "/findings", error);
+  PARITY_ENFORCE(!error, ErrorKind::kIo, "cannot make the HTML report's directory '", out_dir,
+                 "/findings': ", error.message());
   for (const ReportFinding& f : input.findings) {
     WriteFileAtomic(out_dir + "/findings/" + f.page, FindingPage(input, f));
   }
