@@ -5,6 +5,7 @@
 
 #include "core/net.h"
 #include "core/parallel.h"
+#include "core/process_caches.h"
 #include "core/schema.h"
 #include "core/tensor_proto.h"
 #include "core/threads.h"
@@ -152,6 +153,19 @@ class ProductionBackend final : public Backend {
   }
 
   BackendRun Run(const Case& c, const RunOptions& options) const override {
+    if (options.fresh_caches || options.warm_up != nullptr) ClearProcessCaches();
+    if (options.warm_up != nullptr) {
+      RunOptions plain = options;
+      plain.fresh_caches = false;
+      plain.warm_up = nullptr;
+      plain.trace = false;
+      plain.rerun_inputs = nullptr;
+      Run(*options.warm_up, plain);  // whatever it gives: it only fills the caches
+      plain.trace = options.trace;
+      BackendRun run = Run(c, plain);
+      run.warmed = true;
+      return run;
+    }
     ComputeThreadsScope threads(options.compute_threads);
     // The case's split (Case.compute_threads): ParallelFor over that many threads in chunks of a
     // few elements, so a fuzz-sized tensor takes the paths a large one takes.

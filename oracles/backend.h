@@ -52,6 +52,8 @@ struct BackendRun {
   std::string first_non_finite;
   // The blobs are a second run of the same net instance (RunOptions::rerun_inputs).
   bool reran = false;
+  // The run followed RunOptions::warm_up on emptied process-wide caches.
+  bool warmed = false;
 };
 
 enum class Precision { kF32, kF64 };
@@ -69,6 +71,12 @@ struct RunOptions {
   // A predictor runs one net on batch after batch: state an op instance keeps from one run to the
   // next (a cache keyed on too little, a buffer not cleared) shows only so.
   const google::protobuf::RepeatedPtrField<caffe2::TensorProto>* rerun_inputs = nullptr;
+  // Where the backend has process-wide caches (production: core/process_caches.h): empty them
+  // before the run; with `warm_up`, empty them, run that case first (its result and any error
+  // ignored) and then this one, so a cache keyed on too little hands the warm-up's entry to this
+  // case. BackendRun::warmed says it was done.
+  bool fresh_caches = false;
+  const Case* warm_up = nullptr;
 };
 
 struct BackendInfo {

@@ -3,9 +3,15 @@
 // ops also run on 1 compute thread and on N, SimpleNet and DAG, and must agree bit for bit: the
 // intra-op split (core/parallel.h) may not change results. A case with compute_threads > 1 (the
 // campaign draws them) is compared with its one-thread run the same way. And one net instance run a
-// second time on other values must give what a fresh net gives on them.
+// second time on other values must give what a fresh net gives on them; and a case gives the same
+// bits on empty process-wide caches as after a neighbouring case (one argument moved) filled them.
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/schema.h"
 #include "oracles/finding.h"
@@ -83,6 +89,46 @@ bool HasImpureOp(const caffe2::NetDef& net) {
   return impure;
 }
 
+// `c` with one integer argument of one top-level op moved up by one (which op, which argument
+// and, for a list, which entry: from the case's seed), or nullopt when no op has one the schema
+// still accepts moved. The neighbour's ops read the same inputs with other arguments: what a cache
+// keyed on too little would confuse with `c` (a plan keyed without the end pads).
+std::optional<Case> ArgumentNeighbour(const Case& c, std::string* what) {
+  std::vector<std::pair<int, int>> candidates;  // (op, argument)
+  for (int i = 0; i < c.net().op_size(); ++i) {
+    const caffe2::OperatorDef& op = c.net().op(i);
+    if (OpSchemaRegistry::Find(op.type()) == nullptr) continue;
+    for (int a = 0; a < op.arg_size(); ++a) {
+      if (op.arg(a).has_i() || op.arg(a).ints_size() > 0) candidates.emplace_back(i, a);
+    }
+  }
+  if (candidates.empty()) return std::nullopt;
+  // A mix of the seed's bits, so neighbouring seeds pick different arguments.
+  const uint64_t pick = c.seed() * 0x9E3779B97F4A7C15ull;
+  const auto [op_index, arg_index] = candidates[(pick >> 32) % candidates.size()];
+  Case neighbour = c;
+  caffe2::OperatorDef* op = neighbour.mutable_net()->mutable_op(op_index);
+  caffe2::Argument* arg = op->mutable_arg(arg_index);
+  std::string entry;
+  if (arg->ints_size() > 0) {
+    const int k = static_cast<int>((pick >> 16) % static_cast<uint64_t>(arg->ints_size()));
+    if (arg->ints(k) == std::numeric_limits<int64_t>::max()) return std::nullopt;
+    arg->set_ints(k, arg->ints(k) + 1);
+    entry = " entry " + std::to_string(k);
+  } else {
+    if (arg->i() == std::numeric_limits<int64_t>::max()) return std::nullopt;
+    arg->set_i(arg->i() + 1);
+  }
+  try {
+    OpSchemaRegistry::Get(op->type()).Verify(*op);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  *what = "op #" + std::to_string(op_index) + " (" + op->type() + ") with argument '" +
+          arg->name() + "'" + entry + " moved up by one";
+  return neighbour;
+}
+
 OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
   const Backend& backend = *options.backend;
   const RunOptions simple{false, "simple"};
@@ -117,8 +163,36 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
           traced.trace = true;
           RunOptions traced_again = again;
           traced_again.trace = true;
-          const int index = FirstDifferingOp(backend.Run(*other, traced),
-                                             backend.Run(c, traced_again));
+          const int index =
+              FirstDifferingOp(backend.Run(*other, traced), backend.Run(c, traced_again));
+          if (index >= 0) SetBlame(&*finding, index, c.net());
+          return {finding, ""};
+        }
+      }
+    }
+  }
+  // A process-wide cache (core/process_caches.h: plans keyed by shapes and arguments) holds what
+  // its key says: the case on empty caches, and the case after a neighbouring case (one integer
+  // argument moved) filled them, give the same bits. Reproducible from c alone.
+  if (!HasImpureOp(c.net())) {
+    std::string moved;
+    if (std::optional<Case> neighbour = ArgumentNeighbour(c, &moved)) {
+      RunOptions fresh = simple;
+      fresh.fresh_caches = true;
+      RunOptions warmed = simple;
+      warmed.warm_up = &*neighbour;
+      BackendRun after = backend.Run(c, warmed);
+      if (after.warmed) {
+        if (auto finding = CompareRuns(c, backend.Run(c, fresh), after,
+                                       "on empty process-wide caches vs after a neighbouring "
+                                       "case filled them (" +
+                                           moved + ")")) {
+          RunOptions traced_fresh = fresh;
+          traced_fresh.trace = true;
+          RunOptions traced_warmed = warmed;
+          traced_warmed.trace = true;
+          const int index =
+              FirstDifferingOp(backend.Run(c, traced_fresh), backend.Run(c, traced_warmed));
           if (index >= 0) SetBlame(&*finding, index, c.net());
           return {finding, ""};
         }
@@ -143,9 +217,9 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
                                    "SimpleNet on 1 compute thread vs on " + threads)) {
       return {finding, ""};
     }
-    if (auto finding = CompareRuns(c, single, backend.Run(c, many_dag),
-                                   "SimpleNet on 1 compute thread vs the DAG executor on " +
-                                       threads)) {
+    if (auto finding =
+            CompareRuns(c, single, backend.Run(c, many_dag),
+                        "SimpleNet on 1 compute thread vs the DAG executor on " + threads)) {
       return {finding, ""};
     }
   }

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "core/operator.h"
 #include "core/parallel.h"
+#include "core/process_caches.h"
 #include "core/tensor.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
@@ -365,6 +368,58 @@ void AddMoreKernelMutants(std::vector<Entry>* out) {
       return c;
     };
     add(m, w);
+  }
+  {
+    // A plan cache like conv_dnnl.cc's, process-wide and registered to be emptied, whose key
+    // leaves out the bottom and right pads: the first Conv of a key fixes the end pads every later
+    // one with that key runs with. A campaign needs two cases of one worker that differ only in
+    // an end pad to see it (state across cases, issue 37); the determinism oracle's neighbouring
+    // case (one argument moved, caches emptied first) makes that pair from every Conv case.
+    struct EndPadCache {
+      std::mutex mutex;
+      std::map<std::string, std::pair<int64_t, int64_t>> pads;  // key -> (bottom, right)
+    };
+    static auto* cache = new EndPadCache();
+    static const bool registered = RegisterProcessCache("mutant CONV_PLAN_KEY_NO_END_PADS", [] {
+      std::lock_guard<std::mutex> lock(cache->mutex);
+      cache->pads.clear();
+    });
+    (void)registered;
+    Wrap w;
+    w.edit = [](const Operator& self, caffe2::OperatorDef* def) {
+      const std::vector<int64_t> list = IntsArg(*def, "pads");
+      const int64_t pad = IntArg(*def, "pad", 0);
+      const bool as_list = list.size() == 4;
+      const int64_t t = as_list ? list[0] : IntArg(*def, "pad_t", pad);
+      const int64_t l = as_list ? list[1] : IntArg(*def, "pad_l", pad);
+      const int64_t b = as_list ? list[2] : IntArg(*def, "pad_b", pad);
+      const int64_t r = as_list ? list[3] : IntArg(*def, "pad_r", pad);
+      std::string key = std::to_string(t) + "," + std::to_string(l) + ";";
+      for (int i = 0; i < self.InputSize(); ++i) {
+        for (int64_t d : self.Input(i).dims()) key += std::to_string(d) + ",";
+        key += ";";
+      }
+      for (const auto& arg : def->arg()) {
+        if (arg.name() == "pads" || arg.name().rfind("pad", 0) == 0) continue;
+        key += arg.SerializeAsString();
+      }
+      std::pair<int64_t, int64_t> end;
+      {
+        std::lock_guard<std::mutex> lock(cache->mutex);
+        end = cache->pads.emplace(key, std::make_pair(b, r)).first->second;
+      }
+      if (end == std::make_pair(b, r)) return;
+      RemoveArg(def, "pad");
+      RemoveArg(def, "pads");
+      SetInt(def, "pad_t", t);
+      SetInt(def, "pad_l", l);
+      SetInt(def, "pad_b", end.first);
+      SetInt(def, "pad_r", end.second);
+    };
+    add(M("CONV_PLAN_KEY_NO_END_PADS", "Conv", "determinism", "conv",
+          "Conv's process-wide plan cache keys on the shapes and the top/left pads only: a later "
+          "Conv differing only in its bottom or right pad runs with the first one's"),
+        w);
   }
 }
 

@@ -7,9 +7,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
+#include "core/process_caches.h"
 #include "core/proto/error.h"
 #include "core/threads.h"
 
@@ -182,6 +184,12 @@ std::shared_ptr<const Plan> FindOrBuild(const std::string& key,
   constexpr size_t kCapacity = 512;
   static auto* mutex = new std::mutex();
   static auto* plans = new std::map<std::string, std::shared_ptr<const Plan>>();
+  static const bool registered =
+      RegisterProcessCache(std::string("conv_dnnl ") + typeid(Plan).name(), [] {
+        std::lock_guard<std::mutex> lock(*mutex);
+        plans->clear();
+      });
+  (void)registered;
   {
     std::lock_guard<std::mutex> lock(*mutex);
     auto it = plans->find(key);
