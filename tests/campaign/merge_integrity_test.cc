@@ -1,7 +1,8 @@
 // Corpus integrity as a user meets it: `parity merge` never counts a campaign twice (the same dir
 // twice, a dir and its findings/, a second merge of the same shard), a merge that fails leaves its
 // target as it was (and creates nothing when there was none), a tampered finding.json is refused,
-// and a resume never follows a path read from state.json out of the campaign directory.
+// and a resume never follows a path read from state.json out of the campaign directory; a symbolic
+// link loop under findings/ is an i/o error naming it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,8 +20,9 @@ namespace fs = std::filesystem;
 
 constexpr char kBinary[] = "tests/mutants/parity_with_mutants";
 // A mutant a few cases in a hundred find: a real corpus in about a second.
-constexpr char kCampaign[] = "fuzz --engine MUTANT_FC_BIAS_DROPPED --cases 300 --jobs 0 "
-                             "--reduce-seconds 0";
+constexpr char kCampaign[] =
+    "fuzz --engine MUTANT_FC_BIAS_DROPPED --cases 300 --jobs 0 "
+    "--reduce-seconds 0";
 
 std::string Tmp(const std::string& name) { return TestTmp() + "/" + name; }
 
@@ -50,8 +52,8 @@ TEST(MergeIntegrity, ACampaignIsNeverCountedTwice) {
   ASSERT_GT(b, 0);
   const std::string out = Tmp("merged");
   fs::remove_all(out);
-  CliResult r = RunCli(kBinary, "merge " + Tmp("a") + " " + Tmp("a") + " " + Tmp("a/findings") +
-                                    " -o " + out);
+  CliResult r = RunCli(
+      kBinary, "merge " + Tmp("a") + " " + Tmp("a") + " " + Tmp("a/findings") + " -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(Counted(out), a) << r.output;
   EXPECT_NE(r.output.find("skipped"), std::string::npos) << r.output;
@@ -93,8 +95,7 @@ TEST(MergeIntegrity, AFailedMergeLeavesTheTargetAsItWas) {
   EXPECT_EQ(RunCli(kBinary, "merge " + Tmp("fa") + " " + Tmp("fb") + " -o " + fresh).exit_code, 2);
   EXPECT_FALSE(fs::exists(fresh));
   for (const auto& e : fs::directory_iterator(TestTmp())) {
-    EXPECT_EQ(e.path().filename().string().find(".never.merging"), std::string::npos)
-        << e.path();
+    EXPECT_EQ(e.path().filename().string().find(".never.merging"), std::string::npos) << e.path();
   }
 }
 
@@ -120,6 +121,28 @@ TEST(MergeIntegrity, AResumeDoesNotFollowPathsReadFromStateJson) {
   EXPECT_NE(r.output.find("is not the directory name of its signature"), std::string::npos)
       << r.output;
   EXPECT_EQ(ReadFileBytes(victim), "keep me");
+}
+
+// A symbolic link loop under findings/ (a copied corpus, a link made by hand) is an i/o error
+// naming the path in every command that reads a corpus, never exit 3 or a hang.
+TEST(MergeIntegrity, ASymlinkLoopUnderFindingsIsAnIoErrorNamingIt) {
+  const std::string out = Tmp("looped");
+  Campaign(out, 3, 0);
+  fs::create_symlink("loop", out + "/findings/loop");
+  const std::string merged = Tmp("looped_merged");
+  fs::remove_all(merged);
+  for (const std::string& command :
+       {"merge " + out + " -o " + merged, "report " + out, "repro " + out,
+        std::string(kCampaign) + " --seed 3 --shard 0/2 --out " + out}) {
+    const CliResult r = RunCli(kBinary, command);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("Too many levels of symbolic links"), std::string::npos)
+        << command << "\n"
+        << r.output;
+    EXPECT_NE(r.output.find(out + "/findings/loop"), std::string::npos) << command << "\n"
+                                                                        << r.output;
+  }
+  EXPECT_FALSE(fs::exists(merged));
 }
 
 }  // namespace
