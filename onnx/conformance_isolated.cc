@@ -1,5 +1,6 @@
 #include "onnx/conformance_isolated.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
