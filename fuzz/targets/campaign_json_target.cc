@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,82 +29,24 @@
 #include "fuzz/campaign.h"
 #include "fuzz/campaign_state.h"
 #include "fuzz/corpus.h"
-#include "oracles/finding.h"
+#include "fuzz/testing/campaign_files.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A value the saved files never hold, where a reader written for what they hold may break.
-json Hostile(uint8_t pick) {
-  switch (pick % 16) {
-    case 0:
-      return json(std::numeric_limits<int64_t>::max());
-    case 1:
-      return json(std::numeric_limits<int64_t>::min());
-    case 2:
-      return json(std::numeric_limits<uint64_t>::max());
-    case 3:
-      return json(-1);
-    case 4:
-      return json(0);
-    case 5:
-      return json(int64_t{1} << 62);
-    case 6:
-      return json(1e308);
-    case 7:
-      return json(-0.5);
-    case 8:
-      return json("../../escape");
-    case 9:
-      return json("");
-    case 10:
-      return json(nullptr);
-    case 11:
-      return json(true);
-    case 12:
-      return json::array();
-    case 13:
-      return json::array({1, -2, std::numeric_limits<int64_t>::max()});
-    case 14:
-      return json::object();
-    default:
-      return json::object({{"index", -2}});
-  }
-}
-
-void CollectPointers(const json& doc, const json::json_pointer& at,
-                     std::vector<json::json_pointer>* out) {
-  if (doc.is_object()) {
-    for (const auto& [key, value] : doc.items()) {
-      out->push_back(at / key);
-      CollectPointers(value, at / key, out);
-    }
-  } else if (doc.is_array()) {
-    for (size_t i = 0; i < doc.size(); ++i) {
-      out->push_back(at / i);
-      CollectPointers(doc[i], at / i, out);
-    }
-  }
-}
-
 // `doc` edited by the bytes, two at a time: (which node, what to put there or delete it).
 std::string Edited(json doc, const uint8_t* bytes, size_t size) {
+  const std::vector<json>& hostile = parity::fuzz::HostileJsonValues();
   for (size_t k = 0; k + 1 < size; k += 2) {
-    std::vector<json::json_pointer> pointers;
-    CollectPointers(doc, json::json_pointer(), &pointers);
+    const std::vector<json::json_pointer> pointers = parity::fuzz::JsonPointers(doc);
     if (pointers.empty()) break;
     const json::json_pointer target = pointers[bytes[k] % pointers.size()];
     if (bytes[k + 1] >= 240) {
-      json& parent = doc[target.parent_pointer()];
-      if (parent.is_object()) {
-        parent.erase(target.back());
-      } else {
-        parent.erase(static_cast<size_t>(std::stoul(target.back())));
-      }
+      parity::fuzz::EraseJsonNode(&doc, target);
     } else {
-      doc[target] = Hostile(bytes[k + 1]);
+      doc[target] = hostile[bytes[k + 1] % hostile.size()];
     }
   }
   return doc.dump();
@@ -127,18 +68,6 @@ struct World {
   parity::fuzz::CampaignOptions options;
 };
 
-parity::Finding SyntheticFinding(const std::string& op) {
-  parity::Case c;
-  c.set_seed(7);
-  caffe2::OperatorDef* def = c.mutable_net()->add_op();
-  def->set_type(op);
-  def->add_input("x");
-  def->add_output("y");
-  parity::Finding finding = parity::oracles::MakeFinding("forward", c, "mismatch", "synthetic");
-  finding.mutable_signature()->set_blamed_op_type(op);
-  return finding;
-}
-
 const World& TheWorld() {
   static const World world = [] {
     World w;
@@ -151,13 +80,7 @@ const World& TheWorld() {
       std::error_code ignored;
       fs::remove_all(to_remove, ignored);
     });
-    w.corpus = w.base + "/original";
-    {
-      parity::fuzz::Corpus corpus(w.corpus);
-      corpus.Add(SyntheticFinding("Relu"), 3);
-      corpus.Add(SyntheticFinding("Relu"), 9);
-      corpus.Add(SyntheticFinding("Sigmoid"), 5);
-    }
+    w.corpus = parity::fuzz::RealCorpus(w.base + "/original");
     for (const auto& entry : fs::directory_iterator(w.corpus)) {
       w.entries.push_back(entry.path().filename().string());
     }

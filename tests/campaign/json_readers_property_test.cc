@@ -20,6 +20,7 @@
 #include "core/proto/error.h"
 #include "fuzz/campaign.h"
 #include "fuzz/corpus.h"
+#include "fuzz/testing/campaign_files.h"
 #include "oracles/check.h"
 #include "oracles/finding.h"
 #include "tests/cli/cli_util.h"
@@ -31,88 +32,20 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using parity::testing::TestTmp;
 
-// Values that break readers written for the values a campaign writes.
-std::vector<json> HostileValues() {
-  return {json(std::numeric_limits<int64_t>::max()),
-          json(std::numeric_limits<int64_t>::min()),
-          json(std::numeric_limits<uint64_t>::max()),
-          json(-1),
-          json(0),
-          json(1),
-          json(4611686018427387904LL),  // 2^62: doubles past int64 when added to itself
-          json(1e308),
-          json(-0.5),
-          json("x"),
-          json(""),
-          json("../../escape"),
-          json(nullptr),
-          json(true),
-          json::array(),
-          json::array({1, 2, 3}),
-          json::array({std::numeric_limits<int64_t>::max(), -1}),
-          json::object(),
-          json::object({{"index", -2}})};
-}
-
-// Every JSON pointer inside `doc` (the root excluded).
-void CollectPointers(const json& doc, const json::json_pointer& at,
-                     std::vector<json::json_pointer>* out) {
-  if (doc.is_object()) {
-    for (const auto& [key, value] : doc.items()) {
-      out->push_back(at / key);
-      CollectPointers(value, at / key, out);
-    }
-  } else if (doc.is_array()) {
-    for (size_t i = 0; i < doc.size(); ++i) {
-      out->push_back(at / i);
-      CollectPointers(doc[i], at / i, out);
-    }
-  }
-}
-
 // `doc` with 1-4 random edits: a node replaced by a hostile value, or deleted.
 json EditedDocument(json doc) {
   const int edits = *rc::gen::inRange(1, 5);
   for (int e = 0; e < edits; ++e) {
-    std::vector<json::json_pointer> pointers;
-    CollectPointers(doc, json::json_pointer(), &pointers);
+    const std::vector<json::json_pointer> pointers = JsonPointers(doc);
     if (pointers.empty()) break;
     const json::json_pointer target = *rc::gen::elementOf(pointers);
     if (*rc::gen::inRange(0, 4) == 0) {
-      json& parent = doc[target.parent_pointer()];
-      if (parent.is_object()) {
-        parent.erase(target.back());
-      } else {
-        parent.erase(static_cast<size_t>(std::stoul(target.back())));
-      }
+      EraseJsonNode(&doc, target);
     } else {
-      doc[target] = *rc::gen::elementOf(HostileValues());
+      doc[target] = *rc::gen::elementOf(HostileJsonValues());
     }
   }
   return doc;
-}
-
-Finding SyntheticFinding(const std::string& op) {
-  Case c;
-  c.set_seed(7);
-  caffe2::OperatorDef* relu = c.mutable_net()->add_op();
-  relu->set_type(op);
-  relu->add_input("x");
-  relu->add_output("y");
-  Finding finding =
-      oracles::MakeFinding("forward", c, "mismatch", "synthetic finding for the reader test");
-  finding.mutable_signature()->set_blamed_op_type(op);  // one signature per op
-  return finding;
-}
-
-// A real corpus: two signatures, one seen twice.
-std::string RealCorpus(const std::string& dir) {
-  fs::remove_all(dir);
-  Corpus corpus(dir);
-  corpus.Add(SyntheticFinding("Relu"), 3);
-  corpus.Add(SyntheticFinding("Relu"), 9);
-  corpus.Add(SyntheticFinding("Sigmoid"), 5);
-  return dir;
 }
 
 // Runs `read` and tells whether it accepted the input; anything but a parity::Error fails.
