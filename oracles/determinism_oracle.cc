@@ -89,10 +89,26 @@ bool HasImpureOp(const caffe2::NetDef& net) {
   return impure;
 }
 
+// CompareRuns of run `a` (of `a_case` under `a_options`) and run `b` (of c under `b_options`); a
+// difference is blamed on the first top-level op whose outputs differ, from traced runs of both.
+std::optional<Finding> CompareAndBlame(const Case& c, const Backend& backend, const Case& a_case,
+                                       RunOptions a_options, const BackendRun& a,
+                                       RunOptions b_options, const BackendRun& b,
+                                       const std::string& what) {
+  std::optional<Finding> finding = CompareRuns(c, a, b, what);
+  if (!finding) return finding;
+  a_options.trace = true;
+  b_options.trace = true;
+  const int index = FirstDifferingOp(backend.Run(a_case, a_options), backend.Run(c, b_options));
+  if (index >= 0) SetBlame(&*finding, index, c.net());
+  return finding;
+}
+
 // `c` with one integer argument of one top-level op moved up by one (which op, which argument
-// and, for a list, which entry: from the case's seed), or nullopt when no op has one the schema
-// still accepts moved. The neighbour's ops read the same inputs with other arguments: what a cache
-// keyed on too little would confuse with `c` (a plan keyed without the end pads).
+// and, for a list, which entry: from the case's seed), or nullopt when no op has one, or when the
+// schema refuses the one picked once moved. The neighbour's ops read the same inputs with other
+// arguments: what a cache keyed on too little would confuse with `c` (a plan keyed without the end
+// pads).
 std::optional<Case> ArgumentNeighbour(const Case& c, std::string* what) {
   std::vector<std::pair<int, int>> candidates;  // (op, argument)
   for (int i = 0; i < c.net().op_size(); ++i) {
@@ -146,35 +162,29 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
       return {finding, ""};
     }
   }
-  // The same net instance run a second time, on other values, gives what a fresh net gives on
-  // them: no state an op keeps between runs (a cache keyed on too little, a buffer not cleared)
-  // may change a result. Reproducible from c alone (the other values are c's, reversed).
+  // Two checks of state that outlives one run, for nets without impure ops (a random fill
+  // continues its stream from run to run, so a second run differs by design). Both are
+  // reproducible from c alone.
   if (!HasImpureOp(c.net())) {
+    // The same net instance run a second time, on other values, gives what a fresh net gives on
+    // them: no state an op keeps between runs (a cache keyed on too little, a buffer not cleared)
+    // may change a result. The other values are c's, reversed.
     if (std::optional<Case> other = WithReversedFloatInputs(c)) {
       RunOptions again = simple;
       again.rerun_inputs = &other->inputs();
       BackendRun reused = backend.Run(c, again);
       if (reused.reran) {
-        if (auto finding = CompareRuns(c, backend.Run(*other, simple), reused,
-                                       "a fresh net vs the same net run again on other inputs "
-                                       "(every floating input reversed)")) {
-          // Blamed on the first top-level op whose outputs differ, from traced runs.
-          RunOptions traced = simple;
-          traced.trace = true;
-          RunOptions traced_again = again;
-          traced_again.trace = true;
-          const int index =
-              FirstDifferingOp(backend.Run(*other, traced), backend.Run(c, traced_again));
-          if (index >= 0) SetBlame(&*finding, index, c.net());
+        if (auto finding = CompareAndBlame(c, backend, *other, simple, backend.Run(*other, simple),
+                                           again, reused,
+                                           "a fresh net vs the same net run again on other inputs "
+                                           "(every floating input reversed)")) {
           return {finding, ""};
         }
       }
     }
-  }
-  // A process-wide cache (core/process_caches.h: plans keyed by shapes and arguments) holds what
-  // its key says: the case on empty caches, and the case after a neighbouring case (one integer
-  // argument moved) filled them, give the same bits. Reproducible from c alone.
-  if (!HasImpureOp(c.net())) {
+    // A process-wide cache (core/process_caches.h: plans keyed by shapes and arguments) holds
+    // what its key says: the case on empty caches, and the case after a neighbouring case (one
+    // integer argument moved) filled them, give the same bits.
     std::string moved;
     if (std::optional<Case> neighbour = ArgumentNeighbour(c, &moved)) {
       RunOptions fresh = simple;
@@ -183,17 +193,10 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
       warmed.warm_up = &*neighbour;
       BackendRun after = backend.Run(c, warmed);
       if (after.warmed) {
-        if (auto finding = CompareRuns(c, backend.Run(c, fresh), after,
-                                       "on empty process-wide caches vs after a neighbouring "
-                                       "case filled them (" +
-                                           moved + ")")) {
-          RunOptions traced_fresh = fresh;
-          traced_fresh.trace = true;
-          RunOptions traced_warmed = warmed;
-          traced_warmed.trace = true;
-          const int index =
-              FirstDifferingOp(backend.Run(c, traced_fresh), backend.Run(c, traced_warmed));
-          if (index >= 0) SetBlame(&*finding, index, c.net());
+        if (auto finding = CompareAndBlame(
+                c, backend, c, fresh, backend.Run(c, fresh), warmed, after,
+                "on empty process-wide caches vs after a neighbouring case filled them (" + moved +
+                    ")")) {
           return {finding, ""};
         }
       }
