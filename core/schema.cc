@@ -230,7 +230,7 @@ bool OpSchema::IsInplaceEnforced(int input, int output) const {
 }
 
 void OpSchema::CheckArity(const caffe2::OperatorDef& def) const {
-  const std::string label = OpLabel(def);
+  // The label is built only for a message: InferShapes calls this for every op a generator draws.
   const int inputs = def.input_size();
   const int outputs = def.output_size();
   auto range = [](int lo, int hi) {
@@ -238,12 +238,14 @@ void OpSchema::CheckArity(const caffe2::OperatorDef& def) const {
     if (hi == std::numeric_limits<int>::max()) return "at least " + std::to_string(lo);
     return std::to_string(lo) + " to " + std::to_string(hi);
   };
-  PARITY_ENFORCE(inputs >= min_inputs_ && inputs <= max_inputs_, ErrorKind::kBadArgument, label,
-                 ": takes ", range(min_inputs_, max_inputs_), " inputs, got ", inputs);
-  PARITY_ENFORCE(outputs >= min_outputs_ && outputs <= max_outputs_, ErrorKind::kBadArgument, label,
-                 ": produces ", range(min_outputs_, max_outputs_), " outputs, got ", outputs);
-  PARITY_ENFORCE(!arity_check_ || arity_check_(inputs, outputs), ErrorKind::kBadArgument, label,
-                 ": ", inputs, " inputs and ", outputs,
+  PARITY_ENFORCE(inputs >= min_inputs_ && inputs <= max_inputs_, ErrorKind::kBadArgument,
+                 OpLabel(def), ": takes ", range(min_inputs_, max_inputs_), " inputs, got ",
+                 inputs);
+  PARITY_ENFORCE(outputs >= min_outputs_ && outputs <= max_outputs_, ErrorKind::kBadArgument,
+                 OpLabel(def), ": produces ", range(min_outputs_, max_outputs_), " outputs, got ",
+                 outputs);
+  PARITY_ENFORCE(!arity_check_ || arity_check_(inputs, outputs), ErrorKind::kBadArgument,
+                 OpLabel(def), ": ", inputs, " inputs and ", outputs,
                  " outputs do not fit: ", arity_description_);
 }
 
