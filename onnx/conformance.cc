@@ -230,9 +230,13 @@ std::vector<std::string> ListCases(const std::string& dir) {
   return cases;
 }
 
+std::string CaseName(const std::string& case_dir) {
+  return case_dir.substr(case_dir.find_last_of('/') + 1);
+}
+
 CaseResult RunCase(const std::string& case_dir, const oracles::Backend& backend) {
   CaseResult result;
-  result.name = case_dir.substr(case_dir.find_last_of('/') + 1);
+  result.name = CaseName(case_dir);
   const ::onnx::ModelProto model = LoadModel(case_dir + "/model.onnx");
   for (const auto& node : model.graph().node()) {
     if (std::find(result.op_types.begin(), result.op_types.end(), node.op_type()) ==
@@ -272,7 +276,7 @@ CaseResult RunCaseOrReport(const std::string& case_dir, const oracles::Backend& 
   } catch (const Error& e) {
     // An unreadable case (a broken model or data file) is reported, not the end of the suite.
     result = CaseResult{};
-    result.name = case_dir.substr(case_dir.find_last_of('/') + 1);
+    result.name = CaseName(case_dir);
     result.status = CaseStatus::kFailed;
     result.detail = std::string("cannot run the case: ") + e.what();
   } catch (const std::exception& e) {
@@ -280,7 +284,7 @@ CaseResult RunCaseOrReport(const std::string& case_dir, const oracles::Backend& 
     // reason and the suite goes on. (A case that crashes the process is isolated by running it
     // in a worker: onnx/conformance_isolated.h.)
     result = CaseResult{};
-    result.name = case_dir.substr(case_dir.find_last_of('/') + 1);
+    result.name = CaseName(case_dir);
     result.status = CaseStatus::kFailed;
     result.detail = std::string("cannot run the case (") + typeid(e).name() + "): " + e.what();
   }

@@ -55,6 +55,9 @@ std::vector<std::string> ListCases(const std::string& dir);
 // importer or the files' dtypes do not cover is kUnsupported, a run or comparison failure
 // kFailed).
 CaseResult RunCase(const std::string& case_dir, const oracles::Backend& backend);
+// A case's name: its directory's last component.
+std::string CaseName(const std::string& case_dir);
+
 // RunCase, with whatever it throws turned into a kFailed result naming the reason ("cannot run
 // the case: ..."): never throws.
 CaseResult RunCaseOrReport(const std::string& case_dir, const oracles::Backend& backend);

@@ -11,8 +11,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string BaseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
-
 // What the worker's death says, as a failed case's detail.
 std::string DeathDetail(const fuzz::SandboxOutcome& outcome, const fuzz::SandboxLimits& limits) {
   std::ostringstream detail;
@@ -93,7 +91,7 @@ CaseResult IsolatedCaseRunner::operator()(const std::string& case_dir) {
   const fuzz::SandboxOutcome outcome = sandbox_->Receive();
   if (outcome.kind == fuzz::SandboxOutcome::Kind::kOk) return DecodeCaseResult(outcome.response);
   CaseResult failed;
-  failed.name = BaseName(case_dir);
+  failed.name = CaseName(case_dir);
   failed.status = CaseStatus::kFailed;
   failed.detail = DeathDetail(outcome, limits_);
   sandbox_.reset();
