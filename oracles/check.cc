@@ -16,8 +16,8 @@ namespace parity::oracles {
 
 namespace {
 
-const char* const kHostOracles[] = {"validity",  "forward", "gradient", "determinism",
-                                    "roundtrip", "shape",   "transform"};
+const char* const kHostOracles[] = {"validity",  "forward", "gradient",  "determinism",
+                                    "roundtrip", "shape",   "transform", "builder"};
 
 }  // namespace
 

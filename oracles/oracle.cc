@@ -74,19 +74,23 @@ Case MovedByOneUlp(const Case& c, std::mt19937_64* rng) {
 }
 
 void SampleMovedCopies(const Case& c, uint64_t salt,
-                       const std::function<void(const BackendRun&, const BackendRun&)>& sample) {
+                       const std::function<void(const BackendRun&, const BackendRun&)>& sample,
+                       const TruthAndYardstick& references) {
   std::mt19937_64 rng(c.seed() ^ salt);
   for (int k = 1; k < kRoundingSamples; ++k) {
     const Case moved = MovedByOneUlp(c, &rng);
-    const BackendRun run64 = GetBackend(kReference).Run(moved);
-    const BackendRun run32 = GetBackend(kReferenceF32).Run(moved);
+    const auto [run64, run32] =
+        references ? references(moved)
+                   : std::make_pair(GetBackend(kReference).Run(moved),
+                                    GetBackend(kReferenceF32).Run(moved));
     if (!run64.error && !run32.error) sample(run64, run32);
   }
 }
 
 
 BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
-                           const BackendRun& truth, const BackendRun& f32) {
+                           const BackendRun& truth, const BackendRun& f32,
+                           const TruthAndYardstick& references) {
   std::map<std::string, std::vector<double>> largest;  // blob -> per-element largest error
   auto sample = [&](const BackendRun& run64, const BackendRun& run32) {
     for (const std::string& blob : blobs) {
@@ -107,7 +111,7 @@ BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
     }
   };
   sample(truth, f32);
-  SampleMovedCopies(c, 0x9E3779B97F4A7C15ull, sample);
+  SampleMovedCopies(c, 0x9E3779B97F4A7C15ull, sample, references);
   BackendRun out = f32;
   for (const auto& [blob, errors] : largest) {
     auto r = out.blobs.find(blob);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/proto/error.h"
@@ -74,11 +75,16 @@ Case MovedByOneUlp(const Case& c, std::mt19937_64* rng);
 // kRoundingSamples - 1 copies moved by one ulp.
 constexpr int kRoundingSamples = 4;
 
-// `sample(run64, run32)` for the f64 and f32 references' runs of each of the kRoundingSamples - 1
-// moved copies of `c` (MovedByOneUlp, drawn from c.seed() ^ `salt`), skipping a copy either
-// reference rejects. The caller samples the case itself.
+// The truth and the yardstick on one case: the f64 and f32 runs of what computes it. By default
+// the reference interpreter's runs of the net; the builder oracle's are the textbook cell's.
+using TruthAndYardstick = std::function<std::pair<BackendRun, BackendRun>(const Case&)>;
+
+// `sample(run64, run32)` for the f64 and f32 runs (`references`, default the reference backends)
+// of each of the kRoundingSamples - 1 moved copies of `c` (MovedByOneUlp, drawn from
+// c.seed() ^ `salt`), skipping a copy either run rejects. The caller samples the case itself.
 void SampleMovedCopies(const Case& c, uint64_t salt,
-                       const std::function<void(const BackendRun&, const BackendRun&)>& sample);
+                       const std::function<void(const BackendRun&, const BackendRun&)>& sample,
+                       const TruthAndYardstick& references = nullptr);
 
 // One realization of f32 rounding can land near the truth by luck, and then k times its error is
 // too tight for the realization under test; in a loop of an expanding map (a While of Tan, whose
@@ -90,7 +96,8 @@ void SampleMovedCopies(const Case& c, uint64_t salt,
 // those errors. Passing cases pay nothing; a well-conditioned case's samples all sit within a few
 // ulps, so its tolerance barely moves.
 BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
-                           const BackendRun& truth, const BackendRun& f32);
+                           const BackendRun& truth, const BackendRun& f32,
+                           const TruthAndYardstick& references = nullptr);
 
 // Runs the named oracle (kBadArgument for an unknown name). Only CheckCase calls this.
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);

@@ -45,8 +45,6 @@ template class OpContext<float>;
 
 // ---- Conversion ----
 
-namespace {
-
 template <typename T>
 Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_t cap) {
   using P = caffe2::TensorProto;
@@ -161,6 +159,11 @@ Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_
   return v;
 }
 
+template Value<double> FromProto(const std::string&, const caffe2::TensorProto&, int64_t);
+template Value<float> FromProto(const std::string&, const caffe2::TensorProto&, int64_t);
+
+namespace {
+
 int ProtoType(DType d, bool f64) {
   using P = caffe2::TensorProto;
   switch (d) {
@@ -183,6 +186,8 @@ int ProtoType(DType d, bool f64) {
   }
 }
 
+}  // namespace
+
 template <typename T>
 caffe2::TensorProto ToProto(const std::string& name, const Value<T>& v) {
   caffe2::TensorProto p;
@@ -204,6 +209,11 @@ caffe2::TensorProto ToProto(const std::string& name, const Value<T>& v) {
   }
   return p;
 }
+
+template caffe2::TensorProto ToProto(const std::string&, const Value<double>&);
+template caffe2::TensorProto ToProto(const std::string&, const Value<float>&);
+
+namespace {
 
 bool IsSet(const Value<double>& v) { return v.real || v.ints || v.scope; }
 bool IsSet(const Value<float>& v) { return v.real || v.ints || v.scope; }

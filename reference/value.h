@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/proto/caffe2.pb.h"
 #include "core/proto/error.h"
 
 namespace parity::reference {
@@ -135,6 +136,15 @@ Broadcast NumpyBroadcast(const Dims& a, const Dims& b);
 // Caffe2's legacy form (broadcast=1): B matches a contiguous run of A's dims starting at `axis`
 // (-1: aligned to the end); B's leading and trailing 1s broadcast, inner dims must match exactly.
 Broadcast LegacyBroadcast(const Dims& a, const Dims& b, int64_t axis);
+
+// The interpreter's boundary (interpreter.cc), also used by the textbook cells (textbook_rnn.h):
+// a TensorProto as a Value (typed fields or raw_data; kInvalidNet when the values do not fit the
+// shape, kResourceLimit over `max_alloc_bytes`), and a Value as a TensorProto (floating values as
+// DOUBLE for T = double, FLOAT for float; integers in their own dtype).
+template <typename T>
+Value<T> FromProto(const std::string& name, const caffe2::TensorProto& p, int64_t max_alloc_bytes);
+template <typename T>
+caffe2::TensorProto ToProto(const std::string& name, const Value<T>& v);
 
 }  // namespace parity::reference
 

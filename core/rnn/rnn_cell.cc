@@ -1,6 +1,7 @@
 #include "core/rnn/rnn_cell.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/rnn/recurrent_net.h"
 
@@ -30,9 +31,7 @@ void AddFc(caffe2::NetDef* net, const std::string& input, const std::string& wei
   WithInt(AddOp(net, "FC", {input, weights, bias}, {output}), "axis", 2);
 }
 
-}  // namespace
-
-LstmOutputs Lstm(caffe2::NetDef* net, const LstmSpec& spec) {
+LstmOutputs BuildLstm(caffe2::NetDef* net, const LstmSpec& spec) {
   auto s = [&](const std::string& name) { return spec.scope + "/" + name; };
   const int64_t d = spec.dim_in, h = spec.dim_out;
   LstmOutputs out;
@@ -87,7 +86,7 @@ LstmOutputs Lstm(caffe2::NetDef* net, const LstmSpec& spec) {
   return out;
 }
 
-GruOutputs Gru(caffe2::NetDef* net, const GruSpec& spec) {
+GruOutputs BuildGru(caffe2::NetDef* net, const GruSpec& spec) {
   auto s = [&](const std::string& name) { return spec.scope + "/" + name; };
   const int64_t d = spec.dim_in, h = spec.dim_out;
   GruOutputs out;
@@ -170,6 +169,32 @@ GruOutputs Gru(caffe2::NetDef* net, const GruSpec& spec) {
   out.hidden_all = outputs.outputs[0];
   out.hidden_last = outputs.outputs[1];
   return out;
+}
+
+LstmBuilder& InstalledLstm() {
+  static LstmBuilder* builder = new LstmBuilder(BuildLstm);
+  return *builder;
+}
+
+GruBuilder& InstalledGru() {
+  static GruBuilder* builder = new GruBuilder(BuildGru);
+  return *builder;
+}
+
+}  // namespace
+
+LstmOutputs Lstm(caffe2::NetDef* net, const LstmSpec& spec) { return InstalledLstm()(net, spec); }
+
+GruOutputs Gru(caffe2::NetDef* net, const GruSpec& spec) { return InstalledGru()(net, spec); }
+
+LstmBuilder InstallLstmBuilder(LstmBuilder builder) {
+  std::swap(builder, InstalledLstm());
+  return builder;
+}
+
+GruBuilder InstallGruBuilder(GruBuilder builder) {
+  std::swap(builder, InstalledGru());
+  return builder;
 }
 
 }  // namespace parity

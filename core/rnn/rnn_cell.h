@@ -24,6 +24,7 @@
 #define PARITY_CORE_RNN_RNN_CELL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,6 +92,15 @@ struct GruOutputs {
 };
 
 GruOutputs Gru(caffe2::NetDef* net, const GruSpec& spec);
+
+// The cell builders are replaceable, as gradient makers are: a test plants a builder bug by
+// installing a builder that wraps the one it replaces (tests/mutants/builder_mutants.cc), and
+// Lstm and Gru call whichever is installed. Each Install returns the builder it replaced, to be
+// installed again when done. Not synchronized: install before any thread builds.
+using LstmBuilder = std::function<LstmOutputs(caffe2::NetDef*, const LstmSpec&)>;
+using GruBuilder = std::function<GruOutputs(caffe2::NetDef*, const GruSpec&)>;
+LstmBuilder InstallLstmBuilder(LstmBuilder builder);
+GruBuilder InstallGruBuilder(GruBuilder builder);
 
 }  // namespace parity
 

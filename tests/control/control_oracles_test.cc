@@ -32,6 +32,11 @@ TEST(ControlOracles, EveryDefaultOracleChecksAWhileOfDos) {
       EXPECT_EQ(verdict.reason(), "no pass changes this net");
       continue;
     }
+    // No cell builder made this net: the builder oracle has nothing to hold it to.
+    if (verdict.oracle() == "builder") {
+      EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
+      continue;
+    }
     // Where a GPU is present the device oracle joins: the While, its Do body and the int32
     // counter's Add and LE run on the device, judged like everything else.
     EXPECT_EQ(verdict.status(), OracleVerdict::OK)

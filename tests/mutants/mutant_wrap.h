@@ -70,6 +70,7 @@ void AddInferenceMutants(std::vector<Entry>* out);   // inference_mutants.cc
 void AddBackwardMutants(std::vector<Entry>* out);    // backward_mutants.cc
 void AddExecutorMutants(std::vector<Entry>* out);    // executor_mutants.cc
 void AddRnnMutants(std::vector<Entry>* out);         // rnn_mutants.cc
+void AddBuilderMutants(std::vector<Entry>* out);     // builder_mutants.cc
 void AddControlMutants(std::vector<Entry>* out);     // control_mutants.cc
 void AddTransformMutants(std::vector<Entry>* out);   // transform_mutants.cc
 void AddCudaMutants(std::vector<Entry>* out);        // cuda_mutants.cc

@@ -73,6 +73,7 @@ std::vector<Entry> BuildCatalogue() {
   AddBackwardMutants(&out);
   AddExecutorMutants(&out);
   AddRnnMutants(&out);
+  AddBuilderMutants(&out);
   AddControlMutants(&out);
   AddTransformMutants(&out);
   AddCudaMutants(&out);

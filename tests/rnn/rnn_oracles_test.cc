@@ -2,7 +2,8 @@
 // run, gradients (RecurrentNetworkGradient) against f64 finite differences of it, determinism and
 // round trips. Caffe2's test_sum_mul and test_mul cells for T in {1, 2, 5} with [D] and [N, D]
 // initial states, the LSTM with and without recompute, and forward-only, and the GRU (both
-// output-gate variants, with and without recompute).
+// output-gate variants, with and without recompute); the cells' nets also against their textbook
+// equations (the builder oracle).
 #include <gtest/gtest.h>
 
 #include "core/rnn/rnn_cell.h"
@@ -22,6 +23,11 @@ void ExpectEveryOracleOk(const Case& c) {
     if (verdict.oracle() == "transform") {
       EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
       EXPECT_EQ(verdict.reason(), "no pass changes this net");
+      continue;
+    }
+    // The builder oracle checks the cells' nets (they carry a promise), not hand-built ones.
+    if (verdict.oracle() == "builder" && !c.has_cell_promise()) {
+      EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
       continue;
     }
     // Where a GPU is present the device oracle joins: the forward RecurrentNetwork and its step
@@ -90,6 +96,25 @@ void AddCellInputs(Case* c, const CellSizes& z, const std::vector<std::string>& 
   for (const auto& t : c->inputs()) c->mutable_net()->add_external_input(t.name());
 }
 
+// What the builder promised, over AddCellInputs' names: the builder oracle checks it.
+CellPromise Promise(const std::string& cell, const std::vector<RnnParameter>& parameters,
+                    const std::vector<std::string>& outputs) {
+  CellPromise promise;
+  promise.set_cell(cell);
+  promise.set_input("input");
+  promise.set_seq_lengths("seq_lengths");
+  promise.set_hidden_init("hidden_init");
+  if (cell == "lstm") promise.set_cell_init("cell_init");
+  for (const RnnParameter& p : parameters) promise.add_parameters(p.name);
+  promise.set_hidden_all(outputs.at(0));
+  promise.set_hidden_last(outputs.at(1));
+  if (cell == "lstm") {
+    promise.set_cell_all(outputs.at(2));
+    promise.set_cell_last(outputs.at(3));
+  }
+  return promise;
+}
+
 struct LstmCase {
   int64_t steps;
   bool memory_optimization;
@@ -119,12 +144,15 @@ TEST_P(LstmOracles, AllPass) {
   }
   AddCellInputs(&c, {p.steps, n, d, h, p.init_rank}, {"hidden_init", "cell_init"}, out.parameters,
                 31);
+  *c.mutable_cell_promise() = Promise(
+      "lstm", out.parameters, {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last});
+  c.mutable_cell_promise()->set_forget_bias(spec.forget_bias);
   if (p.forward_only) {
     // No gradient to check: the forward oracles only.
     oracles::CheckRequest request;
-    request.oracles = {"forward", "determinism", "roundtrip"};
+    request.oracles = {"forward", "determinism", "roundtrip", "builder"};
     const CaseReport report = oracles::CheckCase(c, request);
-    ASSERT_EQ(report.verdicts_size(), 3);
+    ASSERT_EQ(report.verdicts_size(), 4);
     for (const auto& verdict : report.verdicts()) {
       EXPECT_EQ(verdict.status(), OracleVerdict::OK)
           << verdict.oracle() << ": " << verdict.reason() << " " << verdict.finding().message();
@@ -167,6 +195,8 @@ TEST_P(GruOracles, AllPass) {
   net->add_external_output(out.hidden_all);
   net->add_external_output(out.hidden_last);
   AddCellInputs(&c, {p.steps, n, d, h, p.init_rank}, {"hidden_init"}, out.parameters, 41);
+  *c.mutable_cell_promise() = Promise("gru", out.parameters, {out.hidden_all, out.hidden_last});
+  c.mutable_cell_promise()->set_linear_before_reset(p.linear_before_reset);
   ExpectEveryOracleOk(c);
 }
 
