@@ -1,6 +1,6 @@
 // Zero false positives: with no mutant, generated cases (single ops and whole nets, as a campaign
 // draws them) give no finding from any oracle — at least kCasesPerOracle checked cases for each
-// default oracle (an eighth of that for the builder oracle, which only the builders' nets meet). The mutants test (mutants_test.cc) shows the same
+// default oracle (a 32nd of that for the builder oracle, which only the builders' nets meet). The mutants test (mutants_test.cc) shows the same
 // oracles do find bugs; together they measure the oracles' power and their precision.
 //
 // The case indices are split into kSlices slices (one index of every block of kSlices), one gtest
@@ -30,14 +30,14 @@ constexpr int kSlices = 8;
 const std::vector<std::string>& kOracles = oracles::DefaultOracles();
 
 // Per slice and oracle; PARITY_FP_CASES_PER_ORACLE raises the total for longer manual runs. The
-// builder oracle applies only to the nets cell builders make, a sixteenth of the campaign's cases:
-// its quota is an eighth of the others'.
+// builder oracle applies only to the nets cell builders make, one campaign case in 64: its quota
+// is a 32nd of the others'.
 int64_t Quota(const std::string& oracle) {
   int64_t total = kCasesPerOracle;
   if (const char* env = std::getenv("PARITY_FP_CASES_PER_ORACLE")) {
     total = std::max<int64_t>(total, std::atoll(env));
   }
-  if (oracle == "builder") total /= 8;
+  if (oracle == "builder") total /= 32;
   return (total + kSlices - 1) / kSlices;
 }
 
