@@ -13,7 +13,8 @@
 //   gradient If's generated else zero-fills what only then computes.
 // * While(cond, x, params..., scope, i, k, one) -> (x, scope, i, cond): k in [0, 3] passes of
 //   x <- Do{ xin = Copy(x); chain(xin); x = Copy(result) } with cond_net i = i + 1, cond = i <= k:
-//   the loop shape whose gradient Caffe2 supports (a single Do body, one workspace per pass).
+//   the loop shape whose gradient Caffe2 supports (a single Do body, one workspace per pass). One
+//   body in three is an If between two chains instead (see LoopBody): control flow nested.
 #include <rapidcheck.h>
 
 #include "fuzz/spec.h"
@@ -110,16 +111,45 @@ PARITY_OP_SPEC(If).Tolerance("exact").ConsumesIntermediates(true).Make(
       return op;
     });
 
+// The loop body's ops between `Copy(a0) -> xin` and `Copy(res) -> a0`: a chain from xin to res,
+// or (one body in three) an If on a condition of its own whose branches are two such chains, so
+// control flow nests three deep (While > its body Do > If) and the gradient While runs a gradient
+// Do whose body holds a gradient If. The If runs in the Do's workspace: its condition and the
+// branches' extra inputs are instance inputs the Do binds as a<k>; it lists every blob a branch
+// writes as an output, as a top-level If does.
+std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op) {
+  int locals = 0;
+  auto input = [](int k) { return "a" + std::to_string(k); };
+  auto local = [&locals] { return "h" + std::to_string(locals++); };
+  const std::vector<int64_t> dims = op->inputs()[0].dims;
+  if (Pick(3) != 0) {
+    auto chain = DrawChain(op, "xin", dims, "res", input, local, true, 2);
+    if (!chain) return std::nullopt;
+    return chain->ops;
+  }
+  const int condition = op->Input({1}, Domain::kBool, DataType::kBool);
+  auto then_chain = DrawChain(op, "xin", dims, "res", input, local, true, 2);
+  auto else_chain = DrawChain(op, "xin", dims, "res", input, local, true, 2);
+  if (!then_chain || !else_chain) return std::nullopt;
+  caffe2::OperatorDef branch = SimpleOp("If", {input(condition), "xin"}, {"res"});
+  for (int k = condition + 1; k < static_cast<int>(op->inputs().size()); ++k) {
+    branch.add_input(input(k));
+  }
+  for (const Chain* chain : {&*then_chain, &*else_chain}) {
+    for (const std::string& blob : chain->intermediates) branch.add_output(blob);
+  }
+  *branch.add_arg() = NetArg("then_net", MakeNet("then", then_chain->ops));
+  *branch.add_arg() = NetArg("else_net", MakeNet("else", else_chain->ops));
+  return std::vector<caffe2::OperatorDef>{branch};
+}
+
 PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
     [](const Primary* p) -> std::optional<OpInstance> {
       OpInstance op("While", 4);
       op.Input(PrimaryOrFresh(p));
       op.Input({1}, Domain::kBool, DataType::kBool);  // recomputed by cond_net before each pass
-      int locals = 0;
-      auto chain = DrawChain(
-          &op, "xin", op.inputs()[0].dims, "res", [](int k) { return "a" + std::to_string(k); },
-          [&locals] { return "h" + std::to_string(locals++); }, true, 2);
-      if (!chain) return std::nullopt;
+      std::optional<std::vector<caffe2::OperatorDef>> body_ops = LoopBody(&op);
+      if (!body_ops) return std::nullopt;
       // The loop-body Do binds x and the chain's inputs (instance inputs 0 and 2..) as a0, a2, ...
       std::vector<int> body_inputs = {0};
       for (int k = 2; k < static_cast<int>(op.inputs().size()); ++k) body_inputs.push_back(k);
@@ -127,8 +157,8 @@ PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
       const int i = op.ShapeInput({0}, DataType::kInt32);
       const int k = op.ShapeInput({*rc::gen::inRange<int64_t>(0, 4)}, DataType::kInt32);
       const int one = op.ShapeInput({1}, DataType::kInt32);
-      chain->ops.insert(chain->ops.begin(), SimpleOp("Copy", {"a0"}, {"xin"}));
-      chain->ops.push_back(SimpleOp("Copy", {"res"}, {"a0"}));
+      body_ops->insert(body_ops->begin(), SimpleOp("Copy", {"a0"}, {"xin"}));
+      body_ops->push_back(SimpleOp("Copy", {"res"}, {"a0"}));
       caffe2::OperatorDef body = SimpleOp("Do", {}, {Placeholder('$', 0), Placeholder('$', scope)});
       caffe2::Argument inner, index;
       inner.set_name("inner_blobs");
@@ -139,7 +169,7 @@ PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
         index.add_ints(static_cast<int64_t>(b));
       }
       body.add_input(Placeholder('$', scope));
-      *body.add_arg() = NetArg("net", MakeNet("loop_body", chain->ops));
+      *body.add_arg() = NetArg("net", MakeNet("loop_body", *body_ops));
       *body.add_arg() = inner;
       *body.add_arg() = index;
       op.RawArg(NetArg("loop_net", MakeNet("loop", {body})));

@@ -1,12 +1,15 @@
 // The oracles through control flow: a While whose body is a Do (x <- x * w, 3 passes), checked by
 // every default oracle against the reference (forward values; gradients of the generated gradient
-// While / gradient Do against finite differences of the reference's forward run).
+// While / gradient Do against finite differences of the reference's forward run); and the While
+// spec's loop bodies that nest an If (While > Do > If), through every oracle.
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "fuzz/generators.h"
+#include "fuzz/spec.h"
 #include "oracles/check.h"
 
 namespace parity::oracles {
@@ -43,6 +46,63 @@ TEST(ControlOracles, EveryDefaultOracleChecksAWhileOfDos) {
         << verdict.oracle() << ": " << verdict.reason() << verdict.finding().message();
   }
   EXPECT_EQ(report.verdicts_size(), static_cast<int>(DefaultOracles().size()));
+}
+
+const caffe2::OperatorDef* FindWhile(const Case& c) {
+  for (const auto& op : c.net().op()) {
+    if (op.type() == "While") return &op;
+  }
+  return nullptr;
+}
+
+// The If inside a While's body Do, if the While spec drew one.
+const caffe2::OperatorDef* NestedIf(const Case& c) {
+  for (const auto& op : c.net().op()) {
+    if (op.type() != "While") continue;
+    for (const auto& arg : op.arg()) {
+      if (arg.name() != "loop_net") continue;
+      for (const auto& body_arg : arg.n().op(0).arg()) {
+        if (body_arg.name() != "net") continue;
+        for (const auto& inner : body_arg.n().op()) {
+          if (inner.type() == "If") return &inner;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+TEST(ControlOracles, NestedIfInsideAWhileBodyPassesEveryOracle) {
+  const fuzz::OpSpec& spec = *fuzz::SpecRegistry::Find("While");
+  int nested = 0, gradient_checked = 0, both_branches[2] = {0, 0};
+  for (uint64_t seed = 1; seed <= 90 && nested < 24; ++seed) {
+    const Case c = fuzz::SampleCase(fuzz::OpCaseGen(spec), seed);
+    const caffe2::OperatorDef* branch = NestedIf(c);
+    if (branch == nullptr) continue;
+    ++nested;
+    // Its condition is a bool input of the case (bound into the Do), drawn either way.
+    for (const auto& input : c.inputs()) {
+      if (input.data_type() == caffe2::TensorProto::BOOL && input.int32_data_size() == 1 &&
+          input.name() != FindWhile(c)->input(0)) {
+        both_branches[input.int32_data(0) != 0]++;
+      }
+    }
+    EXPECT_EQ(branch->input_size() >= 2 && branch->output(0) == "res", true)
+        << branch->ShortDebugString();
+    const CaseReport report = CheckCase(c);
+    for (const auto& verdict : report.verdicts()) {
+      EXPECT_NE(verdict.status(), OracleVerdict::FINDING)
+          << "seed " << seed << ": " << verdict.finding().message() << "\n"
+          << c.net().ShortDebugString();
+      if (verdict.oracle() == "gradient" && verdict.status() == OracleVerdict::OK) {
+        ++gradient_checked;
+      }
+    }
+  }
+  EXPECT_GE(nested, 15);
+  EXPECT_GE(gradient_checked, nested / 2);
+  EXPECT_GT(both_branches[0], 0);
+  EXPECT_GT(both_branches[1], 0);
 }
 
 }  // namespace
