@@ -123,6 +123,13 @@ class OpInstance {
            inputs_.at(inplace->second).domain == Domain::kScope;
   }
 
+  // The kernel engine the op asks for (OperatorDef.engine; "" is the default kernel): a spec
+  // draws each of its op's registered engines, so every kernel faces the oracles.
+  OpInstance& Engine(const std::string& engine) {
+    engine_ = engine;
+    return *this;
+  }
+  const std::string& engine() const { return engine_; }
   OpInstance& Arg(const std::string& name, int64_t value);
   OpInstance& Arg(const std::string& name, float value);
   OpInstance& Arg(const std::string& name, const std::vector<int64_t>& values);
@@ -146,6 +153,7 @@ class OpInstance {
   std::map<int, int> inplace_outputs_;  // output -> input it overwrites
   std::vector<int> op_input_order_;
   std::vector<int> scope_outputs_;
+  std::string engine_;
 };
 
 using Primary = std::vector<int64_t>;

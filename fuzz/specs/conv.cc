@@ -26,6 +26,7 @@ OpInstance LargeConv(const std::string& type) {
   g.kh = g.kw = 3;
   g.pt = g.pb = g.pl = g.pr = 1;
   conv_args::GeometryArgs(op, g, true);
+  if (Pick(2) == 0) op.Engine("IM2COL");  // the row blocks are IM2COL's size path
   return op;
 }
 
@@ -57,6 +58,10 @@ std::optional<OpInstance> MakeConv(const Primary* primary, const std::string& ty
   if (*rc::gen::arbitrary<bool>()) op.Input({m});
   conv_args::GeometryArgs(op, g, true);
   if (group != 1 || *rc::gen::inRange(0, 4) == 0) op.Arg("group", group);
+  // Conv and ConvRelu have two CPU kernels: oneDNN's (DNNL, the default) and IM2COL. One case in
+  // four asks for IM2COL by name (its gradient maker passes the engine on to ConvGradient, which
+  // has both too), so each kernel meets every argument form.
+  if (Pick(4) == 0) op.Engine("IM2COL");
   return op;
 }
 

@@ -7,9 +7,11 @@
 #include <rapidcheck.h>
 
 #include <cctype>
+#include <set>
 #include <string>
 
 #include "core/grad/gradient.h"
+#include "core/operator.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 #include "fuzz/testing/op_property.h"
@@ -53,6 +55,30 @@ TEST_P(SpecSuite, FullJacobianOnAFewCases) {
       continue;
     }
     EXPECT_TRUE(oracles::AllVerdictsOk(report)) << spec.type() << " seed " << seed;
+  }
+}
+
+// Every CPU kernel engine registered for the op (IM2COL beside Conv's default DNNL) is drawn by
+// its spec, so each kernel meets the oracles: the default kernel under engine "", every other one
+// by name (OperatorDef.engine) in some of the spec's cases.
+TEST_P(SpecSuite, EveryRegisteredEngineIsDrawn) {
+  const std::string type = GetParam();
+  const OpSpec& spec = *SpecRegistry::Find(type);
+  std::set<std::string> wanted;
+  for (const std::string& engine : OperatorRegistry::Engines(type, kCpuDeviceType)) {
+    if (engine.empty() || engine == OperatorRegistry::DefaultEngine(type, kCpuDeviceType)) continue;
+    if (engine.rfind("MUTANT_", 0) == 0) continue;  // the catalogue's, where it is linked in
+    wanted.insert(engine);
+  }
+  std::set<std::string> drawn = {""};
+  for (uint64_t seed = 1; seed <= 200 && drawn.size() <= wanted.size(); ++seed) {
+    const Case c = SampleCase(OpCaseGen(spec), seed);
+    for (const auto& op : c.net().op()) {
+      if (op.type() == type) drawn.insert(op.engine());
+    }
+  }
+  for (const std::string& engine : wanted) {
+    EXPECT_TRUE(drawn.count(engine)) << type << "'s spec never asks for engine " << engine;
   }
 }
 
