@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -392,18 +393,46 @@ caffe2::NetDef LoadNetDef(const std::string& path) {
 
 void SaveNetDef(const std::string& path, const caffe2::NetDef& net) { SaveProtoFile(path, net); }
 
+namespace {
+
+// Whether the first field of protobuf text `text` (after spaces and # comments) is `field`.
+bool StartsWithTextField(const std::string& text, const std::string& field) {
+  size_t at = 0;
+  while (at < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[at]))) {
+      ++at;
+    } else if (text[at] == '#') {
+      at = text.find('\n', at);
+      if (at == std::string::npos) return false;
+    } else {
+      break;
+    }
+  }
+  if (text.compare(at, field.size(), field) != 0) return false;
+  const size_t next = at + field.size();
+  return next == text.size() ||
+         !(std::isalnum(static_cast<unsigned char>(text[next])) || text[next] == '_');
+}
+
+}  // namespace
+
 std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
   std::string bytes = ReadFileBytes(path);
   if (EndsWith(path, ".npy")) return {ParseNpy(bytes, path)};
   bool text = IsTextProtoPath(path);
   if (text) {
-    // Text tells the two messages apart by field names: "protos {" only exists in TensorProtos.
-    if (bytes.find("protos") != std::string::npos) {
-      caffe2::TensorProtos protos;
-      ParseProto(bytes, true, path, &protos);
+    // Text tells the two messages apart by parsing: TensorProtos has no field but `protos`, so
+    // text that parses as one with a tensor in it is one; else it must be one TensorProto. (The
+    // word "protos" alone tells nothing: a TensorProto's name or strings may hold it.)
+    caffe2::TensorProtos protos;
+    std::string error;
+    if (ParseTextProto(bytes, &protos, &error) && protos.protos_size() > 0) {
       return {protos.protos().begin(), protos.protos().end()};
     }
     caffe2::TensorProto proto;
+    if (ParseTextProto(bytes, &proto, &error)) return {proto};
+    // Neither: the error of the message the text starts as.
+    if (StartsWithTextField(bytes, "protos")) ParseProto(bytes, true, path, &protos);
     ParseProto(bytes, true, path, &proto);
     return {proto};
   }

@@ -218,6 +218,7 @@ std::vector<caffe2::OperatorDef> BuildOps(const OpInstance& inst,
   }
   caffe2::OperatorDef def;
   def.set_type(inst.type());
+  if (!inst.engine().empty()) def.set_engine(inst.engine());
   if (inst.op_input_order().empty()) {
     for (const auto& in : inputs) def.add_input(in);
   } else {
@@ -279,7 +280,9 @@ namespace {
 
 // Text that parsers and printers mishandle: comment starters, quotes, backslashes and escape
 // sequences (literal and real), non-ASCII (Latin, CJK, a 4-byte emoji), spaces, braces, the empty
-// string, and what the workbench itself parses out of messages ("op #9").
+// string, and what the workbench itself parses out of messages ("op #9") or keys on in files
+// ("protos", the one field of a TensorProtos: a tensor file's loader once took any text holding
+// the word for one).
 const std::vector<std::string>& HostileTexts() {
   static const auto* texts = new std::vector<std::string>{"//c",
                                                           "#c",
@@ -296,6 +299,7 @@ const std::vector<std::string>& HostileTexts() {
                                                           "{x: 1}",
                                                           "<b>&amp;",
                                                           "op #9",
+                                                          "protos",
                                                           ""};
   return *texts;
 }

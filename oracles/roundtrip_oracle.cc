@@ -96,7 +96,7 @@ bool AllConvertible(const Case& c) {
 }
 
 // The case's inputs through every tensor file format parity reads (.npy, binary and text
-// TensorProtos) and back through the loader: the same tensors must come out, or the loader (or
+// TensorProtos, and each input alone as a binary and text TensorProto) and back through the loader: the same tensors must come out, or the loader (or
 // the writer) is wrong. No generated case reached these readers before.
 std::optional<Finding> CheckInputFiles(const Case& c) {
   if (c.inputs_size() == 0 || !AllConvertible(c)) return std::nullopt;
@@ -125,6 +125,28 @@ std::optional<Finding> CheckInputFiles(const Case& c) {
     }
   }
   for (const caffe2::TensorProto& input : c.inputs()) {
+    // One tensor alone, as a bare TensorProto file (binary and text): what a user's tools write
+    // for one blob, and what the loader must tell apart from a TensorProtos.
+    std::string alone_text;
+    google::protobuf::TextFormat::PrintToString(input, &alone_text);
+    const std::pair<const char*, std::string> alone[] = {{".pb", input.SerializeAsString()},
+                                                         {".pbtxt", alone_text}};
+    for (const auto& [suffix, bytes] : alone) {
+      std::vector<caffe2::TensorProto> loaded;
+      try {
+        loaded = ThroughFile(bytes, suffix);
+      } catch (const Error& error) {
+        return MakeFinding("roundtrip", c, "input file rejected",
+                           "input '" + input.name() + "' written alone as a " + suffix +
+                               " TensorProto does not load: " + error.what());
+      }
+      if (loaded.size() != 1 || loaded[0].name() != input.name() ||
+          !SameTensor(loaded[0], input)) {
+        return MakeFinding("roundtrip", c, "input file changed a tensor",
+                           "input '" + input.name() + "' differs after a " + suffix +
+                               " TensorProto file round trip");
+      }
+    }
     std::string npy;
     try {
       npy = SerializeNpy(input);

@@ -1,11 +1,13 @@
 // The roundtrip oracle sends a case's inputs through every tensor file format parity reads (.npy,
-// binary and text TensorProtos) and back through the loader, so the campaign reaches the code
+// binary and text TensorProtos, each input alone as a TensorProto) and back through the loader, so the campaign reaches the code
 // `parity run --input` uses. Every dtype comes back bit for bit; a NaN's payload, which text does
 // not keep, is not a finding.
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 
+#include "core/io.h"
 #include "core/tensor_proto.h"
 #include "oracles/check.h"
 #include "tests/test_util.h"
@@ -66,6 +68,47 @@ TEST(RoundTripInputs, AnInputTheLoaderCannotHoldIsLeftToTheBackends) {
   c.mutable_inputs(0)->set_dims(0, 3);
   const OracleVerdict verdict = RoundTrip(c);
   EXPECT_NE(verdict.status(), OracleVerdict::FINDING) << verdict.finding().message();
+}
+
+// A tensor whose name holds "protos" (TensorProtos' one field), written alone as text: the loader
+// once took any text holding the word for a TensorProtos and refused the file ("has no field
+// named name"). Each input alone, binary and text, is one of the oracle's forms.
+TEST(RoundTripInputs, ATensorAloneNamedLikeTheListFieldLoads) {
+  Case c = CopyCase({MakeTensor<float>({2}, {1.5f, -2.0f}), MakeTensor<int32_t>({1}, {3})});
+  c.mutable_inputs(0)->set_name("protos");
+  c.mutable_inputs(1)->set_name("my_protos {");
+  for (int i = 0; i < 2; ++i) {
+    c.mutable_net()->mutable_op(i)->set_input(0, c.inputs(i).name());
+    c.mutable_net()->set_external_input(i, c.inputs(i).name());
+  }
+  const OracleVerdict verdict = RoundTrip(c);
+  EXPECT_EQ(verdict.status(), OracleVerdict::OK)
+      << verdict.reason() << verdict.finding().message();
+
+  // The loader itself, on both messages: the text decides by parsing, not by the word.
+  const std::string path = ::testing::TempDir() + "/protos_alone.pbtxt";
+  for (const char* text :
+       {"name: \"protos\" dims: 2 data_type: FLOAT float_data: 1.5 float_data: -2",
+        "# a comment first\nprotos { name: \"protos\" dims: 1 data_type: FLOAT float_data: 1 }"}) {
+    {
+      std::ofstream out(path);
+      out << text;
+    }
+    const std::vector<caffe2::TensorProto> loaded = LoadTensors(path);
+    ASSERT_EQ(loaded.size(), 1u) << text;
+    EXPECT_EQ(loaded[0].name(), "protos");
+  }
+  // Neither message: the error is the one of the message the text starts as.
+  {
+    std::ofstream out(path);
+    out << "protos { bogus: 1 }";
+  }
+  try {
+    LoadTensors(path);
+    FAIL() << "a malformed TensorProtos was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("caffe2.TensorProtos"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
