@@ -46,6 +46,23 @@ void AddFloatInput(Case* c, const std::string& name, const std::vector<int64_t>&
 
 std::string Flag(bool on, const std::string& name) { return on ? ", " + name : ""; }
 
+// What both cells' specs take alike.
+struct CommonOptions {
+  int64_t dim_in, hidden;
+  bool drop_states, forward_only, memory_optimization;
+  std::vector<int64_t> with_grads;
+
+  template <typename Spec>
+  void Set(Spec* spec) const {
+    spec->dim_in = dim_in;
+    spec->dim_out = hidden;
+    spec->drop_states = drop_states;
+    spec->forward_only = forward_only;
+    spec->memory_optimization = memory_optimization;
+    spec->outputs_with_grads = with_grads;
+  }
+};
+
 }  // namespace
 
 bool DrawsCellBuilders(const std::vector<std::string>& types) {
@@ -84,6 +101,8 @@ rc::Gen<Case> CellBuilderCaseGen() {
     AddInput(&c, "seq_lengths", lengths);
     AddFloatInput(&c, "hidden_init", StateDims(batch, hidden));
 
+    const CommonOptions common{dim_in, hidden, drop_states, forward_only, memory_optimization,
+                               with_grads};
     std::vector<std::string> outputs;
     std::vector<RnnParameter> parameters;
     std::string options;
@@ -91,14 +110,9 @@ rc::Gen<Case> CellBuilderCaseGen() {
       promise->set_cell_init("cell_init");
       AddFloatInput(&c, "cell_init", StateDims(batch, hidden));
       LstmSpec spec;
-      spec.dim_in = dim_in;
-      spec.dim_out = hidden;
+      common.Set(&spec);
       const int bias = Pick(3);
       spec.forget_bias = bias == 0 ? 0.0f : bias == 1 ? 1.0f : (Pick(201) - 100) / 100.0f;
-      spec.drop_states = drop_states;
-      spec.forward_only = forward_only;
-      spec.memory_optimization = memory_optimization;
-      spec.outputs_with_grads = with_grads;
       const LstmOutputs built = Lstm(net, spec);
       promise->set_forget_bias(spec.forget_bias);
       promise->set_hidden_all(built.hidden_all);
@@ -110,13 +124,8 @@ rc::Gen<Case> CellBuilderCaseGen() {
       options = "forget_bias " + std::to_string(spec.forget_bias);
     } else {
       GruSpec spec;
-      spec.dim_in = dim_in;
-      spec.dim_out = hidden;
-      spec.drop_states = drop_states;
+      common.Set(&spec);
       spec.linear_before_reset = Pick(2) == 1;
-      spec.forward_only = forward_only;
-      spec.memory_optimization = memory_optimization;
-      spec.outputs_with_grads = with_grads;
       const GruOutputs built = Gru(net, spec);
       promise->set_linear_before_reset(spec.linear_before_reset);
       promise->set_hidden_all(built.hidden_all);

@@ -95,6 +95,34 @@ bool AllConvertible(const Case& c) {
   return true;
 }
 
+// `bytes` written as a scratch `suffix` file (`what`, in messages) and loaded back: a finding
+// unless exactly `expected` comes out, names and values bit for bit.
+std::optional<Finding> LoadsBack(const Case& c, const std::string& bytes, const char* suffix,
+                                 const std::vector<caffe2::TensorProto>& expected,
+                                 const std::string& what) {
+  std::vector<caffe2::TensorProto> loaded;
+  try {
+    loaded = ThroughFile(bytes, suffix);
+  } catch (const Error& error) {
+    return MakeFinding("roundtrip", c, "input file rejected", what + " does not load: " +
+                                                                   error.what());
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (loaded.size() <= i || loaded[i].name() != expected[i].name() ||
+        !SameTensor(loaded[i], expected[i])) {
+      return MakeFinding("roundtrip", c, "input file changed a tensor",
+                         "input '" + expected[i].name() + "' differs when " + what +
+                             " is loaded back");
+    }
+  }
+  if (loaded.size() != expected.size()) {
+    return MakeFinding("roundtrip", c, "input file changed a tensor",
+                       what + " loads back as " + std::to_string(loaded.size()) + " tensors, not " +
+                           std::to_string(expected.size()));
+  }
+  return std::nullopt;
+}
+
 // The case's inputs through every tensor file format parity reads (.npy, binary and text
 // TensorProtos, and each input alone as a binary and text TensorProto) and back through the loader: the same tensors must come out, or the loader (or
 // the writer) is wrong. No generated case reached these readers before.
@@ -106,22 +134,11 @@ std::optional<Finding> CheckInputFiles(const Case& c) {
   google::protobuf::TextFormat::PrintToString(all, &text);
   const std::pair<const char*, std::string> forms[] = {{".pb", all.SerializeAsString()},
                                                        {".pbtxt", text}};
+  const std::vector<caffe2::TensorProto> inputs(c.inputs().begin(), c.inputs().end());
   for (const auto& [suffix, bytes] : forms) {
-    std::vector<caffe2::TensorProto> loaded;
-    try {
-      loaded = ThroughFile(bytes, suffix);
-    } catch (const Error& error) {
-      return MakeFinding("roundtrip", c, "input file rejected",
-                         std::string("the inputs written as a ") + suffix +
-                             " file do not load: " + error.what());
-    }
-    for (int i = 0; i < c.inputs_size(); ++i) {
-      if (static_cast<int>(loaded.size()) <= i || loaded[i].name() != c.inputs(i).name() ||
-          !SameTensor(loaded[i], c.inputs(i))) {
-        return MakeFinding("roundtrip", c, "input file changed a tensor",
-                           "input '" + c.inputs(i).name() + "' differs after a " + suffix +
-                               " file round trip");
-      }
+    if (auto finding = LoadsBack(c, bytes, suffix, inputs,
+                                 std::string("the inputs written as a ") + suffix + " file")) {
+      return finding;
     }
   }
   for (const caffe2::TensorProto& input : c.inputs()) {
@@ -132,19 +149,10 @@ std::optional<Finding> CheckInputFiles(const Case& c) {
     const std::pair<const char*, std::string> alone[] = {{".pb", input.SerializeAsString()},
                                                          {".pbtxt", alone_text}};
     for (const auto& [suffix, bytes] : alone) {
-      std::vector<caffe2::TensorProto> loaded;
-      try {
-        loaded = ThroughFile(bytes, suffix);
-      } catch (const Error& error) {
-        return MakeFinding("roundtrip", c, "input file rejected",
-                           "input '" + input.name() + "' written alone as a " + suffix +
-                               " TensorProto does not load: " + error.what());
-      }
-      if (loaded.size() != 1 || loaded[0].name() != input.name() ||
-          !SameTensor(loaded[0], input)) {
-        return MakeFinding("roundtrip", c, "input file changed a tensor",
-                           "input '" + input.name() + "' differs after a " + suffix +
-                               " TensorProto file round trip");
+      if (auto finding = LoadsBack(c, bytes, suffix, {input},
+                                   "input '" + input.name() + "' written alone as a " + suffix +
+                                       " TensorProto")) {
+        return finding;
       }
     }
     std::string npy;

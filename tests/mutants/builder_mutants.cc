@@ -23,28 +23,20 @@ Mutant BuilderMutant(const std::string& name, const std::string& builder,
   return m;
 }
 
-// Installs an Lstm builder that edits the caller's spec before the real one builds.
-std::function<std::function<void()>()> LstmSpecLost(std::function<void(LstmSpec*)> lose) {
-  return [lose] {
-    auto previous = std::make_shared<LstmBuilder>();
-    *previous = InstallLstmBuilder([previous, lose](caffe2::NetDef* net, const LstmSpec& spec) {
-      LstmSpec lost = spec;
+// A mutant's install: a builder (through `install`, InstallLstmBuilder or InstallGruBuilder) that
+// edits the caller's spec before the builder it replaces builds; undone by installing that one
+// again.
+template <typename Spec, typename Builder>
+std::function<std::function<void()>()> SpecLost(Builder (*install)(Builder),
+                                               std::function<void(Spec*)> lose) {
+  return [install, lose] {
+    auto previous = std::make_shared<Builder>();
+    *previous = install([previous, lose](caffe2::NetDef* net, const Spec& spec) {
+      Spec lost = spec;
       lose(&lost);
       return (*previous)(net, lost);
     });
-    return std::function<void()>([previous] { InstallLstmBuilder(*previous); });
-  };
-}
-
-std::function<std::function<void()>()> GruSpecLost(std::function<void(GruSpec*)> lose) {
-  return [lose] {
-    auto previous = std::make_shared<GruBuilder>();
-    *previous = InstallGruBuilder([previous, lose](caffe2::NetDef* net, const GruSpec& spec) {
-      GruSpec lost = spec;
-      lose(&lost);
-      return (*previous)(net, lost);
-    });
-    return std::function<void()>([previous] { InstallGruBuilder(*previous); });
+    return std::function<void()>([install, previous] { install(*previous); });
   };
 }
 
@@ -56,14 +48,16 @@ void AddBuilderMutants(std::vector<Entry>* out) {
     Mutant m = BuilderMutant("LSTM_BUILDER_FORGET_BIAS_DROPPED", "Lstm",
                              "the LSTM builder never passes forget_bias on to LSTMUnit: the "
                              "forget gate is sigmoid(G_f), not sigmoid(G_f + forget_bias)");
-    m.install = LstmSpecLost([](LstmSpec* spec) { spec->forget_bias = 0.0f; });
+    m.install = SpecLost<LstmSpec>(InstallLstmBuilder,
+                                   [](LstmSpec* spec) { spec->forget_bias = 0.0f; });
     add(m);
   }
   {
     Mutant m = BuilderMutant("GRU_BUILDER_LINEAR_BEFORE_RESET_IGNORED", "Gru",
                              "the GRU builder ignores linear_before_reset: the reset gate always "
                              "scales the previous state before its projection");
-    m.install = GruSpecLost([](GruSpec* spec) { spec->linear_before_reset = false; });
+    m.install = SpecLost<GruSpec>(InstallGruBuilder,
+                                  [](GruSpec* spec) { spec->linear_before_reset = false; });
     add(m);
   }
 }

@@ -88,8 +88,8 @@ TEST(TextbookLstm, OneStepWorkedOutByHand) {
   }
 }
 
-// H = D = 1 over two steps: the reset gate applied before or after the candidate's projection.
-TEST(TextbookGru, BothCandidateFormsOverTwoSteps) {
+// A GRU over x, len and h0 with parameters w, b, wr, br, wz, bz, wn, bn.
+CellPromise GruPromise() {
   CellPromise promise;
   promise.set_cell("gru");
   promise.set_input("x");
@@ -98,6 +98,12 @@ TEST(TextbookGru, BothCandidateFormsOverTwoSteps) {
   for (const char* p : {"w", "b", "wr", "br", "wz", "bz", "wn", "bn"}) promise.add_parameters(p);
   promise.set_hidden_all("h_all");
   promise.set_hidden_last("h_last");
+  return promise;
+}
+
+// H = D = 1 over two steps: the reset gate applied before or after the candidate's projection.
+TEST(TextbookGru, BothCandidateFormsOverTwoSteps) {
+  CellPromise promise = GruPromise();
   const Blobs inputs = {{"x", Floats({2, 1, 1}, {0.5f, -1.0f})},
                         {"len", Lengths({2})},
                         {"h0", Floats({1, 1, 1}, {0.5f})},
@@ -131,12 +137,7 @@ TEST(TextbookGru, BothCandidateFormsOverTwoSteps) {
 }
 
 TEST(TextbookCell, RefusesInputsThatDoNotFitNamingTheBlob) {
-  CellPromise promise;
-  promise.set_cell("gru");
-  promise.set_input("x");
-  promise.set_seq_lengths("len");
-  promise.set_hidden_init("h0");
-  for (const char* p : {"w", "b", "wr", "br", "wz", "bz", "wn", "bn"}) promise.add_parameters(p);
+  CellPromise promise = GruPromise();
   Blobs inputs = {{"x", Floats({1, 1, 1}, {0.5f})}, {"len", Lengths({1})}};
   try {
     reference::EvaluateCell(promise, inputs, reference::Precision::kF64);
