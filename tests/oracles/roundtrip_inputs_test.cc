@@ -1,5 +1,5 @@
 // The roundtrip oracle sends a case's inputs through every tensor file format parity reads (.npy,
-// binary and text TensorProtos, each input alone as a TensorProto) and back through the loader, so the campaign reaches the code
+// binary and text TensorProtos, one input alone as a TensorProto) and back through the loader, so the campaign reaches the code
 // `parity run --input` uses. Every dtype comes back bit for bit; a NaN's payload, which text does
 // not keep, is not a finding.
 #include <cmath>
@@ -72,7 +72,8 @@ TEST(RoundTripInputs, AnInputTheLoaderCannotHoldIsLeftToTheBackends) {
 
 // A tensor whose name holds "protos" (TensorProtos' one field), written alone as text: the loader
 // once took any text holding the word for a TensorProtos and refused the file ("has no field
-// named name"). Each input alone, binary and text, is one of the oracle's forms.
+// named name"). One input alone (picked from the seed; both names here hold the word), binary and
+// text, is one of the oracle's forms.
 TEST(RoundTripInputs, ATensorAloneNamedLikeTheListFieldLoads) {
   Case c = CopyCase({MakeTensor<float>({2}, {1.5f, -2.0f}), MakeTensor<int32_t>({1}, {3})});
   c.mutable_inputs(0)->set_name("protos");
