@@ -207,7 +207,14 @@ class IR {
     bool any = false;
     for (const auto& out : op.output()) {
       auto it = input_to_grad->find(out);
-      g_output.push_back(it == input_to_grad->end() ? "" : it->second);
+      std::string gradient = it == input_to_grad->end() ? "" : it->second;
+      // The gradient held for a name is of one version of it (gradient_frontier_). An op that
+      // wrote another version (overwritten before anything read it, or read only by ops without
+      // a gradient) gets none of it: the later value did not come from this op. Caffe2 hands it
+      // on anyway, and a pass-through maker (Sum, Copy, ...) then counts it twice.
+      auto version = gradient_frontier_.find(out);
+      if (version != gradient_frontier_.end() && version->second != v.out.at(out)) gradient = "";
+      g_output.push_back(gradient);
       any = any || !g_output.back().empty();
     }
     if (!any && op.type() != "ZeroGradient") return;

@@ -93,6 +93,37 @@ TEST(Backward, OverwrittenOutputNeededByGradientIsAnErrorWithHistory) {
        "written at version 1 by op Relu"});
 }
 
+// A name written twice: the gradient held for it is of the last version, and the op that wrote
+// the first (overwritten before anything read it) gets none of it. t = Sum(x); t = Scale(x, 3):
+// d<dt, t>/dx = 3 dt, not 4 dt (Caffe2's pass-through Sum gradient counts dt again). Found by the
+// campaign once its nets overwrote names.
+TEST(Backward, AnOverwrittenVersionGetsNoGradient) {
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("Sum", {"x"}, {"t"});
+  *net.add_op() = MakeOp("Scale", {"x"}, {"t"}, {{"scale", 3.0f}});
+  BackwardPass pass = GetBackwardPass({net.op(0), net.op(1)}, {{"t", "dt"}});
+  for (const auto& op : pass.ops) *net.add_op() = op;
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(MakeTensor<float>({2}, {2, -1}));
+  ws.CreateTensor("dt")->CopyFrom(MakeTensor<float>({2}, {1, 0.5f}));
+  ws.RunNetOnce(net);
+  ExpectTensorNear(ws.GetTensor("t"), {2}, {6, -3});
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("x")), {2}, {3, 1.5f});
+
+  // Read between the writes, the first version has a gradient of its own: t = Sum(x);
+  // y = Relu(t); t = Scale(x, 3), with y and t seeded: dx = relu'(x) dy + 3 dt.
+  caffe2::NetDef read_between;
+  *read_between.add_op() = MakeOp("Sum", {"x"}, {"t"});
+  *read_between.add_op() = MakeOp("Relu", {"t"}, {"y"});
+  *read_between.add_op() = MakeOp("Scale", {"x"}, {"t"}, {{"scale", 3.0f}});
+  BackwardPass both = GetBackwardPass(
+      {read_between.op(0), read_between.op(1), read_between.op(2)}, {{"y", "dy"}, {"t", "dt"}});
+  for (const auto& op : both.ops) *read_between.add_op() = op;
+  ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({2}, {1, 1}));
+  ws.RunNetOnce(read_between);
+  ExpectTensorNear(ws.GetTensor(both.gradient_of.at("x")), {2}, {1 + 3, 0 + 1.5f});
+}
+
 TEST(Backward, StopGradientStopsFlow) {
   Ops forward = {MakeOp("FC", {"x", "w", "b"}, {"h"}), MakeOp("StopGradient", {"h"}, {"h"}),
                  MakeOp("Relu", {"h"}, {"y"})};
