@@ -474,11 +474,27 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           in_types.push_back(TensorType{in.dtype, in.dims, true});
           new_inputs.emplace_back(DrawTensor(name, Tame(in)), in.differentiable);
         }
+        // One op in eight writes its first output over a name an earlier op wrote (not one it
+        // reads): readers before it see the old value, readers after the new one. Nets are not
+        // SSA, and a pass or the backward pass that assumes a name has one value meets one.
+        std::string overwritten;
+        if (*rc::gen::inRange(0, 8) == 0) {
+          std::vector<std::string> candidates;
+          for (const std::string& name : available) {
+            if (name != "x0" && !views.count(name) &&
+                std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
+              candidates.push_back(name);
+            }
+          }
+          if (!candidates.empty()) overwritten = *rc::gen::elementOf(candidates);
+        }
         std::vector<std::string> outputs;
         for (int j = 0; j < inst->num_outputs(); ++j) {
           auto inplace = inst->inplace_outputs().find(j);
           if (inplace != inst->inplace_outputs().end()) {
             outputs.push_back(inputs.at(inplace->second));
+          } else if (j == 0 && !overwritten.empty()) {
+            outputs.push_back(overwritten);
           } else {
             outputs.push_back("t" + std::to_string(k) + (j ? "_" + std::to_string(j) : ""));
           }
