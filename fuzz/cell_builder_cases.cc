@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "core/rnn/rnn_cell.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
 
@@ -65,6 +64,37 @@ struct CommonOptions {
 
 }  // namespace
 
+CellPromise PromiseOf(const LstmSpec& spec, const LstmOutputs& built) {
+  CellPromise promise;
+  promise.set_cell("lstm");
+  promise.set_input(spec.input);
+  promise.set_seq_lengths(spec.seq_lengths);
+  promise.set_hidden_init(spec.hidden_init);
+  promise.set_cell_init(spec.cell_init);
+  for (const RnnParameter& p : built.parameters) promise.add_parameters(p.name);
+  promise.set_forget_bias(spec.forget_bias);
+  promise.set_drop_states(spec.drop_states);
+  promise.set_hidden_all(built.hidden_all);
+  promise.set_hidden_last(built.hidden_last);
+  promise.set_cell_all(built.cell_all);
+  promise.set_cell_last(built.cell_last);
+  return promise;
+}
+
+CellPromise PromiseOf(const GruSpec& spec, const GruOutputs& built) {
+  CellPromise promise;
+  promise.set_cell("gru");
+  promise.set_input(spec.input);
+  promise.set_seq_lengths(spec.seq_lengths);
+  promise.set_hidden_init(spec.hidden_init);
+  for (const RnnParameter& p : built.parameters) promise.add_parameters(p.name);
+  promise.set_drop_states(spec.drop_states);
+  promise.set_linear_before_reset(spec.linear_before_reset);
+  promise.set_hidden_all(built.hidden_all);
+  promise.set_hidden_last(built.hidden_last);
+  return promise;
+}
+
 bool DrawsCellBuilders(const std::vector<std::string>& types) {
   return std::find(types.begin(), types.end(), "RecurrentNetwork") != types.end();
 }
@@ -81,13 +111,6 @@ rc::Gen<Case> CellBuilderCaseGen() {
     Case c;
     caffe2::NetDef* net = c.mutable_net();
     net->set_name(lstm ? "lstm_builder" : "gru_builder");
-    CellPromise* promise = c.mutable_cell_promise();
-    promise->set_cell(lstm ? "lstm" : "gru");
-    promise->set_input("input");
-    promise->set_seq_lengths("seq_lengths");
-    promise->set_hidden_init("hidden_init");
-    promise->set_drop_states(drop_states);
-
     AddFloatInput(&c, "input", {steps, batch, dim_in});
     // Rows shorter than the sequence (even empty) keep or drop their state past their length.
     InputSpec lengths;
@@ -101,24 +124,19 @@ rc::Gen<Case> CellBuilderCaseGen() {
     AddInput(&c, "seq_lengths", lengths);
     AddFloatInput(&c, "hidden_init", StateDims(batch, hidden));
 
-    const CommonOptions common{dim_in, hidden, drop_states, forward_only, memory_optimization,
+    const CommonOptions common{dim_in,    hidden, drop_states, forward_only, memory_optimization,
                                with_grads};
     std::vector<std::string> outputs;
     std::vector<RnnParameter> parameters;
     std::string options;
     if (lstm) {
-      promise->set_cell_init("cell_init");
       AddFloatInput(&c, "cell_init", StateDims(batch, hidden));
       LstmSpec spec;
       common.Set(&spec);
       const int bias = Pick(3);
       spec.forget_bias = bias == 0 ? 0.0f : bias == 1 ? 1.0f : (Pick(201) - 100) / 100.0f;
       const LstmOutputs built = Lstm(net, spec);
-      promise->set_forget_bias(spec.forget_bias);
-      promise->set_hidden_all(built.hidden_all);
-      promise->set_hidden_last(built.hidden_last);
-      promise->set_cell_all(built.cell_all);
-      promise->set_cell_last(built.cell_last);
+      *c.mutable_cell_promise() = PromiseOf(spec, built);
       outputs = {built.hidden_all, built.hidden_last, built.cell_all, built.cell_last};
       parameters = built.parameters;
       options = "forget_bias " + std::to_string(spec.forget_bias);
@@ -127,30 +145,24 @@ rc::Gen<Case> CellBuilderCaseGen() {
       common.Set(&spec);
       spec.linear_before_reset = Pick(2) == 1;
       const GruOutputs built = Gru(net, spec);
-      promise->set_linear_before_reset(spec.linear_before_reset);
-      promise->set_hidden_all(built.hidden_all);
-      promise->set_hidden_last(built.hidden_last);
+      *c.mutable_cell_promise() = PromiseOf(spec, built);
       outputs = {built.hidden_all, built.hidden_last};
       parameters = built.parameters;
       options = spec.linear_before_reset ? "linear_before_reset" : "reset before the projection";
     }
-    for (const RnnParameter& p : parameters) {
-      promise->add_parameters(p.name);
-      AddFloatInput(&c, p.name, p.dims);
-    }
+    for (const RnnParameter& p : parameters) AddFloatInput(&c, p.name, p.dims);
     // Only outputs with a gradient are the net's outputs: the gradient oracle differentiates every
     // external output, and the backward step net takes gradients of those alone.
     for (size_t k = 0; k < outputs.size(); ++k) {
-      const bool has_gradient =
-          std::find(with_grads.begin(), with_grads.end(), static_cast<int64_t>(k)) !=
-          with_grads.end();
+      const bool has_gradient = std::find(with_grads.begin(), with_grads.end(),
+                                          static_cast<int64_t>(k)) != with_grads.end();
       if (forward_only || has_gradient) net->add_external_output(outputs[k]);
     }
     c.set_generator_version(kGeneratorVersion);
-    c.set_description(std::string(lstm ? "LSTM" : "GRU") + " built by " +
-                      (lstm ? "Lstm" : "Gru") + " (T " + std::to_string(steps) + ", N " +
-                      std::to_string(batch) + ", D " + std::to_string(dim_in) + ", H " +
-                      std::to_string(hidden) + ", " + options + Flag(drop_states, "drop_states") +
+    c.set_description(std::string(lstm ? "LSTM" : "GRU") + " built by " + (lstm ? "Lstm" : "Gru") +
+                      " (T " + std::to_string(steps) + ", N " + std::to_string(batch) + ", D " +
+                      std::to_string(dim_in) + ", H " + std::to_string(hidden) + ", " + options +
+                      Flag(drop_states, "drop_states") +
                       Flag(memory_optimization, "memory_optimization") +
                       Flag(forward_only, "forward_only") + ")");
     return c;

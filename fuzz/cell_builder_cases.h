@@ -9,7 +9,11 @@
 
 #include <rapidcheck.h>
 
+#include <string>
+#include <vector>
+
 #include "core/proto/parity.pb.h"
+#include "core/rnn/rnn_cell.h"
 
 namespace parity::fuzz {
 
@@ -18,6 +22,11 @@ rc::Gen<Case> CellBuilderCaseGen();
 // Whether a campaign over `types` (op spec types) draws builder cases: those with
 // RecurrentNetwork, whose nets they are.
 bool DrawsCellBuilders(const std::vector<std::string>& types);
+
+// What a builder was asked for (its spec's blob names and options) and what it built (its output
+// and parameter names): the promise the builder oracle holds the net to (Case.cell_promise).
+CellPromise PromiseOf(const LstmSpec& spec, const LstmOutputs& built);
+CellPromise PromiseOf(const GruSpec& spec, const GruOutputs& built);
 
 }  // namespace parity::fuzz
 

@@ -19,16 +19,20 @@
 namespace parity::oracles {
 namespace {
 
-// The builder as findings name it ("builder Lstm"): what the mutant catalogue blames too.
-std::string BuilderName(const CellPromise& promise) {
-  return promise.cell() == "lstm" ? "builder Lstm" : "builder Gru";
+// The builder function that made the net ("Lstm", "Gru").
+std::string BuilderOf(const CellPromise& promise) {
+  return promise.cell() == "lstm" ? "Lstm" : "Gru";
 }
+
+// The builder as findings name it ("builder Lstm"): what the mutant catalogue blames too.
+std::string BuilderName(const CellPromise& promise) { return "builder " + BuilderOf(promise); }
 
 std::pair<BackendRun, BackendRun> Textbook(const Case& c) {
   std::pair<BackendRun, BackendRun> runs;
   const Blobs inputs = CaseInputs(c);
   try {
-    runs.first.blobs = reference::EvaluateCell(c.cell_promise(), inputs, reference::Precision::kF64);
+    runs.first.blobs =
+        reference::EvaluateCell(c.cell_promise(), inputs, reference::Precision::kF64);
     runs.second.blobs =
         reference::EvaluateCell(c.cell_promise(), inputs, reference::Precision::kF32);
   } catch (const Error& error) {
@@ -50,21 +54,25 @@ std::vector<std::string> PromisedOutputs(const CellPromise& promise) {
 // The first step whose rows of `[T, N, H]` blob `name` are out of tolerance, or -1.
 int FirstWrongStep(const std::string& name, const BackendRun& truth, const BackendRun& f32,
                    const BackendRun& run, const ToleranceClass& tolerance) {
-  auto slice = [](const caffe2::TensorProto& t, int64_t step) {
-    caffe2::TensorProto out;
-    out.set_data_type(caffe2::TensorProto::DOUBLE);
-    const int64_t row = t.dims(1) * t.dims(2);
-    const std::vector<double> values = ProtoValues(t);
-    for (int64_t k = 0; k < row; ++k) out.add_double_data(values[step * row + k]);
-    out.add_dims(row);
-    return out;
-  };
   const caffe2::TensorProto& expected = truth.blobs.at(name);
   const caffe2::TensorProto& actual = run.blobs.at(name);
-  const caffe2::TensorProto& yardstick = f32.blobs.at(name);
   if (expected.dims_size() != 3 || actual.dims_size() != 3) return -1;
-  for (int64_t t = 0; t < expected.dims(0) && t < actual.dims(0); ++t) {
-    if (!CompareWithTruth(slice(expected, t), slice(yardstick, t), slice(actual, t), tolerance)
+  const int64_t row = expected.dims(1) * expected.dims(2);
+  const std::vector<double> truth_values = ProtoValues(expected);
+  const std::vector<double> f32_values = ProtoValues(f32.blobs.at(name));
+  const std::vector<double> run_values = ProtoValues(actual);
+  // Rows [step * row, (step + 1) * row) of `values` as a DOUBLE tensor of one step.
+  auto step_of = [row](const std::vector<double>& values, int64_t step) {
+    caffe2::TensorProto out;
+    out.set_data_type(caffe2::TensorProto::DOUBLE);
+    out.add_dims(row);
+    for (int64_t k = 0; k < row; ++k) out.add_double_data(values[step * row + k]);
+    return out;
+  };
+  for (int64_t t = 0;
+       t < expected.dims(0) && (t + 1) * row <= static_cast<int64_t>(run_values.size()); ++t) {
+    if (!CompareWithTruth(step_of(truth_values, t), step_of(f32_values, t), step_of(run_values, t),
+                          tolerance)
              .ok) {
       return static_cast<int>(t);
     }
@@ -77,8 +85,8 @@ OracleResult CheckBuilder(const Case& c, const OracleOptions& options) {
   const CellPromise& promise = c.cell_promise();
   auto [truth, f32] = Textbook(c);
   if (truth.error) {
-    return {std::nullopt, "the textbook " + promise.cell() + " cannot take the case's inputs: " +
-                              truth.error->what()};
+    return {std::nullopt, "the textbook " + promise.cell() +
+                              " cannot take the case's inputs: " + truth.error->what()};
   }
   const BackendRun run = options.backend->Run(c);
   if (run.error) {
@@ -99,9 +107,8 @@ OracleResult CheckBuilder(const Case& c, const OracleOptions& options) {
 
   const TruthDisagreement& first = wrong.front();
   const std::string cell = promise.cell() == "lstm" ? "LSTM" : "GRU";
-  std::string message = "the net built by " + BuilderName(promise).substr(8) +
-                        " disagrees with the textbook " + cell + " equations on '" + first.blob +
-                        "'";
+  std::string message = "the net built by " + BuilderOf(promise) + " disagrees with the textbook " +
+                        cell + " equations on '" + first.blob + "'";
   std::string error_class = "missing output";
   if (first.actual == nullptr) {
     message += ": the built net does not produce it";
@@ -114,9 +121,10 @@ OracleResult CheckBuilder(const Case& c, const OracleOptions& options) {
     if (d.actual == nullptr || (all != promise.hidden_all() && all != promise.cell_all())) continue;
     const int step = FirstWrongStep(all, truth, f32, run, options.tolerance);
     if (step < 0) continue;
-    message += "; '" + all + "' first differs at step " + std::to_string(step) +
-               (step == 0 ? " (the step itself is wrong)"
-                          : " (steps before it agree: what a step takes from the one before is wrong)");
+    message +=
+        "; '" + all + "' first differs at step " + std::to_string(step) +
+        (step == 0 ? " (the step itself is wrong)"
+                   : " (steps before it agree: what a step takes from the one before is wrong)");
     break;
   }
   Finding finding = MakeFinding("builder", c, error_class, message);

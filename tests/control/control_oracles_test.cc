@@ -87,7 +87,7 @@ TEST(ControlOracles, NestedIfInsideAWhileBodyPassesEveryOracle) {
         both_branches[input.int32_data(0) != 0]++;
       }
     }
-    EXPECT_EQ(branch->input_size() >= 2 && branch->output(0) == "res", true)
+    EXPECT_TRUE(branch->input_size() >= 2 && branch->output(0) == "res")
         << branch->ShortDebugString();
     const CaseReport report = CheckCase(c);
     for (const auto& verdict : report.verdicts()) {

@@ -92,10 +92,10 @@ Result Hunt(const Mutant& m) {
     OracleVerdict mutated;
     {
       MutantScope installed(m);
-      // A builder's bug is in the case itself (the net the builder makes): drawn again with the
-      // mutant installed, as a campaign would draw it.
-      const Case in_scope = m.family == "builder" ? MutantCase(m, seed) : c;
-      mutated = oracles::CheckCase(in_scope, request).verdicts(0);
+      // A mutant can be part of the case itself (the net a cell builder makes, the backward
+      // step net the makers built for a RecurrentNetwork): the case is drawn again with the
+      // mutant installed, as a campaign draws it.
+      mutated = oracles::CheckCase(MutantCase(m, seed), request).verdicts(0);
     }
     if (mutated.status() != OracleVerdict::FINDING) continue;
     r.killed = true;

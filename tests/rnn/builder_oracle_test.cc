@@ -197,18 +197,7 @@ Case LstmWithForgetBias() {
   spec.forget_bias = 1.0f;
   spec.outputs_with_grads = {0, 1, 2, 3};
   const LstmOutputs out = Lstm(c.mutable_net(), spec);
-  CellPromise* promise = c.mutable_cell_promise();
-  promise->set_cell("lstm");
-  promise->set_input("input");
-  promise->set_seq_lengths("seq_lengths");
-  promise->set_hidden_init("hidden_init");
-  promise->set_cell_init("cell_init");
-  promise->set_forget_bias(1.0f);
-  for (const RnnParameter& p : out.parameters) promise->add_parameters(p.name);
-  promise->set_hidden_all(out.hidden_all);
-  promise->set_hidden_last(out.hidden_last);
-  promise->set_cell_all(out.cell_all);
-  promise->set_cell_last(out.cell_last);
+  *c.mutable_cell_promise() = fuzz::PromiseOf(spec, out);
   float v = 0.1f;
   auto next = [&v](int64_t n) {
     std::vector<float> values;

@@ -8,6 +8,7 @@
 
 #include "core/rnn/rnn_cell.h"
 #include "core/tensor_proto.h"
+#include "fuzz/cell_builder_cases.h"
 #include "oracles/check.h"
 #include "tests/rnn/rnn_test_util.h"
 
@@ -96,25 +97,6 @@ void AddCellInputs(Case* c, const CellSizes& z, const std::vector<std::string>& 
   for (const auto& t : c->inputs()) c->mutable_net()->add_external_input(t.name());
 }
 
-// What the builder promised, over AddCellInputs' names: the builder oracle checks it.
-CellPromise Promise(const std::string& cell, const std::vector<RnnParameter>& parameters,
-                    const std::vector<std::string>& outputs) {
-  CellPromise promise;
-  promise.set_cell(cell);
-  promise.set_input("input");
-  promise.set_seq_lengths("seq_lengths");
-  promise.set_hidden_init("hidden_init");
-  if (cell == "lstm") promise.set_cell_init("cell_init");
-  for (const RnnParameter& p : parameters) promise.add_parameters(p.name);
-  promise.set_hidden_all(outputs.at(0));
-  promise.set_hidden_last(outputs.at(1));
-  if (cell == "lstm") {
-    promise.set_cell_all(outputs.at(2));
-    promise.set_cell_last(outputs.at(3));
-  }
-  return promise;
-}
-
 struct LstmCase {
   int64_t steps;
   bool memory_optimization;
@@ -144,9 +126,7 @@ TEST_P(LstmOracles, AllPass) {
   }
   AddCellInputs(&c, {p.steps, n, d, h, p.init_rank}, {"hidden_init", "cell_init"}, out.parameters,
                 31);
-  *c.mutable_cell_promise() = Promise(
-      "lstm", out.parameters, {out.hidden_all, out.hidden_last, out.cell_all, out.cell_last});
-  c.mutable_cell_promise()->set_forget_bias(spec.forget_bias);
+  *c.mutable_cell_promise() = fuzz::PromiseOf(spec, out);
   if (p.forward_only) {
     // No gradient to check: the forward oracles only.
     oracles::CheckRequest request;
@@ -195,8 +175,7 @@ TEST_P(GruOracles, AllPass) {
   net->add_external_output(out.hidden_all);
   net->add_external_output(out.hidden_last);
   AddCellInputs(&c, {p.steps, n, d, h, p.init_rank}, {"hidden_init"}, out.parameters, 41);
-  *c.mutable_cell_promise() = Promise("gru", out.parameters, {out.hidden_all, out.hidden_last});
-  c.mutable_cell_promise()->set_linear_before_reset(p.linear_before_reset);
+  *c.mutable_cell_promise() = fuzz::PromiseOf(spec, out);
   ExpectEveryOracleOk(c);
 }
 
