@@ -50,8 +50,8 @@ Case Rewritten(const Case& c, const transforms::TransformedNet& t) {
   *out.mutable_net() = t.predict;
   *out.mutable_init_net() = t.init;
   for (auto& input : *out.mutable_inputs()) {
-    auto renamed = t.renamed.find(input.name());
-    if (renamed != t.renamed.end()) input.set_name(renamed->second);
+    auto renamed = t.renamed_inputs.find(input.name());
+    if (renamed != t.renamed_inputs.end()) input.set_name(renamed->second);
   }
   return out;
 }
@@ -62,8 +62,8 @@ std::optional<Finding> Compare(const Case& c, const std::vector<std::string>& pa
                                const BackendRun& f32, const BackendRun& run,
                                const std::string& side, const OracleOptions& options) {
   const auto name_in_run = [&t](const std::string& blob) {
-    auto renamed = t.renamed.find(blob);
-    return renamed == t.renamed.end() ? blob : renamed->second;
+    auto renamed = t.renamed_outputs.find(blob);
+    return renamed == t.renamed_outputs.end() ? blob : renamed->second;
   };
   const std::vector<std::string> outputs(c.net().external_output().begin(),
                                          c.net().external_output().end());
@@ -108,7 +108,9 @@ std::optional<Case> Deployed(const Case& c) {
 // `c`'s nets as passes take them: its inputs are fed (never constants), even where its init net
 // writes them.
 transforms::TransformedNet Untransformed(const Case& c) {
-  transforms::TransformedNet t{c.net(), c.init_net(), {}, {}};
+  transforms::TransformedNet t;
+  t.predict = c.net();
+  t.init = c.init_net();
   std::string fed;
   for (const auto& input : c.inputs()) fed += (fed.empty() ? "" : ",") + input.name();
   t.settings[transforms::kFedInputsSetting] = fed;

@@ -87,10 +87,14 @@ int Transform(const TransformOptions& options) {
   }
   if (!files.empty()) WriteFilesAtomic(files);
   std::cerr << "transform: " << net.predict.op_size() << " -> " << out.predict.op_size() << " ops";
-  for (const auto& [from, to] : out.renamed) {
-    std::cerr << (from == out.renamed.begin()->first ? "; renamed " : ", ") << Printable(from)
-              << " -> " << Printable(to);
-  }
+  const auto print_renamed = [](const char* what, const std::map<std::string, std::string>& map) {
+    for (const auto& [from, to] : map) {
+      std::cerr << (from == map.begin()->first ? what : ", ") << Printable(from) << " -> "
+                << Printable(to);
+    }
+  };
+  print_renamed("; inputs renamed ", out.renamed_inputs);
+  print_renamed("; outputs renamed ", out.renamed_outputs);
   std::cerr << "\n";
   return kExitClean;
 }

@@ -129,15 +129,15 @@ void SsaRewrite(TransformedNet* t) {
   for (auto& name : *t->init.mutable_external_input()) name = Suffixed(name, 0);
   for (auto& name : *t->init.mutable_external_output()) name = Suffixed(name, 0);
   // Blobs read before written (the external inputs and undeclared feeds) are renamed for callers.
-  for (const auto& name : GetUndefinedBlobs(ssa)) t->renamed[name] = Suffixed(name, 0);
+  for (const auto& name : GetUndefinedBlobs(ssa)) t->renamed_inputs[name] = Suffixed(name, 0);
   for (auto& name : *net.mutable_external_input()) {
-    t->renamed[name] = Suffixed(name, 0);
+    t->renamed_inputs[name] = Suffixed(name, 0);
     name = Suffixed(name, 0);
   }
   RenameBySsa(&net, ssa, Suffixed);
   for (auto& name : *net.mutable_external_output()) {
     const std::string renamed = Suffixed(name, ssa.versions.Get(name));
-    t->renamed[name] = renamed;
+    t->renamed_outputs[name] = renamed;
     name = renamed;
   }
 }
@@ -164,7 +164,7 @@ void SsaRewriteMinimal(TransformedNet* t) {
   RenameBySsa(&net, ssa, ssa_name);
   for (auto& name : *net.mutable_external_output()) {
     const std::string renamed = ssa_name(name, ssa.versions.Get(name));
-    if (renamed != name) t->renamed[name] = renamed;
+    if (renamed != name) t->renamed_outputs[name] = renamed;
     name = renamed;
   }
 }

@@ -14,6 +14,23 @@ std::map<std::string, PassInfo>& Passes() {
   return *passes;
 }
 
+// Renamings compose: a blob renamed by two passes maps from its first name to its last.
+std::map<std::string, std::string> Composed(const std::map<std::string, std::string>& earlier,
+                                            std::map<std::string, std::string> later) {
+  std::map<std::string, std::string> composed;
+  for (const auto& [first, now] : earlier) {
+    auto again = later.find(now);
+    if (again == later.end()) {
+      composed[first] = now;
+    } else {
+      composed[first] = again->second;
+      later.erase(again);
+    }
+  }
+  for (const auto& [from, to] : later) composed.emplace(from, to);
+  return composed;
+}
+
 }  // namespace
 
 bool PassRegistry::Register(PassInfo pass) {
@@ -67,23 +84,12 @@ TransformedNet ApplyPasses(const TransformedNet& net, const std::vector<std::str
                      ")");
     }
     TransformedNet next = current;
-    next.renamed.clear();  // this pass's own renaming
+    next.renamed_inputs.clear();  // this pass's own renaming
+    next.renamed_outputs.clear();
     pass->run(&next);
     VerifyTransform(name, current, next);
-    // Renamings compose: a blob renamed by two passes maps from its first name to its last.
-    std::map<std::string, std::string> composed;
-    std::map<std::string, std::string> pending = next.renamed;
-    for (const auto& [first, now] : current.renamed) {
-      auto again = pending.find(now);
-      if (again == pending.end()) {
-        composed[first] = now;
-      } else {
-        composed[first] = again->second;
-        pending.erase(again);
-      }
-    }
-    for (const auto& [from, to] : pending) composed.emplace(from, to);
-    next.renamed = std::move(composed);
+    next.renamed_inputs = Composed(current.renamed_inputs, next.renamed_inputs);
+    next.renamed_outputs = Composed(current.renamed_outputs, next.renamed_outputs);
     current = std::move(next);
   }
   return current;

@@ -22,8 +22,10 @@ struct TransformedNet {
   caffe2::NetDef predict;
   caffe2::NetDef init;  // empty when there is none
   // External inputs and outputs a pass renamed (old name -> new name): callers that feed or fetch
-  // them by name (the transform oracle) follow the renaming.
-  std::map<std::string, std::string> renamed;
+  // them by name (the transform oracle) follow the renaming. Two maps, because one name can be
+  // both: a net that overwrites its own input x reads x_0 and ends with x_2 under ssa_rewrite.
+  std::map<std::string, std::string> renamed_inputs;
+  std::map<std::string, std::string> renamed_outputs;
   // Settings passes read by name (`parity transform --set name=value`), e.g. assign_device_option's
   // input_devices.
   std::map<std::string, std::string> settings;

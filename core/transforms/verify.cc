@@ -55,7 +55,7 @@ void VerifyTransform(const std::string& pass, const TransformedNet& before,
   std::vector<std::string> added;
   for (const auto& name : now) {
     std::string original = name;
-    for (const auto& [from, to] : after.renamed) {
+    for (const auto& [from, to] : after.renamed_inputs) {
       if (to == name) original = from;
     }
     if (!std::binary_search(was.begin(), was.end(), original)) added.push_back(name);
@@ -67,8 +67,8 @@ void VerifyTransform(const std::string& pass, const TransformedNet& before,
   // 3. External outputs kept, and written.
   std::vector<std::string> expected;
   for (const auto& name : before.predict.external_output()) {
-    auto renamed = after.renamed.find(name);
-    expected.push_back(renamed == after.renamed.end() ? name : renamed->second);
+    auto renamed = after.renamed_outputs.find(name);
+    expected.push_back(renamed == after.renamed_outputs.end() ? name : renamed->second);
   }
   const std::vector<std::string> outputs(after.predict.external_output().begin(),
                                          after.predict.external_output().end());
