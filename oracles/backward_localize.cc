@@ -153,30 +153,30 @@ BackwardBlame FirstWrongMaker(const Case& c, const SingleOpCheck& check_single_o
 }
 
 BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
-                                  const std::map<std::string, std::string>& gradient_of,
-                                  const BackwardRuns& runs, double rtol, double atol,
-                                  const SingleOpCheck& check_single_op) {
+                                  const BackwardPass& pass, const BackwardRuns& runs, double rtol,
+                                  double atol, const SingleOpCheck& check_single_op) {
   BackwardBlame blame;
   if (c.has_init_net() || runs.production == nullptr) return blame;
   const caffe2::NetDef& net = c.net();
   const int n = net.op_size();
   const std::vector<Blobs> before = StatesBeforeEachOp(c);
   if (before.empty()) return blame;
-  // Blobs with one version: a case input never written, or written once at a differentiable
-  // output position. Producer -1 is the case input.
-  std::map<std::string, int> writes, producer;
-  for (const auto& [name, value] : before[0]) producer[name] = -1;
+  // Values with one gradient each: a case input as fed (producer -1), read before anything
+  // writes over it, or a blob written once at a differentiable output position.
+  std::map<std::string, int> writes, producer, first_write;
   for (int k = 0; k < n; ++k) {
     const OpSchema* schema = SchemaOf(net.op(k));
     for (int j = 0; j < net.op(k).output_size(); ++j) {
       const std::string& name = net.op(k).output(j);
       ++writes[name];
+      first_write.emplace(name, k);
       producer[name] = (schema == nullptr || schema->IsOutputDifferentiable(j)) ? k : -2;
     }
   }
   struct Candidate {
     std::string blob;
     int producer;
+    int last_reader;  // the last op that can read this value: the one writing over it, or any
   };
   std::vector<Candidate> candidates;
   std::set<std::string> seen;
@@ -184,14 +184,22 @@ BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
     for (const std::string& name : net.op(k).input()) {
       if (seen.count(name) || !ReadsDifferentiably(net.op(k), name)) continue;
       seen.insert(name);
-      auto p = producer.find(name);
-      if (p == producer.end() || p->second == -2) continue;
-      const bool input = before[0].count(name) > 0;
-      if (writes[name] > (input ? 0 : 1)) continue;
-      const Blobs& state = before[p->second + 1];
+      Candidate candidate{name, -1, n - 1};
+      if (before[0].count(name)) {
+        auto overwritten = first_write.find(name);
+        if (overwritten != first_write.end()) {
+          if (overwritten->second < k) continue;  // first read after the write: not the fed value
+          candidate.last_reader = overwritten->second;
+        }
+      } else {
+        auto p = producer.find(name);
+        if (p == producer.end() || p->second == -2 || writes[name] > 1) continue;
+        candidate.producer = p->second;
+      }
+      const Blobs& state = before[candidate.producer + 1];
       auto value = state.find(name);
       if (value == state.end() || !IsFloatingProto(value->second)) continue;
-      candidates.push_back({name, p->second});
+      candidates.push_back(candidate);
     }
   }
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -209,6 +217,8 @@ BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
     for (int k = candidate.producer + 1; k < n; ++k) *suffix.mutable_net()->add_op() = net.op(k);
     auto derivative = WeightedOutputDerivative(suffix, state, weights, {{candidate.blob, w}});
     if (!derivative || !derivative->smooth) continue;  // no verdict on this blob
+    const std::map<std::string, std::string>& gradient_of =
+        candidate.producer < 0 ? pass.input_gradient_of : pass.gradient_of;
     const std::optional<Projected> analytic =
         GradientProjection(*runs.production, gradient_of, candidate.blob, value, w);
     const double numeric = derivative->value;
@@ -231,7 +241,7 @@ BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
            << ", finite differences of the rest of the net " << numeric;
     blame.blob = candidate.blob;
     std::vector<int> consumers;
-    for (int k = candidate.producer + 1; k < n; ++k) {
+    for (int k = candidate.producer + 1; k <= candidate.last_reader; ++k) {
       if (ReadsDifferentiably(net.op(k), candidate.blob)) consumers.push_back(k);
     }
     bool inconclusive = false;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/grad/backward.h"
 #include "core/proto/parity.pb.h"
 #include "oracles/backend.h"
 #include "oracles/oracle.h"
@@ -76,10 +77,11 @@ std::optional<Projected> GradientProjection(const BackendRun& run,
 // Checks one op's maker alone: the gradient oracle on a one-op case, without localization.
 using SingleOpCheck = std::function<OracleResult(const Case&)>;
 
+// `pass` is the backward pass the runs ran: a case input's gradient is its input_gradient_of
+// (the value fed, which the net may overwrite later), any other blob's its gradient_of.
 BackwardBlame LocalizeBackwardNet(const Case& c, const OutputWeights& weights,
-                                  const std::map<std::string, std::string>& gradient_of,
-                                  const BackwardRuns& runs, double rtol, double atol,
-                                  const SingleOpCheck& check_single_op);
+                                  const BackwardPass& pass, const BackwardRuns& runs, double rtol,
+                                  double atol, const SingleOpCheck& check_single_op);
 
 // When the backward net cannot run at all (on the reference either: it is built wrong), the last
 // forward op whose maker is wrong on the op alone.

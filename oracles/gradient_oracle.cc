@@ -173,9 +173,11 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     const auto& dims = truth.blobs.at(y).dims();
     *backward.add_inputs() = FloatProto(y + "_parity_dy", {dims.begin(), dims.end()}, p.v.at(y));
   }
+  // The gradients of the values fed: a fed blob the net overwrites before reading has none.
+  const std::map<std::string, std::string>& gradient_of_input = pass.input_gradient_of;
   for (const auto& x : p.inputs) {
-    auto g = pass.gradient_of.find(x);
-    if (g != pass.gradient_of.end()) backward.mutable_net()->add_external_output(g->second);
+    auto g = gradient_of_input.find(x);
+    if (g != gradient_of_input.end()) backward.mutable_net()->add_external_output(g->second);
   }
   const double rtol = 5e-4 * options.tolerance.k;
   const double atol = 1e-4;
@@ -226,9 +228,9 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   std::map<std::string, std::vector<double>> gradients;
   for (const auto& x : p.inputs) {
     size_t n = p.u.at(x).size();
-    auto g = pass.gradient_of.find(x);
+    auto g = gradient_of_input.find(x);
     std::vector<double> values(n, 0.0);
-    if (g != pass.gradient_of.end() && production.blobs.count(g->second)) {
+    if (g != gradient_of_input.end() && production.blobs.count(g->second)) {
       const caffe2::TensorProto& grad = production.blobs.at(g->second);
       values = ProtoValues(grad);
       if (Dims(grad) != Dims(p.base_inputs.at(x))) {
@@ -237,9 +239,9 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
                                           ShapeString(Dims(grad)) + ", the input has dims " +
                                           ShapeString(Dims(p.base_inputs.at(x))));
         if (options.localize) {
-          blame_backward(&finding, LocalizeBackwardNet(c, p.v, pass.gradient_of,
-                                                       {&production, nullptr, nullptr}, rtol, atol,
-                                                       check_alone));
+          blame_backward(&finding,
+                         LocalizeBackwardNet(c, p.v, pass, {&production, nullptr, nullptr}, rtol,
+                                             atol, check_alone));
         }
         return {finding, ""};
       }
@@ -319,7 +321,7 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     if (!peer64->error && !peer32->error) {
       auto projection = [&](const BackendRun& run, const std::string& x) -> std::optional<double> {
         auto projected =
-            GradientProjection(run, pass.gradient_of, x, p.base_inputs.at(x), p.u.at(x));
+            GradientProjection(run, gradient_of_input, x, p.base_inputs.at(x), p.u.at(x));
         if (!projected) return std::nullopt;
         return projected->value;
       };
@@ -409,7 +411,7 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
       }
     }
     // Every op of the backward net agrees with its reference: the net itself is wrong.
-    blame_backward(&*finding, LocalizeBackwardNet(c, p.v, pass.gradient_of,
+    blame_backward(&*finding, LocalizeBackwardNet(c, p.v, pass,
                                                   {&production, peer64->error ? nullptr : &*peer64,
                                                    peer32->error ? nullptr : &*peer32},
                                                   rtol, atol, check_alone));

@@ -54,8 +54,9 @@ Ops DoGradient(GradientContext& g) {
   };
   std::vector<InputGradient> input_grads;
   for (size_t i = 0; i < b.inputs.size(); ++i) {
-    auto it = inner.gradient_of.find(b.outer_to_inner.at(b.inputs[i]));
-    if (it == inner.gradient_of.end()) continue;
+    // The gradient of the value bound in: none when the net overwrites the name before reading.
+    auto it = inner.input_gradient_of.find(b.outer_to_inner.at(b.inputs[i]));
+    if (it == inner.input_gradient_of.end()) continue;
     input_grads.push_back({static_cast<int>(i), it->second, b.inputs[i] + "_grad"});
   }
   if (inner.net.op_size() == 0 && input_grads.empty()) return {};

@@ -43,23 +43,12 @@ caffe2::Argument NetArg(const std::string& name, const caffe2::NetDef& net) {
 }
 
 // How one branch affects the gradient of an If input: the blob holding it after the branch's
-// backward net ("" when the branch makes it zero).
-std::string BranchInputGradient(const caffe2::NetDef& branch, const SubnetGradient& grad,
-                                const std::string& blob) {
-  // The first access decides: a branch that overwrites the blob before reading it (or never
-  // touches it and it has no incoming gradient) leaves the input without influence.
-  for (const auto& op : branch.op()) {
-    for (const auto& in : op.input()) {
-      if (in != blob) continue;
-      auto it = grad.gradient_of.find(blob);
-      return it == grad.gradient_of.end() ? "" : it->second;
-    }
-    for (const auto& out : op.output()) {
-      if (out == blob) return "";
-    }
-  }
-  auto it = grad.gradient_of.find(blob);  // untouched: an incoming gradient passes through
-  return it == grad.gradient_of.end() ? "" : it->second;
+// backward net ("" when the branch makes it zero). The value the If was given matters only where
+// the branch reads it before overwriting it (or never touches it, and an incoming gradient passes
+// through): the gradient of the value the branch began with.
+std::string BranchInputGradient(const SubnetGradient& grad, const std::string& blob) {
+  auto it = grad.input_gradient_of.find(blob);
+  return it == grad.input_gradient_of.end() ? "" : it->second;
 }
 
 Ops IfGradient(GradientContext& g) {
@@ -87,8 +76,8 @@ Ops IfGradient(GradientContext& g) {
   for (int i = 1; i < def.input_size(); ++i) {
     const std::string& blob = def.input(i);
     if (!done.insert(blob).second) continue;
-    const std::string from_then = BranchInputGradient(then_net, then_grad, blob);
-    const std::string from_else = BranchInputGradient(else_net, else_grad, blob);
+    const std::string from_then = BranchInputGradient(then_grad, blob);
+    const std::string from_else = BranchInputGradient(else_grad, blob);
     if (from_then.empty() && from_else.empty()) continue;
     std::string target = blob + "_grad";
     if (then_grad.outputs.count(from_then)) {

@@ -24,7 +24,9 @@ SubnetGradient MakeSubnetGradient(const caffe2::NetDef& subnet, const GradientSe
     if (touched.count(blob)) {
       reached.emplace_back(blob, grad);
     } else {
-      result.gradient_of[blob] = grad;  // untouched by the subnet: the gradient passes through
+      // Untouched by the subnet: the gradient passes through.
+      result.gradient_of[blob] = grad;
+      result.input_gradient_of[blob] = grad;
     }
   }
   Ops ops;
@@ -32,6 +34,7 @@ SubnetGradient MakeSubnetGradient(const caffe2::NetDef& subnet, const GradientSe
     BackwardPass pass = GetBackwardPass({subnet.op().begin(), subnet.op().end()}, reached);
     ops = std::move(pass.ops);
     for (const auto& [blob, grad] : pass.gradient_of) result.gradient_of[blob] = grad;
+    for (const auto& [blob, grad] : pass.input_gradient_of) result.input_gradient_of[blob] = grad;
   }
   result.net = subnet;
   if (!result.net.name().empty()) result.net.set_name(subnet.name() + "_grad");

@@ -18,9 +18,12 @@ namespace parity {
 // (name + "_grad"), `gradient_of` maps every blob with a gradient to it (seeds included, also
 // those the subnet never touches: their gradient passes through unchanged), `inputs` are the
 // blobs its ops read before any of them writes them, `outputs` every blob they write.
+// `input_gradient_of` is BackwardPass's: the gradients of the values blobs held when the subnet
+// began (a blob it overwrites before reading has none).
 struct SubnetGradient {
   caffe2::NetDef net;
   std::map<std::string, std::string> gradient_of;
+  std::map<std::string, std::string> input_gradient_of;
   std::set<std::string> inputs;
   std::set<std::string> outputs;
 };

@@ -6,6 +6,7 @@
 
 #include "core/argument.h"
 #include "core/proto/error.h"
+#include "core/schema.h"
 
 namespace parity {
 namespace {
@@ -132,7 +133,15 @@ class IR {
     BackwardPass pass;
     pass.ops = ops_;
     for (const auto& [name, grad] : input_to_grad) {
-      if (!grad.empty()) pass.gradient_of[name] = grad;
+      if (grad.empty()) continue;
+      pass.gradient_of[name] = grad;
+      // The value held before the ops is version 0 of a name read first; a name written first
+      // has no such version among them (its version 0 is the first write).
+      auto version = gradient_frontier_.find(name);
+      if (!written_first_.count(name) && version != gradient_frontier_.end() &&
+          version->second == 0) {
+        pass.input_gradient_of[name] = grad;
+      }
     }
     return pass;
   }
@@ -154,6 +163,7 @@ class IR {
         ++it->second;
       } else {
         frontier_[s] = 0;
+        written_first_.insert(s);
       }
       v.out[s] = frontier_[s];
       out_history_[s].push_back({&op, frontier_[s]});
@@ -278,6 +288,19 @@ class IR {
     }
   }
 
+  // Whether output `i` of `op` has the name of one of its inputs where its schema does not let
+  // it run in place: an op whose output gradient passes straight through (t = Sum(x)) hands a
+  // gradient op upstream the name it writes for its own input (t2 = Mean(a, p); p = Sum(t2):
+  // MeanGradient would read p_grad as t2's gradient and write p_grad as p's).
+  static bool IllegallyInPlace(const caffe2::OperatorDef& op, int i) {
+    const OpSchema* schema = OpSchemaRegistry::Find(op.type());
+    if (schema == nullptr) return false;
+    for (int in = 0; in < op.input_size(); ++in) {
+      if (op.input(in) == op.output(i) && !schema->IsInplaceAllowed(in, i)) return true;
+    }
+    return false;
+  }
+
   // A gradient op must not overwrite a blob that still holds another blob's gradient: with in-place
   // forward ops, pass-through gradients (Sum) and in-place gradient ops can share one name, and a
   // later write would silently change the earlier gradient (Caffe2's Python pass has this flaw).
@@ -296,7 +319,7 @@ class IR {
     for (size_t k = 0; k < meta->ops.size(); ++k) {
       for (int i = 0; i < meta->ops[k].output_size(); ++i) {
         const std::string old_name = meta->ops[k].output(i);
-        if (!live.count(old_name)) continue;
+        if (!live.count(old_name) && !IllegallyInPlace(meta->ops[k], i)) continue;
         const std::string fresh = "_" + old_name + "_ssa_" + std::to_string(renames_++);
         RenameGradientOutput(&meta->ops[k], i, fresh);
         for (size_t later = k + 1; later < meta->ops.size(); ++later) {
@@ -383,6 +406,7 @@ class IR {
   std::map<std::string, std::map<int, std::vector<int>>> input_usages_;
   std::map<std::string, int> frontier_;
   std::map<std::string, int> gradient_frontier_;
+  std::set<std::string> written_first_;  // names an op writes before any op reads them
   std::map<std::string, std::map<int, std::vector<Generator>>> generators_;
   std::map<std::string, std::vector<std::pair<const caffe2::OperatorDef*, int>>> in_history_;
   std::map<std::string, std::vector<std::pair<const caffe2::OperatorDef*, int>>> out_history_;

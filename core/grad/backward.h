@@ -28,8 +28,14 @@ using GradientSeeds = std::vector<std::pair<std::string, std::string>>;
 
 struct BackwardPass {
   Ops ops;
-  // Every blob that received a gradient -> its gradient blob.
+  // Every blob that received a gradient -> its gradient blob (Caffe2's input_to_grad: a blob
+  // written several times maps to the gradient of the earliest version that got one).
   std::map<std::string, std::string> gradient_of;
+  // The gradients of the values blobs held before the ops ran: blobs the ops read before any of
+  // them writes the name. What a caller feeding inputs asks for: a fed blob the ops overwrite
+  // before reading it has none here (gradient_of holds the gradient of the value written over
+  // it), nor does one whose original value only ops without gradients read.
+  std::map<std::string, std::string> input_gradient_of;
 };
 
 BackwardPass GetBackwardPass(const std::vector<caffe2::OperatorDef>& forward_ops,

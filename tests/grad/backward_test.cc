@@ -116,12 +116,61 @@ TEST(Backward, AnOverwrittenVersionGetsNoGradient) {
   *read_between.add_op() = MakeOp("Sum", {"x"}, {"t"});
   *read_between.add_op() = MakeOp("Relu", {"t"}, {"y"});
   *read_between.add_op() = MakeOp("Scale", {"x"}, {"t"}, {{"scale", 3.0f}});
-  BackwardPass both = GetBackwardPass(
-      {read_between.op(0), read_between.op(1), read_between.op(2)}, {{"y", "dy"}, {"t", "dt"}});
+  BackwardPass both = GetBackwardPass({read_between.op(0), read_between.op(1), read_between.op(2)},
+                                      {{"y", "dy"}, {"t", "dt"}});
   for (const auto& op : both.ops) *read_between.add_op() = op;
   ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({2}, {1, 1}));
   ws.RunNetOnce(read_between);
   ExpectTensorNear(ws.GetTensor(both.gradient_of.at("x")), {2}, {1 + 3, 0 + 1.5f});
+}
+
+// A fed blob the ops overwrite before reading it: gradient_of keeps Caffe2's map (the gradient of
+// the value written over it), input_gradient_of has no entry, since the fed value never reaches
+// the output. Nor does a fed blob whose value only an op without a gradient reads.
+TEST(Backward, AFedValueTheOpsNeverDifferentiateHasNoInputGradient) {
+  Ops overwritten = {MakeOp("Relu", {"a"}, {"x"}), MakeOp("Sigmoid", {"x"}, {"y"})};
+  BackwardPass pass = GetBackwardPass(overwritten, {{"y", "dy"}});
+  EXPECT_EQ(pass.gradient_of.at("x"), "x_grad");
+  EXPECT_EQ(pass.input_gradient_of, (GradMap{{"a", "a_grad"}}));  // y too is written first
+
+  Ops read_by_shape = {MakeOp("Shape", {"x"}, {"s"}), MakeOp("Relu", {"a"}, {"x"}),
+                       MakeOp("Sigmoid", {"x"}, {"y"})};
+  pass = GetBackwardPass(read_by_shape, {{"y", "dy"}});
+  EXPECT_EQ(pass.gradient_of.at("x"), "x_grad");
+  EXPECT_FALSE(pass.input_gradient_of.count("x"));
+
+  // Read and differentiated before the overwrite: the first version's gradient is the input's.
+  Ops read_first = {MakeOp("Tanh", {"x"}, {"h"}), MakeOp("Relu", {"h"}, {"x"}),
+                    MakeOp("Sigmoid", {"x"}, {"y"})};
+  pass = GetBackwardPass(read_first, {{"y", "dy"}});
+  EXPECT_EQ(pass.input_gradient_of.at("x"), pass.gradient_of.at("x"));
+  EXPECT_EQ(Show(pass.ops).back(), "TanhGradient(h," + pass.gradient_of.at("h") + ")->(" +
+                                       pass.input_gradient_of.at("x") + ")");
+}
+
+// t = Mean(a, p); p = Sum(t); y = Copy(p): Sum passes p's gradient "p_grad" through as t's, and
+// MeanGradient would read it as t's gradient and write "p_grad" again as the fed p's: an in-place
+// pair Mean's gradient does not allow. The write gets a name of its own.
+TEST(Backward, AGradientOpNeverWritesOverItsInputWhereItCannotRunInPlace) {
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("Mean", {"a", "p"}, {"t"});
+  *net.add_op() = MakeOp("Sum", {"t"}, {"p"});
+  *net.add_op() = MakeOp("Copy", {"p"}, {"y"});  // CopyGradient writes "p_grad"
+  BackwardPass pass = GetBackwardPass({net.op(0), net.op(1), net.op(2)}, {{"y", "dy"}});
+  for (const auto& op : pass.ops) {
+    for (const auto& out : op.output()) {
+      EXPECT_EQ(std::count(op.input().begin(), op.input().end(), out), 0) << Show(op);
+    }
+    *net.add_op() = op;
+  }
+  Workspace ws;
+  ws.CreateTensor("a")->CopyFrom(MakeTensor<float>({2}, {1, 2}));
+  ws.CreateTensor("p")->CopyFrom(MakeTensor<float>({2}, {3, -4}));
+  ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({2}, {1, 0.5f}));
+  ws.RunNetOnce(net);
+  ExpectTensorNear(ws.GetTensor("y"), {2}, {2, -1});  // (a + p) / 2
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("a")), {2}, {0.5f, 0.25f});
+  ExpectTensorNear(ws.GetTensor(pass.input_gradient_of.at("p")), {2}, {0.5f, 0.25f});
 }
 
 TEST(Backward, StopGradientStopsFlow) {
@@ -251,8 +300,8 @@ TEST(Backward, FCReluGradientValues) {
 // dY at the stamps = [3, 9], dW = 1 * 1 + 2 * 3 = 7, db = 36.
 TEST(Backward, ConvTransposeThroughConv) {
   caffe2::NetDef net;
-  *net.add_op() = MakeOp("ConvTranspose", {"x", "w", "b"}, {"y"},
-                         {{"kernel", 1}, {"stride", 2}, {"adj", 1}});
+  *net.add_op() =
+      MakeOp("ConvTranspose", {"x", "w", "b"}, {"y"}, {{"kernel", 1}, {"stride", 2}, {"adj", 1}});
   BackwardPass pass = GetBackwardPass({net.op(0)}, {{"y", "dy"}});
   EXPECT_EQ(Show(pass.ops), (Strings{"ConvGradient(dy,w,x)->(w_grad)", "Conv(dy,w)->(x_grad)",
                                      "ReduceSum(dy)->(b_grad)"}));
