@@ -407,6 +407,8 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
     int param = 0;
     std::set<std::string> scopes;  // workspace stacks: no tensor, never an external output
     std::set<std::string> views;   // blobs sharing storage with others: never updated in place
+    // Float parameters drawn so far (case inputs; init-net constants once deployed).
+    std::vector<std::string> parameters;
     // The last op added: its spec, primary input and first output.
     std::string last_type, last_primary, last_output;
     for (int k = 0; k < num_ops; ++k) {
@@ -474,16 +476,20 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           in_types.push_back(TensorType{in.dtype, in.dims, true});
           new_inputs.emplace_back(DrawTensor(name, Tame(in)), in.differentiable);
         }
-        // One op in eight writes its first output over a name an earlier op wrote (not one it
-        // reads): readers before it see the old value, readers after the new one. Nets are not
-        // SSA, and a pass or the backward pass that assumes a name has one value meets one.
+        // One op in eight writes its first output over a name an earlier op wrote, or over an
+        // earlier op's parameter (not one it reads): readers before it see the old value, readers
+        // after the new one. Nets are not SSA, and a pass or the backward pass that assumes a
+        // name has one value meets one; a deployed case's predict net overwrites a constant of
+        // its init net.
         std::string overwritten;
         if (*rc::gen::inRange(0, 8) == 0) {
           std::vector<std::string> candidates;
-          for (const std::string& name : available) {
-            if (name != "x0" && !views.count(name) &&
-                std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
-              candidates.push_back(name);
+          for (const auto* names : {&available, &parameters}) {
+            for (const std::string& name : *names) {
+              if (name != "x0" && !views.count(name) &&
+                  std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
+                candidates.push_back(name);
+              }
             }
           }
           if (!candidates.empty()) overwritten = *rc::gen::elementOf(candidates);
@@ -543,6 +549,7 @@ rc::Gen<Case> NetCaseGen(const NetGenOptions& options) {
           *c.add_inputs() = value;
           net->add_external_input(value.name());
           if (differentiable) c.add_grad_inputs(value.name());
+          if (value.data_type() == caffe2::TensorProto::FLOAT) parameters.push_back(value.name());
         }
         for (auto& op : built) *net->add_op() = std::move(op);
         *net->add_op() = def;

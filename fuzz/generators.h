@@ -17,7 +17,7 @@
 
 namespace parity::fuzz {
 
-constexpr char kGeneratorVersion[] = "parity-gen-7";
+constexpr char kGeneratorVersion[] = "parity-gen-8";
 
 // Values for `spec` (draws; call inside rc::gen::exec).
 caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec);

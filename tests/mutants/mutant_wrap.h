@@ -73,6 +73,8 @@ void AddRnnMutants(std::vector<Entry>* out);         // rnn_mutants.cc
 void AddBuilderMutants(std::vector<Entry>* out);     // builder_mutants.cc
 void AddControlMutants(std::vector<Entry>* out);     // control_mutants.cc
 void AddTransformMutants(std::vector<Entry>* out);   // transform_mutants.cc
+void AddOverwriteMutants(std::vector<Entry>* out);   // overwrite_mutants.cc
+void AddEngineMutants(std::vector<Entry>* out);      // engine_mutants.cc
 void AddCudaMutants(std::vector<Entry>* out);        // cuda_mutants.cc
 
 // The kernel of a CUDA mutant: the op's default CUDA kernel run on the edited def, then

@@ -76,6 +76,8 @@ std::vector<Entry> BuildCatalogue() {
   AddBuilderMutants(&out);
   AddControlMutants(&out);
   AddTransformMutants(&out);
+  AddOverwriteMutants(&out);
+  AddEngineMutants(&out);
   AddCudaMutants(&out);
   return out;
 }
