@@ -236,7 +236,7 @@ class IR {
       error.AddContext("backward pass: forward op #" + std::to_string(index));
       throw;
     }
-    RenameClobberingOutputs(op, *input_to_grad, &meta);
+    RenameClobberingOutputs(index, *input_to_grad, &meta);
     // Register the ops, checking their inputs and recording generators.
     const int first = static_cast<int>(ops_.size());
     std::set<std::string> local;
@@ -305,9 +305,9 @@ class IR {
   // forward ops, pass-through gradients (Sum) and in-place gradient ops can share one name, and a
   // later write would silently change the earlier gradient (Caffe2's Python pass has this flaw).
   // Such outputs get a fresh name, propagated to the maker's later ops and its input gradients.
-  void RenameClobberingOutputs(const caffe2::OperatorDef& op,
-                               const std::map<std::string, std::string>& input_to_grad,
+  void RenameClobberingOutputs(int index, const std::map<std::string, std::string>& input_to_grad,
                                GradientOpsMeta* meta) {
+    const caffe2::OperatorDef& op = *ssa_[index].op;
     // The gradients of this op's own inputs and outputs are consumed or accumulated here; any
     // other recorded gradient must survive.
     std::set<std::string> own(op.output().begin(), op.output().end());
@@ -315,6 +315,25 @@ class IR {
     std::set<std::string> live;
     for (const auto& [blob, grad] : input_to_grad) {
       if (!grad.empty() && !own.count(blob)) live.insert(grad);
+    }
+    // So must contributions passed through by name (no op made them: a Sum's or Copy's output
+    // gradient handed on to its input) whose accumulation is still to come, own inputs' included:
+    // their Sum reads them after this op's gradient ops, and unlike a contribution an op made,
+    // they cannot be renamed apart. (t = Mul(x, p); p = Sum(x): x's contribution from Sum is
+    // "p_grad", which MulGradient would write again as the first p's gradient.)
+    for (const auto& [blob, versions] : generators_) {
+      auto usages = input_usages_.find(blob);
+      if (usages == input_usages_.end()) continue;
+      for (const auto& [version, gens] : versions) {
+        auto users = usages->second.find(version);
+        if (users == usages->second.end() || users->second.empty() ||
+            users->second.front() > index) {
+          continue;  // accumulated already
+        }
+        for (const Generator& gen : gens) {
+          if (gen.op < 0) live.insert(gen.gradient);
+        }
+      }
     }
     for (size_t k = 0; k < meta->ops.size(); ++k) {
       for (int i = 0; i < meta->ops[k].output_size(); ++i) {

@@ -173,6 +173,30 @@ TEST(Backward, AGradientOpNeverWritesOverItsInputWhereItCannotRunInPlace) {
   ExpectTensorNear(ws.GetTensor(pass.input_gradient_of.at("p")), {2}, {0.5f, 0.25f});
 }
 
+// t = FC(x, w, b); b = Sum(x); y = Copy(b): Sum hands b's gradient "b_grad" to x by name, and
+// FCGradient writes the first b's gradient; were it "b_grad" too, x's Sum would add db (of
+// another shape) instead of dy. A contribution passed through by name survives until its Sum.
+TEST(Backward, AContributionPassedThroughByNameSurvivesUntilItsSum) {
+  caffe2::NetDef net;
+  *net.add_op() = MakeOp("FC", {"x", "w", "b"}, {"t"});
+  *net.add_op() = MakeOp("Sum", {"x"}, {"b"});
+  *net.add_op() = MakeOp("Copy", {"b"}, {"y"});
+  BackwardPass pass =
+      GetBackwardPass({net.op(0), net.op(1), net.op(2)}, {{"t", "dt"}, {"y", "dy"}});
+  for (const auto& op : pass.ops) *net.add_op() = op;
+  Workspace ws;
+  ws.CreateTensor("x")->CopyFrom(MakeTensor<float>({1, 2}, {1, 2}));
+  ws.CreateTensor("w")->CopyFrom(MakeTensor<float>({2, 2}, {1, 2, 3, 4}));
+  ws.CreateTensor("b")->CopyFrom(MakeTensor<float>({2}, {3, -4}));
+  ws.CreateTensor("dt")->CopyFrom(MakeTensor<float>({1, 2}, {1, 0.5f}));
+  ws.CreateTensor("dy")->CopyFrom(MakeTensor<float>({1, 2}, {2, 1}));
+  ws.RunNetOnce(net);
+  // dx = dt·w + dy; the fed b's gradient is dt summed over the batch.
+  ExpectTensorNear(ws.GetTensor(pass.gradient_of.at("x")), {1, 2},
+                   {1 * 1 + 0.5f * 3 + 2, 1 * 2 + 0.5f * 4 + 1});
+  ExpectTensorNear(ws.GetTensor(pass.input_gradient_of.at("b")), {2}, {1, 0.5f});
+}
+
 TEST(Backward, StopGradientStopsFlow) {
   Ops forward = {MakeOp("FC", {"x", "w", "b"}, {"h"}), MakeOp("StopGradient", {"h"}, {"h"}),
                  MakeOp("Relu", {"h"}, {"y"})};
