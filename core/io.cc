@@ -91,8 +91,8 @@ std::string FirstMistypedField(const google::protobuf::Message& message, const s
       const google::protobuf::Message& sub = field->is_repeated()
                                                  ? reflection->GetRepeatedMessage(message, field, k)
                                                  : reflection->GetMessage(message, field);
-      std::string bad =
-          FirstMistypedField(sub, field->is_repeated() ? here + "[" + std::to_string(k) + "]" : here);
+      std::string bad = FirstMistypedField(
+          sub, field->is_repeated() ? here + "[" + std::to_string(k) + "]" : here);
       if (!bad.empty()) return bad;
     }
   }
@@ -256,8 +256,8 @@ StagedFile StageFile(const std::string& requested_path, const std::string& bytes
   static std::atomic<uint64_t> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  PARITY_ENFORCE(fd >= 0, ErrorKind::kIo, "cannot write ", path, " (creating ", tmp, " beside it): ",
-                 std::strerror(errno));
+  PARITY_ENFORCE(fd >= 0, ErrorKind::kIo, "cannot write ", path, " (creating ", tmp,
+                 " beside it): ", std::strerror(errno));
   try {
     WriteAll(fd, bytes, tmp);
     PARITY_ENFORCE(::fsync(fd) == 0, ErrorKind::kIo, "cannot fsync ", tmp, ": ",
@@ -326,8 +326,8 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
   if (text) {
     std::string error;
     const bool ok = ParseTextProto(bytes, message, &error);
-    PARITY_ENFORCE(ok || error.find("too deep") == std::string::npos, ErrorKind::kInvalidNet,
-                   what, " is not a valid text ", message->GetTypeName(),
+    PARITY_ENFORCE(ok || error.find("too deep") == std::string::npos, ErrorKind::kInvalidNet, what,
+                   " is not a valid text ", message->GetTypeName(),
                    ": messages nested deeper than ", kProtoRecursionLimit,
                    " levels (nets may nest at most ", kMaxNetNesting, " deep)");
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid text ",
@@ -341,8 +341,8 @@ void ParseProto(const std::string& bytes, bool text, const std::string& what,
     }
     PARITY_ENFORCE(ok || WireNestingDepth(bytes, message->GetDescriptor(), kProtoRecursionLimit) <=
                              kProtoRecursionLimit,
-                   ErrorKind::kInvalidNet, what, " is not a valid binary ",
-                   message->GetTypeName(), ": messages nested deeper than ", kProtoRecursionLimit,
+                   ErrorKind::kInvalidNet, what, " is not a valid binary ", message->GetTypeName(),
+                   ": messages nested deeper than ", kProtoRecursionLimit,
                    " levels (nets may nest at most ", kMaxNetNesting, " deep)");
     PARITY_ENFORCE(ok, ErrorKind::kInvalidNet, what, " is not a valid binary ",
                    message->GetTypeName(), " (malformed protobuf bytes",
@@ -416,7 +416,14 @@ bool StartsWithTextField(const std::string& text, const std::string& field) {
 
 }  // namespace
 
-std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
+namespace {
+
+TensorLoadEdit& InstalledLoadEdit() {
+  static auto* edit = new TensorLoadEdit();
+  return *edit;
+}
+
+std::vector<caffe2::TensorProto> LoadTensorsUnedited(const std::string& path) {
   std::string bytes = ReadFileBytes(path);
   if (EndsWith(path, ".npy")) return {ParseNpy(bytes, path)};
   bool text = IsTextProtoPath(path);
@@ -454,6 +461,20 @@ std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
   caffe2::TensorProto proto;
   ParseProto(bytes, false, path, &proto);
   return {proto};
+}
+
+}  // namespace
+
+TensorLoadEdit ReplaceTensorLoadEdit(TensorLoadEdit edit) {
+  TensorLoadEdit previous = std::move(InstalledLoadEdit());
+  InstalledLoadEdit() = std::move(edit);
+  return previous;
+}
+
+std::vector<caffe2::TensorProto> LoadTensors(const std::string& path) {
+  std::vector<caffe2::TensorProto> tensors = LoadTensorsUnedited(path);
+  if (InstalledLoadEdit()) InstalledLoadEdit()(path, &tensors);
+  return tensors;
 }
 
 std::string TensorFileBytes(const std::string& path,

@@ -51,6 +51,12 @@ std::string ProtoFileBytes(const std::string& path, const google::protobuf::Mess
 
 // Tensors from a file: .npy (one tensor), or .pb/.pbtxt holding a TensorProtos or one TensorProto.
 std::vector<caffe2::TensorProto> LoadTensors(const std::string& path);
+// A fault-injection seam for the workbench's mutants of the loader (tests/mutants, as
+// ReplaceBackwardPassEdit is for the backward pass): when set, it edits what every LoadTensors
+// call returns for `path`. Returns the edit it replaces; an empty function removes it.
+using TensorLoadEdit =
+    std::function<void(const std::string& path, std::vector<caffe2::TensorProto>* tensors)>;
+TensorLoadEdit ReplaceTensorLoadEdit(TensorLoadEdit edit);
 // .npy takes exactly one tensor; .pb/.pbtxt write a TensorProtos.
 void SaveTensors(const std::string& path, const std::vector<caffe2::TensorProto>& tensors);
 // The bytes SaveTensors writes to `path`, for WriteFilesAtomic.

@@ -95,28 +95,41 @@ bool AllConvertible(const Case& c) {
   return true;
 }
 
-// `bytes` written as a scratch `suffix` file (`what`, in messages) and loaded back: a finding
-// unless exactly `expected` comes out, names and values bit for bit.
+// A finding against the loader of one tensor file form (".npy", ".pb", ".pbtxt TensorProto"):
+// the form is what it blames, in the place of an op ("tensor file .npy"), so findings group by
+// the reader that is wrong.
+Finding FileFinding(const Case& c, const std::string& form, const std::string& error_class,
+                    const std::string& message) {
+  Finding finding = MakeFinding("roundtrip", c, error_class, message);
+  const std::string blamed = "tensor file " + form;
+  finding.set_blamed_op_type(blamed);
+  finding.set_blamed_op_path(blamed);
+  finding.mutable_signature()->set_blamed_op_type(blamed);
+  return finding;
+}
+
+// `bytes` written as a scratch `suffix` file of `form` (`what`, in messages) and loaded back: a
+// finding unless exactly `expected` comes out, names and values bit for bit.
 std::optional<Finding> LoadsBack(const Case& c, const std::string& bytes, const char* suffix,
+                                 const std::string& form,
                                  const std::vector<caffe2::TensorProto>& expected,
                                  const std::string& what) {
   std::vector<caffe2::TensorProto> loaded;
   try {
     loaded = ThroughFile(bytes, suffix);
   } catch (const Error& error) {
-    return MakeFinding("roundtrip", c, "input file rejected", what + " does not load: " +
-                                                                   error.what());
+    return FileFinding(c, form, "input file rejected", what + " does not load: " + error.what());
   }
   for (size_t i = 0; i < expected.size(); ++i) {
     if (loaded.size() <= i || loaded[i].name() != expected[i].name() ||
         !SameTensor(loaded[i], expected[i])) {
-      return MakeFinding("roundtrip", c, "input file changed a tensor",
-                         "input '" + expected[i].name() + "' differs when " + what +
-                             " is loaded back");
+      return FileFinding(
+          c, form, "input file changed a tensor",
+          "input '" + expected[i].name() + "' differs when " + what + " is loaded back");
     }
   }
   if (loaded.size() != expected.size()) {
-    return MakeFinding("roundtrip", c, "input file changed a tensor",
+    return FileFinding(c, form, "input file changed a tensor",
                        what + " loads back as " + std::to_string(loaded.size()) + " tensors, not " +
                            std::to_string(expected.size()));
   }
@@ -124,8 +137,9 @@ std::optional<Finding> LoadsBack(const Case& c, const std::string& bytes, const 
 }
 
 // The case's inputs through every tensor file format parity reads (.npy, binary and text
-// TensorProtos, and one input alone as a binary and text TensorProto) and back through the loader: the same tensors must come out, or the loader (or
-// the writer) is wrong. No generated case reached these readers before.
+// TensorProtos, and one input alone as a binary and text TensorProto) and back through the loader:
+// the same tensors must come out, or the loader (or the writer) is wrong. No generated case reached
+// these readers before.
 std::optional<Finding> CheckInputFiles(const Case& c) {
   if (c.inputs_size() == 0 || !AllConvertible(c)) return std::nullopt;
   caffe2::TensorProtos all;
@@ -136,7 +150,7 @@ std::optional<Finding> CheckInputFiles(const Case& c) {
                                                        {".pbtxt", text}};
   const std::vector<caffe2::TensorProto> inputs(c.inputs().begin(), c.inputs().end());
   for (const auto& [suffix, bytes] : forms) {
-    if (auto finding = LoadsBack(c, bytes, suffix, inputs,
+    if (auto finding = LoadsBack(c, bytes, suffix, suffix, inputs,
                                  std::string("the inputs written as a ") + suffix + " file")) {
       return finding;
     }
@@ -150,9 +164,9 @@ std::optional<Finding> CheckInputFiles(const Case& c) {
   const std::pair<const char*, std::string> alone[] = {{".pb", single.SerializeAsString()},
                                                        {".pbtxt", single_text}};
   for (const auto& [suffix, bytes] : alone) {
-    if (auto finding = LoadsBack(c, bytes, suffix, {single},
-                                 "input '" + single.name() + "' written alone as a " + suffix +
-                                     " TensorProto")) {
+    if (auto finding = LoadsBack(
+            c, bytes, suffix, std::string(suffix) + " TensorProto", {single},
+            "input '" + single.name() + "' written alone as a " + suffix + " TensorProto")) {
       return finding;
     }
   }
@@ -167,12 +181,12 @@ std::optional<Finding> CheckInputFiles(const Case& c) {
     try {
       loaded = ThroughFile(npy, ".npy");
     } catch (const Error& error) {
-      return MakeFinding("roundtrip", c, "input file rejected",
-                         "input '" + input.name() + "' written as .npy does not load: " +
-                             error.what());
+      return FileFinding(
+          c, ".npy", "input file rejected",
+          "input '" + input.name() + "' written as .npy does not load: " + error.what());
     }
     if (loaded.size() != 1 || !SameTensor(loaded[0], input)) {
-      return MakeFinding("roundtrip", c, "input file changed a tensor",
+      return FileFinding(c, ".npy", "input file changed a tensor",
                          "input '" + input.name() + "' differs after a .npy file round trip");
     }
   }

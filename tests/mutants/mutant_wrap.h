@@ -75,6 +75,7 @@ void AddControlMutants(std::vector<Entry>* out);     // control_mutants.cc
 void AddTransformMutants(std::vector<Entry>* out);   // transform_mutants.cc
 void AddOverwriteMutants(std::vector<Entry>* out);   // overwrite_mutants.cc
 void AddEngineMutants(std::vector<Entry>* out);      // engine_mutants.cc
+void AddFileMutants(std::vector<Entry>* out);        // file_mutants.cc
 void AddCudaMutants(std::vector<Entry>* out);        // cuda_mutants.cc
 
 // The kernel of a CUDA mutant: the op's default CUDA kernel run on the edited def, then

@@ -78,6 +78,7 @@ std::vector<Entry> BuildCatalogue() {
   AddTransformMutants(&out);
   AddOverwriteMutants(&out);
   AddEngineMutants(&out);
+  AddFileMutants(&out);
   AddCudaMutants(&out);
   return out;
 }

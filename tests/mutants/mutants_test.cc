@@ -147,7 +147,7 @@ TEST(Mutants, CatalogueIsLargeAndRegistered) {
   EXPECT_GE(families.size(), 6u);
   EXPECT_EQ(oracles_used,
             (std::set<std::string>{"builder", "determinism", "device", "forward", "gradient",
-                                   "shape", "transform", "validity"}));
+                                   "roundtrip", "shape", "transform", "validity"}));
 }
 
 TEST(Mutants, EveryMutantIsKilledAndBlamed) {
