@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/operator.h"
 #include "core/schema.h"
 #include "oracles/finding.h"
 #include "oracles/op_facts.h"
@@ -104,20 +105,34 @@ std::optional<Finding> CompareAndBlame(const Case& c, const Backend& backend, co
   return finding;
 }
 
+// Whether `op` runs the named engine its type's default kernel is (Conv's "DNNL": oneDNN, which
+// builds plans keyed on the op's arguments and shapes); a kernel asked for by another name
+// (IM2COL) or a default without a name keeps no such plans.
+bool RunsNamedDefaultEngine(const caffe2::OperatorDef& op) {
+  const std::string named = OperatorRegistry::DefaultEngine(op.type(), kCpuDeviceType);
+  return !named.empty() && (op.engine().empty() || op.engine() == named);
+}
+
 // `c` with one integer argument of one top-level op moved up by one (which op, which argument
 // and, for a list, which entry: from the case's seed), or nullopt when no op has one, or when the
 // schema refuses the one picked once moved. The neighbour's ops read the same inputs with other
 // arguments: what a cache keyed on too little would confuse with `c` (a plan keyed without the end
-// pads).
+// pads). Arguments of ops that run a named default engine are picked first: theirs are the
+// kernels with plans.
 std::optional<Case> ArgumentNeighbour(const Case& c, std::string* what) {
-  std::vector<std::pair<int, int>> candidates;  // (op, argument)
+  std::vector<std::pair<int, int>> candidates, planned;  // (op, argument)
   for (int i = 0; i < c.net().op_size(); ++i) {
     const caffe2::OperatorDef& op = c.net().op(i);
     if (OpSchemaRegistry::Find(op.type()) == nullptr) continue;
+    const bool plans = RunsNamedDefaultEngine(op);
     for (int a = 0; a < op.arg_size(); ++a) {
-      if (op.arg(a).has_i() || op.arg(a).ints_size() > 0) candidates.emplace_back(i, a);
+      if (op.arg(a).has_i() || op.arg(a).ints_size() > 0) {
+        candidates.emplace_back(i, a);
+        if (plans) planned.emplace_back(i, a);
+      }
     }
   }
+  if (!planned.empty()) candidates = planned;
   if (candidates.empty()) return std::nullopt;
   // A mix of the seed's bits, so neighbouring seeds pick different arguments.
   const uint64_t pick = c.seed() * 0x9E3779B97F4A7C15ull;
