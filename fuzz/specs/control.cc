@@ -14,7 +14,9 @@
 // * While(cond, x, params..., scope, i, k, one) -> (x, scope, i, cond): k in [0, 3] passes of
 //   x <- Do{ xin = Copy(x); chain(xin); x = Copy(result) } with cond_net i = i + 1, cond = i <= k:
 //   the loop shape whose gradient Caffe2 supports (a single Do body, one workspace per pass). One
-//   body in three is an If between two chains instead (see LoopBody): control flow nested.
+//   body in three is an If between two chains instead (see LoopBody): control flow nested. Its
+//   condition is a fifth output, recomputed by cond_net (i < split, split in [1, 3]), so one If
+//   instance takes both branches across the passes.
 #include <rapidcheck.h>
 
 #include "fuzz/spec.h"
@@ -116,8 +118,11 @@ PARITY_OP_SPEC(If).Tolerance("exact").ConsumesIntermediates(true).Make(
 // control flow nests three deep (While > its body Do > If) and the gradient While runs a gradient
 // Do whose body holds a gradient If. The If runs in the Do's workspace: its condition and the
 // branches' extra inputs are instance inputs the Do binds as a<k>; it lists every blob a branch
-// writes as an output, as a top-level If does.
-std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op) {
+// writes as an output, as a top-level If does. `*condition` is the If's condition input (-1 when
+// there is none): the While's cond_net recomputes it before each pass, so that the If instance the
+// body made once takes one branch in early passes and the other later.
+std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op, int* condition_input) {
+  *condition_input = -1;
   int locals = 0;
   auto input = [](int k) { return "a" + std::to_string(k); };
   auto local = [&locals] { return "h" + std::to_string(locals++); };
@@ -128,10 +133,14 @@ std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op) {
     return chain->ops;
   }
   const int condition = op->Input({1}, Domain::kBool, DataType::kBool);
+  *condition_input = condition;
   auto then_chain = DrawChain(op, "xin", dims, "res", input, local, true, 2);
   auto else_chain = DrawChain(op, "xin", dims, "res", input, local, true, 2);
   if (!then_chain || !else_chain) return std::nullopt;
-  caffe2::OperatorDef branch = SimpleOp("If", {input(condition), "xin"}, {"res"});
+  // The If reads a copy made in the pass's own workspace, as the body reads x through xin: the
+  // gradient Do of each pass finds its locals saved there, while a blob read through a binding
+  // holds its last pass's value by then (Caffe2's While gradient has the same contract).
+  caffe2::OperatorDef branch = SimpleOp("If", {"cin", "xin"}, {"res"});
   for (int k = condition + 1; k < static_cast<int>(op->inputs().size()); ++k) {
     branch.add_input(input(k));
   }
@@ -140,7 +149,7 @@ std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op) {
   }
   *branch.add_arg() = NetArg("then_net", MakeNet("then", then_chain->ops));
   *branch.add_arg() = NetArg("else_net", MakeNet("else", else_chain->ops));
-  return std::vector<caffe2::OperatorDef>{branch};
+  return std::vector<caffe2::OperatorDef>{SimpleOp("Copy", {input(condition)}, {"cin"}), branch};
 }
 
 PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
@@ -148,7 +157,8 @@ PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
       OpInstance op("While", 4);
       op.Input(PrimaryOrFresh(p));
       op.Input({1}, Domain::kBool, DataType::kBool);  // recomputed by cond_net before each pass
-      std::optional<std::vector<caffe2::OperatorDef>> body_ops = LoopBody(&op);
+      int branch_condition = -1;
+      std::optional<std::vector<caffe2::OperatorDef>> body_ops = LoopBody(&op, &branch_condition);
       if (!body_ops) return std::nullopt;
       // The loop-body Do binds x and the chain's inputs (instance inputs 0 and 2..) as a0, a2, ...
       std::vector<int> body_inputs = {0};
@@ -173,11 +183,18 @@ PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
       *body.add_arg() = inner;
       *body.add_arg() = index;
       op.RawArg(NetArg("loop_net", MakeNet("loop", {body})));
-      op.RawArg(NetArg(
-          "cond_net", MakeNet("cond", {SimpleOp("Add", {Placeholder('$', i), Placeholder('$', one)},
-                                                {Placeholder('$', i)}),
-                                       SimpleOp("LE", {Placeholder('$', i), Placeholder('$', k)},
-                                                {Placeholder('@', 3)})})));
+      std::vector<caffe2::OperatorDef> cond_ops = {
+          SimpleOp("Add", {Placeholder('$', i), Placeholder('$', one)}, {Placeholder('$', i)}),
+          SimpleOp("LE", {Placeholder('$', i), Placeholder('$', k)}, {Placeholder('@', 3)})};
+      if (branch_condition >= 0) {
+        // The body's If takes then while the pass number is below `split`, else from there on.
+        const int split = op.ShapeInput({*rc::gen::inRange<int64_t>(1, 4)}, DataType::kInt32);
+        cond_ops.push_back(
+            SimpleOp("LT", {Placeholder('$', i), Placeholder('$', split)}, {Placeholder('@', 4)}));
+        op.SetNumOutputs(5);
+        op.OutputInPlace(4, branch_condition);
+      }
+      op.RawArg(NetArg("cond_net", MakeNet("cond", cond_ops)));
       op.OutputInPlace(0, 0).OutputInPlace(1, scope).OutputInPlace(2, i).OutputInPlace(3, 1);
       std::vector<int> order = {1, 0};
       for (int n = 2; n < static_cast<int>(op.inputs().size()); ++n) order.push_back(n);
