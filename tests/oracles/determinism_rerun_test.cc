@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/operator.h"
+#include "core/workspace.h"
 #include "oracles/backend.h"
 #include "oracles/check.h"
 #include "oracles/testing/op_checks.h"
@@ -77,6 +79,38 @@ TEST(DeterminismRerun, RandomFillsAreNotComparedAcrossRuns) {
   *c.mutable_net()->mutable_op(0) = fill;
   const OracleVerdict verdict = oracles::CheckCase(c, Determinism("production")).verdicts(0);
   EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+}
+
+// The rerun met a LayerNorm reading a blob that was, by then, a RecurrentNetwork alias: a view
+// at an offset into another blob's storage. Its mean came out an ulp apart from a fresh tensor's,
+// since Eigen's sum() starts its packets at the first aligned address. The same values must give
+// the same bits wherever they lie.
+TEST(DeterminismRerun, LayerNormGivesTheSameBitsOverAViewAtAnyOffset) {
+  const int64_t rows = 3, n = 37;
+  const Tensor values = RandomTensor({rows, n}, 7, -3.0f, 5.0f);
+  auto run = [&](const Tensor& x) {
+    Workspace ws;
+    ws.CreateTensor("x")->ShareData(x);
+    caffe2::NetDef net;
+    *net.add_op() = MakeOp("LayerNorm", {"x"}, {"y", "mean", "std"});
+    ws.RunNetOnce(net);
+    std::vector<float> out;
+    for (const char* blob : {"y", "mean", "std"}) {
+      const std::vector<float> v = Values<float>(ws.GetTensor(blob));
+      out.insert(out.end(), v.begin(), v.end());
+    }
+    return out;
+  };
+  const std::vector<float> fresh = run(values);
+  for (int64_t offset = 1; offset < 8; ++offset) {
+    Tensor storage(DataType::kFloat, {offset + rows * n});
+    float* data = storage.mutable_data<float>();
+    std::copy(values.data<float>(), values.data<float>() + rows * n, data + offset);
+    const std::vector<float> viewed = run(storage.View(offset, {rows, n}));
+    ASSERT_EQ(viewed.size(), fresh.size());
+    EXPECT_EQ(std::memcmp(viewed.data(), fresh.data(), fresh.size() * sizeof(float)), 0)
+        << "offset " << offset;
+  }
 }
 
 }  // namespace

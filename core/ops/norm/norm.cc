@@ -93,8 +93,8 @@ BNOptions ReadSpatialBNOptions(const Operator& op) {
                  ", got ", op.OutputSize());
   PARITY_ENFORCE(o.epsilon > 0, ErrorKind::kBadArgument, label, ": epsilon ", o.epsilon,
                  " must be positive");
-  PARITY_ENFORCE(o.momentum >= 0 && o.momentum <= 1, ErrorKind::kBadArgument, label,
-                 ": momentum ", o.momentum, " must be in [0, 1]");
+  PARITY_ENFORCE(o.momentum >= 0 && o.momentum <= 1, ErrorKind::kBadArgument, label, ": momentum ",
+                 o.momentum, " must be in [0, 1]");
   PARITY_ENFORCE(o.num_batches >= 1, ErrorKind::kBadArgument, label, ": num_batches ",
                  o.num_batches, " must be >= 1");
   PARITY_ENFORCE(o.num_batches == 1 || op.InputSize() == 7, ErrorKind::kBadArgument, label,
@@ -404,8 +404,14 @@ class LayerNormOp final : public Operator {
     ParallelFor(0, m, GrainFor(n), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         ConstArrayMap<T> row(x + i * n, n);
-        const T mu = row.sum() / static_cast<T>(n);
-        const T var = (row - mu).square().sum() / static_cast<T>(n);
+        const T* xi = x + i * n;
+        const T mu = IndexOrderedSum<T>(n, [xi](int64_t j) { return xi[j]; }) / static_cast<T>(n);
+        const T var = IndexOrderedSum<T>(n,
+                                         [xi, mu](int64_t j) {
+                                           const T d = xi[j] - mu;
+                                           return d * d;
+                                         }) /
+                      static_cast<T>(n);
         const T s = std::sqrt(var + static_cast<T>(epsilon_));
         mean[i] = mu;
         sd[i] = s;
