@@ -1,6 +1,7 @@
 #include "oracles/backend.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "core/net.h"
@@ -176,7 +177,23 @@ class ProductionBackend final : public Backend {
     Workspace ws;
     const auto feed = [&](const google::protobuf::RepeatedPtrField<caffe2::TensorProto>& inputs) {
       for (const auto& input : inputs) {
-        ws.CreateTensor(input.name())->CopyFrom(TensorFromProto(input));
+        Tensor value = TensorFromProto(input);
+        const bool floating =
+            value.dtype() == DataType::kFloat || value.dtype() == DataType::kDouble;
+        if (options.input_offset > 0 && floating) {
+          // The value at element `input_offset` of a buffer of its own: a view off alignment.
+          Tensor storage(value.dtype(), {options.input_offset + value.numel()});
+          const size_t item = value.numel() > 0 ? value.nbytes() / value.numel() : 0;
+          if (value.nbytes() > 0) {
+            std::memcpy(
+                static_cast<char*>(storage.raw_mutable_data()) + options.input_offset * item,
+                value.raw_data(), value.nbytes());
+          }
+          ws.CreateTensor(input.name())
+              ->ShareData(storage.View(options.input_offset, value.dims()));
+          continue;
+        }
+        ws.CreateTensor(input.name())->CopyFrom(value);
       }
       if (c.has_init_net()) ws.RunNetOnce(Configured(c.init_net(), options));
     };
@@ -187,7 +204,11 @@ class ProductionBackend final : public Backend {
       net = ws.CreateNet(Configured(c.net(), options));
       return net;
     };
-    if (options.rerun_inputs == nullptr) return RunProductionNet(&ws, start, options.trace, same);
+    if (options.rerun_inputs == nullptr) {
+      BackendRun run = RunProductionNet(&ws, start, options.trace, same);
+      run.offset_inputs = options.input_offset > 0;
+      return run;
+    }
     BackendRun first = RunProductionNet(&ws, start, false, same);
     if (first.error || net == nullptr) return first;
     BackendRun second = RunProductionNet(

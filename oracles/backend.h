@@ -54,6 +54,8 @@ struct BackendRun {
   bool reran = false;
   // The run followed RunOptions::warm_up on emptied process-wide caches.
   bool warmed = false;
+  // The floating inputs were fed as views off alignment (RunOptions::input_offset).
+  bool offset_inputs = false;
 };
 
 enum class Precision { kF32, kF64 };
@@ -77,6 +79,12 @@ struct RunOptions {
   // case. BackendRun::warmed says it was done.
   bool fresh_caches = false;
   const Case* warm_up = nullptr;
+  // Where the backend feeds tensors of its own (production): each float and double input fed as
+  // a view starting this many elements into storage of its own, off the allocator's alignment,
+  // as a RecurrentNetwork alias or any view at an offset is. A kernel's bits must not depend on
+  // where its inputs lie (a vectorized sum that starts its packets at the first aligned address
+  // rounds otherwise). BackendRun::offset_inputs says it was done.
+  int input_offset = 0;
 };
 
 struct BackendInfo {

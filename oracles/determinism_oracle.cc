@@ -167,6 +167,21 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
   BackendRun first = backend.Run(c, simple);
   BackendRun second = backend.Run(c, simple);
   if (auto finding = CompareRuns(c, first, second, "two SimpleNet runs")) return {finding, ""};
+  // The same inputs fed as views off alignment (1 to 7 elements into buffers of their own, from
+  // the seed) give the same bits: where a kernel's inputs lie must not change its rounding.
+  {
+    RunOptions offset = simple;
+    offset.input_offset = 1 + static_cast<int>(c.seed() % 7);
+    BackendRun moved = backend.Run(c, offset);
+    if (moved.offset_inputs) {
+      if (auto finding = CompareAndBlame(c, backend, c, simple, first, offset, moved,
+                                         "fresh input tensors vs the same inputs fed as views " +
+                                             std::to_string(offset.input_offset) +
+                                             " elements into buffers of their own")) {
+        return {finding, ""};
+      }
+    }
+  }
   // A case that splits ParallelFor's work (Case.compute_threads) gives one thread's bits.
   if (c.compute_threads() > 1) {
     Case one_thread = c;

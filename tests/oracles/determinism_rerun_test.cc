@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -79,6 +80,66 @@ TEST(DeterminismRerun, RandomFillsAreNotComparedAcrossRuns) {
   *c.mutable_net()->mutable_op(0) = fill;
   const OracleVerdict verdict = oracles::CheckCase(c, Determinism("production")).verdicts(0);
   EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+}
+
+// Tanh whose result moves by an ulp when its input does not start on a 64-byte boundary: what a
+// kernel that picks its vector path by address does.
+class AddressRoundedTanh final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    const Tensor& x = Input(0);
+    Tensor* y = Output(0);
+    y->Resize(x.dims());
+    const bool aligned = reinterpret_cast<uintptr_t>(x.data<float>()) % 64 == 0;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float t = std::tanh(x.data<float>()[i]);
+      y->mutable_data<float>()[i] = aligned ? t : std::nextafter(t, 2.0f);
+    }
+  }
+};
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(Tanh, "ADDRESS_ROUNDED", AddressRoundedTanh);
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend(
+    "address-rounded-tanh", "ADDRESS_ROUNDED", "Tanh whose rounding depends on X's address"));
+
+// Every case's floating inputs are also fed as views off alignment: a kernel whose bits depend on
+// where its input lies is found; the production kernels that did (Eigen's sums and its vector
+// sin and exp start their packets at the first aligned address) are not.
+TEST(DeterminismRerun, AKernelWhoseBitsDependOnItsInputsAddressIsFound) {
+  const Case tanh = oracles::SingleOpCase(MakeOp("Tanh", {"x"}, {"y"}),
+                                          {{"x", RandomTensor({5, 13}, 8, -2.0f, 2.0f)}});
+  const OracleVerdict verdict =
+      oracles::CheckCase(tanh, Determinism("address-rounded-tanh")).verdicts(0);
+  ASSERT_EQ(verdict.status(), OracleVerdict::FINDING) << verdict.ShortDebugString();
+  EXPECT_NE(verdict.finding().message().find("fed as views"), std::string::npos)
+      << verdict.finding().message();
+  EXPECT_EQ(verdict.finding().blamed_op_type(), "Tanh");
+  for (const char* type : {"Sin", "Cos", "Tanh", "Exp", "Log", "SumElements", "AveragedLoss",
+                           "ReduceSum", "ReduceProd", "Softmax", "LayerNorm"}) {
+    for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7}) {
+      Case c = oracles::SingleOpCase(MakeOp(type, {"x"}, {"y"}),
+                                     {{"x", RandomTensor({3, 37}, seed, 0.5f, 3.0f)}});
+      if (std::string(type) == "LayerNorm") {
+        *c.mutable_net()->mutable_op(0) = MakeOp(type, {"x"}, {"y", "mean", "std"});
+      }
+      c.set_seed(seed);  // the offset, 1 to 7 elements
+      const OracleVerdict ok = oracles::CheckCase(c, Determinism("production")).verdicts(0);
+      EXPECT_EQ(ok.status(), OracleVerdict::OK)
+          << type << " seed " << seed << ": " << ok.finding().message();
+    }
+  }
+  // In place on the view, the output lies off alignment too (as an op writing over a name that
+  // holds a view): Eigen's element-wise vector code started where the output's address allowed.
+  for (const char* type : {"Sin", "Cos", "Tanh", "Exp", "Log"}) {
+    for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7}) {
+      Case c = oracles::SingleOpCase(MakeOp(type, {"x"}, {"x"}),
+                                     {{"x", RandomTensor({4, 1000}, seed, 0.5f, 40.0f)}});
+      c.set_seed(seed);
+      const OracleVerdict ok = oracles::CheckCase(c, Determinism("production")).verdicts(0);
+      EXPECT_EQ(ok.status(), OracleVerdict::OK)
+          << type << " in place, seed " << seed << ": " << ok.finding().message();
+    }
+  }
 }
 
 // The rerun met a LayerNorm reading a blob that was, by then, a RecurrentNetwork alias: a view

@@ -120,12 +120,13 @@ inline bool UnsafeOverlap(const void* out, size_t out_bytes, const void* in, siz
 
 // Runs fn(begin, end) over the elements [0, n) of an output `out`, split across ComputeThreads()
 // when n is large (core/parallel.h; `work` elements of work per element, 1 for a cheap kernel).
-// Chunk boundaries fall on 64-byte addresses of `out`: Eigen peels an unaligned head and a tail
-// into scalar code, which can round differently from its packets (exp, log, tanh on some targets),
-// and at such boundaries every chunk peels exactly the elements the whole range would, so results
-// are bit-identical across thread counts. Small n runs fn(0, n) inline.
+// Chunk boundaries fall on multiples of 64 bytes' worth of elements from element 0, whatever
+// `out`'s address: a kernel whose vector and scalar code round differently (exp, log, tanh, sin)
+// starts its packets at `begin` (UnaryOp's ApplyIndexAligned, the AVX2 kernels), so every chunk
+// computes each element as the whole range would, on any thread count and wherever `out` lies (a
+// view at an offset). Small n runs fn(0, n) inline.
 template <typename TOut, typename Fn>
-void ParallelElementwise(const TOut* out, int64_t n, int64_t work, Fn&& fn) {
+void ParallelElementwise(const TOut* /*out*/, int64_t n, int64_t work, Fn&& fn) {
   constexpr int64_t kLine = 64;
   const int64_t per_line = sizeof(TOut) >= kLine ? 1 : kLine / static_cast<int64_t>(sizeof(TOut));
   if (n <= 0) return;
@@ -133,16 +134,10 @@ void ParallelElementwise(const TOut* out, int64_t n, int64_t work, Fn&& fn) {
     fn(int64_t{0}, n);
     return;
   }
-  // Elements of `out` before its first 64-byte boundary (0 when it is aligned, as Tensor buffers
-  // are; views at an offset may not be).
-  const auto address = reinterpret_cast<uintptr_t>(out);
-  const int64_t head =
-      static_cast<int64_t>((kLine - address % kLine) % kLine) / static_cast<int64_t>(sizeof(TOut));
-  const int64_t shift = head == 0 ? 0 : per_line - head;  // element 0 sits `shift` into a line
-  const int64_t lines = (n + shift + per_line - 1) / per_line;
+  const int64_t lines = (n + per_line - 1) / per_line;
   ParallelFor(0, lines, GrainFor(work * per_line), [&](int64_t first, int64_t last) {
-    const int64_t begin = std::max<int64_t>(0, first * per_line - shift);
-    const int64_t end = std::min<int64_t>(n, last * per_line - shift);
+    const int64_t begin = first * per_line;
+    const int64_t end = std::min<int64_t>(n, last * per_line);
     if (begin < end) fn(begin, end);
   });
 }

@@ -129,9 +129,12 @@ class SquaredL2DistanceOp final : public Operator {
       const T* x = X.data<T>();
       const T* y = Y.data<T>();
       for (int64_t i = 0; i < n; ++i) {
-        o[i] = T(0.5) * (ConstArrayMap<T>(x + i * d, d) - ConstArrayMap<T>(y + i * d, d))
-                            .square()
-                            .sum();
+        const T* xi = x + i * d;
+        const T* yi = y + i * d;
+        o[i] = T(0.5) * IndexOrderedSum<T>(d, [xi, yi](int64_t j) {
+                 const T diff = xi[j] - yi[j];
+                 return diff * diff;
+               });
       }
     });
   }
@@ -164,7 +167,8 @@ class AveragedLossOp final : public Operator {
     const Tensor& X = Input(0);
     shape_util::DispatchFloating(X, label(), InputName(0), [&](auto zero) {
       using T = decltype(zero);
-      const T sum = X.numel() == 0 ? T(0) : ConstArrayMap<T>(X.data<T>(), X.numel()).sum();
+      const T* data = X.data<T>();
+      const T sum = IndexOrderedSum<T>(X.numel(), [data](int64_t j) { return data[j]; });
       Tensor* out = Output(0);
       out->Resize({});
       out->template mutable_data<T>()[0] = sum / static_cast<T>(X.numel());
@@ -269,8 +273,12 @@ class SoftmaxWithLossOp final : public Operator {
           ConstArrayMap<T> row(x + i * d, d);
           ArrayMap<T> prow(p + i * d, d);
           const T m = row.maxCoeff();
-          prow = (row - m).exp();
-          const T s = prow.sum();
+          const T* xi = x + i * d;
+          T* pi = p + i * d;
+          AssignIndexAligned<T>(pi, d, [xi, m](int64_t b, int64_t len) {
+            return (ConstArrayMap<T>(xi + b, len) - m).exp();
+          });
+          const T s = IndexOrderedSum<T>(d, [pi](int64_t j) { return pi[j]; });
           prow /= s;
           const double w = weights ? weights[i] : 1.0;
           loss_sum += w * (std::log(static_cast<double>(s)) - (x[i * d + labels[i]] - m));
@@ -285,8 +293,12 @@ class SoftmaxWithLossOp final : public Operator {
         ConstArrayMap<T> row(x + i * d, d);
         ArrayMap<T> prow(p + i * d, d);
         const T m = d > 0 ? row.maxCoeff() : T(0);
-        prow = (row - m).exp();
-        prow /= prow.sum();
+        const T* xi = x + i * d;
+        T* pi = p + i * d;
+        AssignIndexAligned<T>(pi, d, [xi, m](int64_t b, int64_t len) {
+          return (ConstArrayMap<T>(xi + b, len) - m).exp();
+        });
+        prow /= IndexOrderedSum<T>(d, [pi](int64_t j) { return pi[j]; });
         const double w = weights ? weights[i] : 1.0;
         double l = 0;
         for (int64_t j = 0; j < d; ++j) {

@@ -286,17 +286,19 @@ class SpatialBNOp final : public Operator {
     if (nchw_) {
       for (int64_t n = 0; n < l.n; ++n) {
         for (int64_t c = 0; c < l.c; ++c) {
-          (*m)[c] +=
-              ConstArrayMap<T>(x + (n * l.c + c) * l.hxw, l.hxw).template cast<double>().sum();
+          const T* xc = x + (n * l.c + c) * l.hxw;
+          (*m)[c] += IndexOrderedSum<double>(l.hxw, [xc](int64_t j) { return double{xc[j]}; });
         }
       }
       *m /= count;
       for (int64_t n = 0; n < l.n; ++n) {
         for (int64_t c = 0; c < l.c; ++c) {
-          (*v)[c] +=
-              (ConstArrayMap<T>(x + (n * l.c + c) * l.hxw, l.hxw).template cast<double>() - (*m)[c])
-                  .square()
-                  .sum();
+          const T* xc = x + (n * l.c + c) * l.hxw;
+          const double mc = (*m)[c];
+          (*v)[c] += IndexOrderedSum<double>(l.hxw, [xc, mc](int64_t j) {
+            const double d = double{xc[j]} - mc;
+            return d * d;
+          });
         }
       }
     } else {

@@ -97,13 +97,15 @@ void ReduceRows(Reduction kind, const T* x, T* y, int64_t o_begin, int64_t o_end
               break;
             }
           }
-          y[o] = r == 0 ? T(0) : row.sum();
+          y[o] = IndexOrderedSum<T>(r, [xo](int64_t j) { return xo[j]; });
           break;
         // NaN propagates (numpy, PyTorch, ONNX; the reference): Eigen's default max / min keep
         // a NaN only where it happens to start an accumulator.
         case Reduction::kMax: y[o] = row.template maxCoeff<Eigen::PropagateNaN>(); break;
         case Reduction::kMin: y[o] = row.template minCoeff<Eigen::PropagateNaN>(); break;
-        case Reduction::kProd: y[o] = r == 0 ? T(1) : row.prod(); break;
+        case Reduction::kProd:
+          y[o] = IndexOrderedProduct<T>(r, [xo](int64_t j) { return xo[j]; });
+          break;
       }
       continue;
     }
@@ -295,7 +297,8 @@ class SumElementsOp final : public Operator {
     const Tensor& in = Input(0);
     auto body = [&](auto zero) {
       using T = decltype(zero);
-      T sum = in.numel() == 0 ? T(0) : ConstArrayMap<T>(in.data<T>(), in.numel()).sum();
+      const T* data = in.data<T>();
+      T sum = IndexOrderedSum<T>(in.numel(), [data](int64_t j) { return data[j]; });
       Tensor* out = Output(0);
       out->Resize({});
       if (average_) sum /= static_cast<T>(in.numel());  // 0/0 = NaN for an empty input.
@@ -362,8 +365,12 @@ void SoftmaxRows(const T* x, T* y, int64_t n, int64_t d) {
         }
       }
 #endif
-      yr = (xr - m).exp();
-      yr /= yr.sum();
+      const T* xi = x + i * d;
+      T* yi = y + i * d;
+      AssignIndexAligned<T>(yi, d, [xi, m](int64_t b, int64_t len) {
+        return (ConstArrayMap<T>(xi + b, len) - m).exp();
+      });
+      yr /= IndexOrderedSum<T>(d, [yi](int64_t j) { return yi[j]; });
     }
   });
 }

@@ -15,6 +15,7 @@
 
 #include "core/operator.h"
 #include "core/ops/common/avx2_exp.h"  // defines PARITY_AVX2_EXP where it builds
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/elementwise.h"
 #include "core/ops/common/sigmoid.h"
 #include "core/ops/common/size_paths.h"
@@ -96,8 +97,11 @@ class UnaryOp final : public Operator {
             if constexpr (std::is_same_v<T, float>) {
               if (TryDirect<Fn>(in + begin, dst + begin, end - begin)) return;
             }
-            Map<T>(dst + begin, end - begin) =
-                fn_.template Apply<T>(ConstMap<T>(in + begin, end - begin));
+            // Packets start at `begin` whatever the addresses (eigen_maps.h): Eigen's vector
+            // sin, cos, log, tanh round otherwise than its scalar head.
+            AssignIndexAligned<T>(dst + begin, end - begin, [&](int64_t b, int64_t len) {
+              return fn_.template Apply<T>(ConstMap<T>(in + begin + b, len));
+            });
           });
         };
         if (elementwise::UnsafeOverlap(out, n * sizeof(T), in, n * sizeof(T), true)) {
