@@ -94,6 +94,29 @@ PARITY_HD float EigenRedux(Reducer op, const float* x, int64_t size, int64_t fir
   return res;
 }
 
+// core/ops/common/eigen_maps.h's IndexOrderedFold, which the CPU's row products, SumElements and
+// AveragedLoss use instead of Eigen's redux (whose order follows the buffer's address): eight
+// lanes by index started from x[0, 8), folded ((l0 . l4) . (l1 . l5)) . ((l2 . l6) . (l3 . l7)),
+// then the tail in order; fewer than eight elements, a serial fold from x[0] (size >= 1).
+PARITY_HD float IndexOrderedFold(Reducer op, const float* x, int64_t size) {
+  if (size < 8) {
+    float acc = x[0];
+    for (int64_t i = 1; i < size; ++i) acc = Combine(op, acc, x[i]);
+    return acc;
+  }
+  float lanes[8];
+  for (int k = 0; k < 8; ++k) lanes[k] = x[k];
+  int64_t i = 8;
+  for (; i + 8 <= size; i += 8) {
+    for (int k = 0; k < 8; ++k) lanes[k] = Combine(op, lanes[k], x[i + k]);
+  }
+  float acc =
+      Combine(op, Combine(op, Combine(op, lanes[0], lanes[4]), Combine(op, lanes[1], lanes[5])),
+              Combine(op, Combine(op, lanes[2], lanes[6]), Combine(op, lanes[3], lanes[7])));
+  for (; i < size; ++i) acc = Combine(op, acc, x[i]);
+  return acc;
+}
+
 // One pass of the CPU's ReduceOp (reduce.cc's ReducePass): x is [outer, r, inner], y [outer,
 // inner], element i of y. A row (inner 1) is one Eigen redux starting at element i * r of x's
 // buffer; columns (inner > 1) fold row after row from row 0 (acc = row 0, then acc op row j, the
@@ -105,7 +128,10 @@ PARITY_HD void ReducePassBody(Reducer op, const float* x, float* y, int64_t r, i
     return;
   }
   if (inner == 1) {
-    y[i] = EigenRedux(op, x + i * r, r, FirstAligned(i * r, r));
+    // A product row folds in the index order; max and min are Eigen's (any order gives their
+    // bits, save which NaN survives, which Eigen's order decides).
+    y[i] = op == Reducer::kProd ? IndexOrderedFold(op, x + i * r, r)
+                                : EigenRedux(op, x + i * r, r, FirstAligned(i * r, r));
     return;
   }
   const float* column = x + (i / inner) * r * inner + i % inner;
@@ -200,12 +226,12 @@ PARITY_HD void ReduceProdGradientBody(const float* dy, const float* x, float* dx
   }
 }
 
-// SumElements (divide: average = 1) and AveragedLoss (divide always), one thread: Eigen's .sum()
-// of the whole input (a 64-byte aligned buffer: no head) or 0 for an empty one, divided by the
-// element count (0 / 0 = NaN for an empty input). Serial, so slow on a large input, but the CPU's
-// order is Eigen's fixed redux, not a tree a grid could share, and only this order gives its bits.
+// SumElements (divide: average = 1) and AveragedLoss (divide always), one thread: the CPU's
+// IndexOrderedSum of the whole input, or 0 for an empty one, divided by the element count (0 / 0 =
+// NaN for an empty input). Serial, so slow on a large input, but the CPU's order is a fixed fold,
+// not a tree a grid could share, and only this order gives its bits.
 PARITY_HD void SumAllBody(const float* x, float* y, int64_t n, bool divide) {
-  const float sum = n == 0 ? 0.0f : EigenRedux(Reducer::kSum, x, n, 0);
+  const float sum = n == 0 ? 0.0f : IndexOrderedFold(Reducer::kSum, x, n);
   y[0] = divide ? sum / static_cast<float>(n) : sum;
 }
 
