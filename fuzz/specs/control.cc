@@ -15,8 +15,8 @@
 //   x <- Do{ xin = Copy(x); chain(xin); x = Copy(result) } with cond_net i = i + 1, cond = i <= k:
 //   the loop shape whose gradient Caffe2 supports (a single Do body, one workspace per pass). One
 //   body in three is an If between two chains instead (see LoopBody): control flow nested. Its
-//   condition is a fifth output, recomputed by cond_net (i < split, split in [1, 3]), so one If
-//   instance takes both branches across the passes.
+//   condition is a fifth output, recomputed by cond_net (i < split, split in [1, 3]), so one
+//   loop takes both branches across its passes.
 #include <rapidcheck.h>
 
 #include "fuzz/spec.h"
@@ -119,8 +119,8 @@ PARITY_OP_SPEC(If).Tolerance("exact").ConsumesIntermediates(true).Make(
 // Do whose body holds a gradient If. The If runs in the Do's workspace: its condition and the
 // branches' extra inputs are instance inputs the Do binds as a<k>; it lists every blob a branch
 // writes as an output, as a top-level If does. `*condition` is the If's condition input (-1 when
-// there is none): the While's cond_net recomputes it before each pass, so that the If instance the
-// body made once takes one branch in early passes and the other later.
+// there is none): the While's cond_net recomputes it before each pass, so that the loop's If takes
+// one branch in early passes and the other later.
 std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op, int* condition_input) {
   *condition_input = -1;
   int locals = 0;
@@ -183,14 +183,16 @@ PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
       *body.add_arg() = inner;
       *body.add_arg() = index;
       op.RawArg(NetArg("loop_net", MakeNet("loop", {body})));
+      // cond_net names the While's instance inputs and outputs by position ($k, @j).
+      auto input = [](int index) { return Placeholder('$', index); };
+      auto output = [](int index) { return Placeholder('@', index); };
       std::vector<caffe2::OperatorDef> cond_ops = {
-          SimpleOp("Add", {Placeholder('$', i), Placeholder('$', one)}, {Placeholder('$', i)}),
-          SimpleOp("LE", {Placeholder('$', i), Placeholder('$', k)}, {Placeholder('@', 3)})};
+          SimpleOp("Add", {input(i), input(one)}, {input(i)}),  // i = i + 1
+          SimpleOp("LE", {input(i), input(k)}, {output(3)})};   // cond = i <= k
       if (branch_condition >= 0) {
         // The body's If takes then while the pass number is below `split`, else from there on.
         const int split = op.ShapeInput({*rc::gen::inRange<int64_t>(1, 4)}, DataType::kInt32);
-        cond_ops.push_back(
-            SimpleOp("LT", {Placeholder('$', i), Placeholder('$', split)}, {Placeholder('@', 4)}));
+        cond_ops.push_back(SimpleOp("LT", {input(i), input(split)}, {output(4)}));
         op.SetNumOutputs(5);
         op.OutputInPlace(4, branch_condition);
       }

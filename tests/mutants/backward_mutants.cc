@@ -26,10 +26,7 @@ Mutant BuilderMutant(const std::string& name, const std::string& description,
                      std::function<void(BackwardPass*)> edit) {
   Mutant m = M(name, "backward pass", "gradient", "backward", description);
   m.build = cases::AccumulationCases();
-  m.install = [edit] {
-    auto previous = std::make_shared<BackwardPassEdit>(ReplaceBackwardPassEdit(edit));
-    return std::function<void()>([previous] { ReplaceBackwardPassEdit(*previous); });
-  };
+  m.install = ThroughSeam(&ReplaceBackwardPassEdit, std::move(edit));
   return m;
 }
 

@@ -4,7 +4,6 @@
 // is planted through the ReplaceTensorLoadEdit seam (core/io.h) as an edit of what the loader
 // returns, leaving it exactly as the bug would have read the file.
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "core/io.h"
@@ -21,10 +20,7 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
 Mutant LoaderMutant(const std::string& name, const std::string& form,
                     const std::string& description, TensorLoadEdit edit) {
   Mutant m = M(name, "tensor file " + form, "roundtrip", "files", description);
-  m.install = [edit] {
-    auto previous = std::make_shared<TensorLoadEdit>(ReplaceTensorLoadEdit(edit));
-    return std::function<void()>([previous] { ReplaceTensorLoadEdit(*previous); });
-  };
+  m.install = ThroughSeam(&ReplaceTensorLoadEdit, std::move(edit));
   return m;
 }
 

@@ -14,6 +14,7 @@
 #include "core/operator.h"
 #include "core/proto/caffe2.pb.h"
 #include "core/tensor.h"
+#include "core/transforms/pass.h"
 #include "tests/mutants/mutants.h"
 
 namespace parity::mutants {
@@ -40,6 +41,30 @@ struct Entry {
 
 Mutant M(const std::string& name, const std::string& op_type, const std::string& oracle,
          const std::string& family, const std::string& description);
+
+template <typename T>
+struct NonDeduced {
+  using type = T;
+};
+
+// A mutant's `install` that plants `edit` through a fault-injection seam's Replace function
+// (ReplaceBackwardPassEdit, ReplaceTensorLoadEdit) and puts the previous edit back when undone.
+template <typename Edit>
+std::function<std::function<void()>()> ThroughSeam(Edit (*replace)(Edit),
+                                                   typename NonDeduced<Edit>::type edit) {
+  return [replace, edit] {
+    auto previous = std::make_shared<Edit>(replace(edit));
+    return std::function<void()>([replace, previous] { replace(*previous); });
+  };
+}
+
+// A mutant of graph transform `pass` (family "transform", killed by the transform oracle): while
+// installed, the registered pass runs as `mutated_run(net, real)`, around or instead of the real
+// pass (transform_mutants.cc).
+using PassRun = std::function<void(transforms::TransformedNet*)>;
+Mutant PassRunMutant(const std::string& name, const std::string& pass,
+                     const std::string& description, std::function<Case(uint64_t)> build,
+                     std::function<void(transforms::TransformedNet*, const PassRun&)> mutated_run);
 
 // Argument editing on OperatorDefs.
 const caffe2::Argument* FindArg(const caffe2::OperatorDef& def, const std::string& name);

@@ -6,7 +6,6 @@
 // of the value written over it.
 #include <rapidcheck.h>
 
-#include <memory>
 #include <set>
 #include <string>
 
@@ -19,10 +18,7 @@
 namespace parity::mutants {
 namespace {
 
-using transforms::PassInfo;
-using transforms::PassRegistry;
 using transforms::TransformedNet;
-using PassRun = std::function<void(TransformedNet*)>;
 
 // x and p fed (p a parameter: the transform oracle deploys it as an init-net constant); the net
 // reads p, writes over it, reads it again, and ends with the new p as an output:
@@ -60,20 +56,6 @@ Case OverwrittenParameterCase() {
   return c;
 }
 
-Mutant PassMutant(const std::string& name, const std::string& pass, const std::string& description,
-                  std::function<void(TransformedNet*, const PassRun&)> mutated_run) {
-  Mutant m = M(name, "pass " + pass, "transform", "transform", description);
-  m.build = cases::Builder(OverwrittenParameterCase);
-  m.install = [pass, mutated_run] {
-    PassInfo mutated = *PassRegistry::Find(pass);
-    const PassRun real = mutated.run;
-    mutated.run = [real, mutated_run](TransformedNet* t) { mutated_run(t, real); };
-    const PassInfo original = PassRegistry::Replace(pass, mutated);
-    return std::function<void()>([pass, original] { PassRegistry::Replace(pass, original); });
-  };
-  return m;
-}
-
 // Runs `real` with the predict net's writes over init-net outputs hidden under another name, then
 // names them back: the pass sees every read of a constant as a read of the init net's value.
 void HideOverwritesOfConstants(TransformedNet* t, const PassRun& real) {
@@ -104,32 +86,32 @@ void HideOverwritesOfConstants(TransformedNet* t, const PassRun& real) {
 }  // namespace
 
 void AddOverwriteMutants(std::vector<Entry>* out) {
-  out->push_back({PassMutant("CONSTANT_FOLD_PAST_OVERWRITE", "constant_fold",
-                             "constant_fold keeps treating an init-net constant as constant after "
-                             "a predict op writes over it, and folds the reads that follow with "
-                             "the init net's value",
-                             HideOverwritesOfConstants),
+  const auto drawn = cases::Builder(OverwrittenParameterCase);
+  out->push_back({PassRunMutant("CONSTANT_FOLD_PAST_OVERWRITE", "constant_fold",
+                                "constant_fold keeps treating an init-net constant as constant "
+                                "after a predict op writes over it, and folds the reads that "
+                                "follow with the init net's value",
+                                drawn, HideOverwritesOfConstants),
                   Wrap{}});
-  out->push_back({PassMutant("SSA_REWRITE_ONE_RENAME_MAP", "ssa_rewrite",
-                             "ssa_rewrite keeps one renaming per name, so an input the net "
-                             "overwrites and outputs is fed under its last version's name",
-                             [](TransformedNet* t, const PassRun& real) {
-                               real(t);
-                               for (const auto& [from, to] : t->renamed_outputs) {
-                                 if (t->renamed_inputs.count(from)) t->renamed_inputs[from] = to;
-                               }
-                             }),
+  out->push_back({PassRunMutant("SSA_REWRITE_ONE_RENAME_MAP", "ssa_rewrite",
+                                "ssa_rewrite keeps one renaming per name, so an input the net "
+                                "overwrites and outputs is fed under its last version's name",
+                                drawn,
+                                [](TransformedNet* t, const PassRun& real) {
+                                  real(t);
+                                  for (const auto& [from, to] : t->renamed_outputs) {
+                                    if (t->renamed_inputs.count(from)) t->renamed_inputs[from] = to;
+                                  }
+                                }),
                   Wrap{}});
   Mutant backward =
       M("BACKWARD_FED_VALUE_GETS_LAST_GRADIENT", "backward pass", "gradient", "backward",
         "the backward pass gives a fed blob the net overwrites the gradient of the "
         "value written over it, when nothing differentiates the value it was fed");
-  backward.build = cases::Builder(OverwrittenParameterCase);
-  backward.install = [] {
-    auto previous = std::make_shared<BackwardPassEdit>(ReplaceBackwardPassEdit(
-        [](BackwardPass* pass) { pass->input_gradient_of = pass->gradient_of; }));
-    return std::function<void()>([previous] { ReplaceBackwardPassEdit(*previous); });
-  };
+  backward.build = drawn;
+  backward.install = ThroughSeam(&ReplaceBackwardPassEdit, [](BackwardPass* pass) {
+    pass->input_gradient_of = pass->gradient_of;
+  });
   out->push_back({backward, Wrap{}});
 }
 

@@ -20,7 +20,6 @@ namespace {
 using transforms::PassInfo;
 using transforms::PassRegistry;
 using transforms::TransformedNet;
-using PassRun = std::function<void(TransformedNet*)>;
 
 // Runs `real` on ops the pass sees through `edit` (each tagged with its index as its name), then
 // gives every op the pass kept back its own name and arguments: a pass that misreads what `edit`
@@ -92,16 +91,10 @@ Case ConvBnCase() {
 Mutant PassMutant(const std::string& name, const std::string& pass, const std::string& description,
                   std::function<Case(uint64_t)> build,
                   const std::function<void(caffe2::OperatorDef*)>& edit) {
-  Mutant m = M(name, "pass " + pass, "transform", "transform", description);
-  m.build = std::move(build);
-  m.install = [pass, edit] {
-    PassInfo mutated = *PassRegistry::Find(pass);
-    const PassRun real = mutated.run;
-    mutated.run = [real, edit](TransformedNet* t) { RunOnEditedOps(t, edit, real); };
-    const PassInfo original = PassRegistry::Replace(pass, mutated);
-    return std::function<void()>([pass, original] { PassRegistry::Replace(pass, original); });
-  };
-  return m;
+  return PassRunMutant(name, pass, description, std::move(build),
+                       [edit](TransformedNet* t, const PassRun& real) {
+                         RunOnEditedOps(t, edit, real);
+                       });
 }
 
 // optimize_inference_for_dag with every live range one op short: a blob's name goes to the next
@@ -116,6 +109,21 @@ void ShortLivedSharing(TransformedNet* t) {
 }
 
 }  // namespace
+
+Mutant PassRunMutant(const std::string& name, const std::string& pass,
+                     const std::string& description, std::function<Case(uint64_t)> build,
+                     std::function<void(TransformedNet*, const PassRun&)> mutated_run) {
+  Mutant m = M(name, "pass " + pass, "transform", "transform", description);
+  m.build = std::move(build);
+  m.install = [pass, mutated_run] {
+    PassInfo mutated = *PassRegistry::Find(pass);
+    const PassRun real = mutated.run;
+    mutated.run = [real, mutated_run](TransformedNet* t) { mutated_run(t, real); };
+    const PassInfo original = PassRegistry::Replace(pass, mutated);
+    return std::function<void()>([pass, original] { PassRegistry::Replace(pass, original); });
+  };
+  return m;
+}
 
 void AddTransformMutants(std::vector<Entry>* out) {
   out->push_back({PassMutant("CSE_IGNORES_ARGUMENTS", "cse",

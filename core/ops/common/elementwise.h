@@ -118,11 +118,12 @@ inline bool UnsafeOverlap(const void* out, size_t out_bytes, const void* in, siz
   return overlap && !(o == i && same_layout);
 }
 
-// Runs fn(begin, end) over the elements [0, n) of an output `out`, split across ComputeThreads()
-// when n is large (core/parallel.h; `work` elements of work per element, 1 for a cheap kernel).
-// Chunk boundaries fall on multiples of 64 bytes' worth of elements from element 0, whatever
-// `out`'s address: a kernel whose vector and scalar code round differently (exp, log, tanh, sin)
-// starts its packets at `begin` (UnaryOp's ApplyIndexAligned, the AVX2 kernels), so every chunk
+// Runs fn(begin, end) over the elements [0, n) of an output `out` (which gives the element size),
+// split across ComputeThreads() when n is large (core/parallel.h; `work` elements of work per
+// element, 1 for a cheap kernel). Chunk boundaries fall on multiples of 64 bytes' worth of elements
+// from element 0, whatever `out`'s address: a kernel whose vector and scalar code round
+// differently (exp, log, tanh, sin) starts its packets at `begin` (AssignIndexAligned in
+// eigen_maps.h, the AVX2 kernels), so every chunk
 // computes each element as the whole range would, on any thread count and wherever `out` lies (a
 // view at an offset). Small n runs fn(0, n) inline.
 template <typename TOut, typename Fn>
