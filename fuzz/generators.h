@@ -17,7 +17,7 @@
 
 namespace parity::fuzz {
 
-constexpr char kGeneratorVersion[] = "parity-gen-9";
+constexpr char kGeneratorVersion[] = "parity-gen-10";
 
 // Values for `spec` (draws; call inside rc::gen::exec).
 caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec);

@@ -16,7 +16,11 @@
 //   the loop shape whose gradient Caffe2 supports (a single Do body, one workspace per pass). One
 //   body in three is an If between two chains instead (see LoopBody): control flow nested. Its
 //   condition is a fifth output, recomputed by cond_net (i < split, split in [1, 3]), so one
-//   loop takes both branches across its passes.
+//   loop takes both branches across its passes. One body Do in four reuses its workspace
+//   (reuse_workspace, as loops built for inference do): one instance of each body op then runs
+//   every pass, state an op keeps between runs included; such a loop has no gradient.
+#include "fuzz/specs/control.h"
+
 #include <rapidcheck.h>
 
 #include "fuzz/spec.h"
@@ -121,13 +125,16 @@ PARITY_OP_SPEC(If).Tolerance("exact").ConsumesIntermediates(true).Make(
 // writes as an output, as a top-level If does. `*condition` is the If's condition input (-1 when
 // there is none): the While's cond_net recomputes it before each pass, so that the loop's If takes
 // one branch in early passes and the other later.
-std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op, int* condition_input) {
+std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op,
+                                                         std::optional<bool> nested_if,
+                                                         int* condition_input) {
   *condition_input = -1;
   int locals = 0;
   auto input = [](int k) { return "a" + std::to_string(k); };
   auto local = [&locals] { return "h" + std::to_string(locals++); };
   const std::vector<int64_t> dims = op->inputs()[0].dims;
-  if (Pick(3) != 0) {
+  const bool nested = nested_if ? *nested_if : Pick(3) == 0;
+  if (!nested) {
     auto chain = DrawChain(op, "xin", dims, "res", input, local, true, 2);
     if (!chain) return std::nullopt;
     return chain->ops;
@@ -153,56 +160,74 @@ std::optional<std::vector<caffe2::OperatorDef>> LoopBody(OpInstance* op, int* co
 }
 
 PARITY_OP_SPEC(While).Tolerance("exact").ConsumesIntermediates(true).Make(
-    [](const Primary* p) -> std::optional<OpInstance> {
-      OpInstance op("While", 4);
-      op.Input(PrimaryOrFresh(p));
-      op.Input({1}, Domain::kBool, DataType::kBool);  // recomputed by cond_net before each pass
-      int branch_condition = -1;
-      std::optional<std::vector<caffe2::OperatorDef>> body_ops = LoopBody(&op, &branch_condition);
-      if (!body_ops) return std::nullopt;
-      // The loop-body Do binds x and the chain's inputs (instance inputs 0 and 2..) as a0, a2, ...
-      std::vector<int> body_inputs = {0};
-      for (int k = 2; k < static_cast<int>(op.inputs().size()); ++k) body_inputs.push_back(k);
-      const int scope = op.ScopeInput();
-      const int i = op.ShapeInput({0}, DataType::kInt32);
-      const int k = op.ShapeInput({*rc::gen::inRange<int64_t>(0, 4)}, DataType::kInt32);
-      const int one = op.ShapeInput({1}, DataType::kInt32);
-      body_ops->insert(body_ops->begin(), SimpleOp("Copy", {"a0"}, {"xin"}));
-      body_ops->push_back(SimpleOp("Copy", {"res"}, {"a0"}));
-      caffe2::OperatorDef body = SimpleOp("Do", {}, {Placeholder('$', 0), Placeholder('$', scope)});
-      caffe2::Argument inner, index;
-      inner.set_name("inner_blobs");
-      index.set_name("outer_blobs_idx");
-      for (size_t b = 0; b < body_inputs.size(); ++b) {
-        body.add_input(Placeholder('$', body_inputs[b]));
-        inner.add_strings("a" + std::to_string(body_inputs[b]));
-        index.add_ints(static_cast<int64_t>(b));
-      }
-      body.add_input(Placeholder('$', scope));
-      *body.add_arg() = NetArg("net", MakeNet("loop_body", *body_ops));
-      *body.add_arg() = inner;
-      *body.add_arg() = index;
-      op.RawArg(NetArg("loop_net", MakeNet("loop", {body})));
-      // cond_net names the While's instance inputs and outputs by position ($k, @j).
-      auto input = [](int index) { return Placeholder('$', index); };
-      auto output = [](int index) { return Placeholder('@', index); };
-      std::vector<caffe2::OperatorDef> cond_ops = {
-          SimpleOp("Add", {input(i), input(one)}, {input(i)}),  // i = i + 1
-          SimpleOp("LE", {input(i), input(k)}, {output(3)})};   // cond = i <= k
-      if (branch_condition >= 0) {
-        // The body's If takes then while the pass number is below `split`, else from there on.
-        const int split = op.ShapeInput({*rc::gen::inRange<int64_t>(1, 4)}, DataType::kInt32);
-        cond_ops.push_back(SimpleOp("LT", {input(i), input(split)}, {output(4)}));
-        op.SetNumOutputs(5);
-        op.OutputInPlace(4, branch_condition);
-      }
-      op.RawArg(NetArg("cond_net", MakeNet("cond", cond_ops)));
-      op.OutputInPlace(0, 0).OutputInPlace(1, scope).OutputInPlace(2, i).OutputInPlace(3, 1);
-      std::vector<int> order = {1, 0};
-      for (int n = 2; n < static_cast<int>(op.inputs().size()); ++n) order.push_back(n);
-      op.OpInputOrder(order);
-      return op;
-    });
+    [](const Primary* p) { return DrawWhile(p, WhileChoices{}); });
 
 }  // namespace
+
+std::optional<OpInstance> DrawWhile(const Primary* p, const WhileChoices& choices) {
+  OpInstance op("While", 4);
+  op.Input(PrimaryOrFresh(p));
+  op.Input({1}, Domain::kBool, DataType::kBool);  // recomputed by cond_net before each pass
+  int branch_condition = -1;
+  std::optional<std::vector<caffe2::OperatorDef>> body_ops =
+      LoopBody(&op, choices.nested_if, &branch_condition);
+  if (!body_ops) return std::nullopt;
+  // The loop-body Do binds x and the chain's inputs (instance inputs 0 and 2..) as a0, a2, ...
+  std::vector<int> body_inputs = {0};
+  for (int k = 2; k < static_cast<int>(op.inputs().size()); ++k) body_inputs.push_back(k);
+  const int scope = op.ScopeInput();
+  const int i = op.ShapeInput({0}, DataType::kInt32);
+  const int k = op.ShapeInput({choices.passes ? *choices.passes : *rc::gen::inRange<int64_t>(0, 4)},
+                              DataType::kInt32);
+  const int one = op.ShapeInput({1}, DataType::kInt32);
+  const bool reuse = choices.reuse_workspace ? *choices.reuse_workspace : Pick(4) == 0;
+  body_ops->insert(body_ops->begin(), SimpleOp("Copy", {"a0"}, {"xin"}));
+  body_ops->push_back(SimpleOp("Copy", {"res"}, {"a0"}));
+  caffe2::OperatorDef body = SimpleOp("Do", {}, {Placeholder('$', 0), Placeholder('$', scope)});
+  caffe2::Argument inner, index;
+  inner.set_name("inner_blobs");
+  index.set_name("outer_blobs_idx");
+  for (size_t b = 0; b < body_inputs.size(); ++b) {
+    body.add_input(Placeholder('$', body_inputs[b]));
+    inner.add_strings("a" + std::to_string(body_inputs[b]));
+    index.add_ints(static_cast<int64_t>(b));
+  }
+  body.add_input(Placeholder('$', scope));
+  *body.add_arg() = NetArg("net", MakeNet("loop_body", *body_ops));
+  *body.add_arg() = inner;
+  *body.add_arg() = index;
+  if (reuse) {
+    caffe2::Argument reuse_workspace;
+    reuse_workspace.set_name("reuse_workspace");
+    reuse_workspace.set_i(1);
+    *body.add_arg() = reuse_workspace;
+  }
+  op.RawArg(NetArg("loop_net", MakeNet("loop", {body})));
+  // cond_net names the While's instance inputs and outputs by position ($k, @j).
+  auto input = [](int index) { return Placeholder('$', index); };
+  auto output = [](int index) { return Placeholder('@', index); };
+  std::vector<caffe2::OperatorDef> cond_ops = {
+      SimpleOp("Add", {input(i), input(one)}, {input(i)}),  // i = i + 1
+      SimpleOp("LE", {input(i), input(k)}, {output(3)})};   // cond = i <= k
+  if (branch_condition >= 0) {
+    // The body's If takes then while the pass number is below `split`, else from there on.
+    const int split = op.ShapeInput(
+        {choices.else_from_pass ? *choices.else_from_pass : *rc::gen::inRange<int64_t>(1, 4)},
+        DataType::kInt32);
+    cond_ops.push_back(SimpleOp("LT", {input(i), input(split)}, {output(4)}));
+    op.SetNumOutputs(5);
+    op.OutputInPlace(4, branch_condition);
+  }
+  op.RawArg(NetArg("cond_net", MakeNet("cond", cond_ops)));
+  op.OutputInPlace(0, 0).OutputInPlace(1, scope).OutputInPlace(2, i).OutputInPlace(3, 1);
+  std::vector<int> order = {1, 0};
+  for (int n = 2; n < static_cast<int>(op.inputs().size()); ++n) order.push_back(n);
+  op.OpInputOrder(order);
+  if (reuse) {
+    // Caffe2's While gradient needs a workspace per pass: nothing to differentiate.
+    for (int n = 0; n < static_cast<int>(op.inputs().size()); ++n) op.NotDifferentiable(n);
+  }
+  return op;
+}
+
 }  // namespace parity::fuzz

@@ -1,7 +1,8 @@
 // Mutants of control flow (issue 13): the bugs control_ops_grad.py invites and Do's bindings make
 // easy. The two gradient mutants swap the If and While gradient makers (their gradient control ops
 // run alike on both engines, so only the gradient oracle's finite differences of the forward net
-// can see them); the binding mutant wraps the Do kernel (the forward oracle sees it).
+// can see them); the binding mutant wraps the Do kernel (the forward oracle sees it), and the If
+// that decides once wraps the If kernel, met where control flow nests (While > Do > If).
 #include <google/protobuf/text_format.h>
 
 #include <random>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "core/grad/gradient.h"
+#include "fuzz/specs/control.h"
 #include "tests/mutants/mutant_wrap.h"
 
 namespace parity::mutants {
@@ -153,6 +155,33 @@ void AddControlMutants(std::vector<Entry>* out) {
     add(M("CF_DO_BINDING_OFF_BY_ONE", "Do", "forward", "control",
           "Do binds its first two inner blobs each to the other's outer input"),
         w);
+  }
+
+  {
+    Wrap w;
+    // The condition an If instance saw on its first run, kept in the instance's scratch blob
+    // (it outlives the run in the op's workspace), stands for every later run: a decision made
+    // once per instance, as a kernel that picks its branch's net at construction would. One If
+    // instance runs again on another condition only inside a loop whose body reruns one
+    // workspace: While > Do (reuse_workspace) > If, the condition recomputed before each pass.
+    w.inputs[0] = [](const Operator&, const Tensor& in, Tensor* out) {
+      if (!out->defined()) out->CopyFrom(in);
+    };
+    add(M("CF_IF_DECIDES_ONCE", "If", "forward", "control",
+          "an If instance takes the branch of its first run on every later run"),
+        w);
+    // Cases: the While spec's loops of three passes whose body If takes then on the first pass
+    // and else from the second (the registered spec draws that shape among others).
+    out->back().mutant.make = [](const fuzz::Primary* p) {
+      fuzz::WhileChoices loop;
+      loop.nested_if = true;
+      loop.reuse_workspace = true;
+      loop.passes = 3;
+      loop.else_from_pass = 2;
+      return fuzz::DrawWhile(p, loop);
+    };
+    // A pass cut out of the loop runs a fresh If, which decides right: the loop is to blame.
+    out->back().mutant.blamed_as = "While";
   }
 }
 

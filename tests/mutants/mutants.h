@@ -34,6 +34,10 @@ struct Mutant {
   std::function<Case(uint64_t seed)> build;
   fuzz::MakeFunction make;
   std::string spec_type;
+  // The op type a killing finding must name when it is not op_type (or op_type's gradient): a bug
+  // that needs state carried from one pass of a loop to the next is blamed on the loop, since the
+  // localizer cuts out one pass as a case of its own (oracles/subnet_localize.h).
+  std::string blamed_as;
   std::string
       tolerance;  // tolerance class for private cases ("" = the loosest class of the case's ops)
   // Mutants of what is not a kernel (a gradient maker, a shape function, a schema's validation)

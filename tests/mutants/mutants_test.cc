@@ -42,8 +42,9 @@ struct Result {
 
 // A maker's bug must be named as its op's maker, a builder's as wiring (the backward net both
 // engines run alike is checked against the truth: oracles/backward_localize.h); every other
-// mutant's finding must name its op or the op's gradient op.
+// mutant's finding must name its op or the op's gradient op, or the op it says it is blamed as.
 bool BlameFits(const Mutant& m, const std::string& blamed, const std::string& error_class) {
+  if (!m.blamed_as.empty()) return blamed == m.blamed_as;
   if (m.family == "maker") return blamed == m.op_type && error_class == oracles::kGradientMaker;
   // A pass is named with the pipeline it ran in ("pass cse" or "pass dce,cse,ssa_rewrite").
   if (m.family == "transform") {
