@@ -5,14 +5,19 @@
 // campaign draws them) is compared with its one-thread run the same way. And one net instance run a
 // second time on other values must give what a fresh net gives on them; and a case gives the same
 // bits on empty process-wide caches as after a neighbouring case (one argument moved) filled them.
+// Inputs fed as views off alignment give the bits of fresh tensors, for the net and for the net
+// followed by its backward pass.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/grad/backward.h"
 #include "core/operator.h"
 #include "core/schema.h"
 #include "oracles/finding.h"
@@ -105,6 +110,51 @@ std::optional<Finding> CompareAndBlame(const Case& c, const Backend& backend, co
   return finding;
 }
 
+// `c`'s net followed by its backward pass, seeded on every floating output `forward` computed
+// (statistics left out) with normal values drawn from the case's seed, each seed a case input
+// "<output>_parity_dy" as the gradient oracle names it; every blob the ops write is compared.
+// Nullopt when the forward run failed or the net has no backward pass.
+std::optional<Case> WithBackwardPass(const Case& c, const BackendRun& forward) {
+  if (forward.error) return std::nullopt;
+  const std::set<std::string> without_gradient = BlobsWithoutGradient(c.net());
+  Case backward = c;
+  GradientSeeds seeds;
+  std::mt19937_64 rng(c.seed() * 0x9E3779B97F4A7C15ull + 29);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const std::string& y : ComparedBlobs(c)) {
+    auto it = forward.blobs.find(y);
+    if (it == forward.blobs.end() || without_gradient.count(y)) continue;
+    const caffe2::TensorProto& value = it->second;
+    const bool is_float = value.data_type() == caffe2::TensorProto::FLOAT;
+    if (!is_float && value.data_type() != caffe2::TensorProto::DOUBLE) continue;
+    int64_t numel = 1;
+    for (int64_t d : value.dims()) numel *= d;
+    caffe2::TensorProto* seed = backward.add_inputs();
+    seed->set_name(y + "_parity_dy");
+    *seed->mutable_dims() = value.dims();
+    seed->set_data_type(value.data_type());
+    for (int64_t k = 0; k < numel; ++k) {
+      if (is_float) {
+        seed->add_float_data(static_cast<float>(normal(rng)));
+      } else {
+        seed->add_double_data(normal(rng));
+      }
+    }
+    seeds.emplace_back(y, seed->name());
+  }
+  if (seeds.empty()) return std::nullopt;
+  BackwardPass pass;
+  try {
+    pass = GetBackwardPass({c.net().op().begin(), c.net().op().end()}, seeds);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (pass.ops.empty()) return std::nullopt;
+  backward.mutable_net()->clear_external_output();
+  for (const caffe2::OperatorDef& op : pass.ops) *backward.mutable_net()->add_op() = op;
+  return backward;
+}
+
 // Whether `op` runs the named engine its type's default kernel is (Conv's "DNNL": oneDNN, which
 // builds plans keyed on the op's arguments and shapes); a kernel asked for by another name
 // (IM2COL) or a default without a name keeps no such plans.
@@ -179,6 +229,26 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
                                              std::to_string(offset.input_offset) +
                                              " elements into buffers of their own")) {
         return {finding, ""};
+      }
+    }
+  }
+  // The same for the net followed by its backward pass, the gradient seeds fed off alignment as
+  // well: a gradient kernel's sums (over broadcast axes, a normalization's channels, a softmax
+  // row) read views as often as a forward kernel's (RecurrentNetworkGradient's steps).
+  if (std::optional<Case> backward = WithBackwardPass(c, first)) {
+    BackendRun plain = backend.Run(*backward, simple);
+    RunOptions offset = simple;
+    offset.input_offset = 1 + static_cast<int>(c.seed() % 7);
+    if (!plain.error) {
+      BackendRun moved = backend.Run(*backward, offset);
+      if (moved.offset_inputs) {
+        if (auto finding = CompareAndBlame(
+                *backward, backend, *backward, simple, plain, offset, moved,
+                "the net and its backward pass on fresh input tensors vs the same inputs and "
+                "gradient seeds fed as views " +
+                    std::to_string(offset.input_offset) + " elements into buffers of their own")) {
+          return {finding, ""};
+        }
       }
     }
   }

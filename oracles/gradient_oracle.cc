@@ -109,19 +109,8 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     if (candidate.error) return {std::nullopt, "", candidate.error};
     return {std::nullopt, std::string("the reference cannot run the net: ") + truth.error->what()};
   }
-  // Blobs last written at an output position without a gradient (statistics) are left out of the
-  // objective: the backward pass, like Caffe2's, never differentiates through them.
-  std::set<std::string> without_gradient;
-  for (const auto& op : c.net().op()) {
-    const OpSchema* schema = OpSchemaRegistry::Find(op.type());
-    for (int i = 0; i < op.output_size(); ++i) {
-      if (schema != nullptr && !schema->IsOutputDifferentiable(i)) {
-        without_gradient.insert(op.output(i));
-      } else {
-        without_gradient.erase(op.output(i));
-      }
-    }
-  }
+  // Statistics are left out of the objective (BlobsWithoutGradient).
+  const std::set<std::string> without_gradient = BlobsWithoutGradient(c.net());
   for (const std::string& y : ComparedBlobs(c)) {
     auto it = truth.blobs.find(y);
     if (it != truth.blobs.end() && IsFloatingProto(it->second) && !without_gradient.count(y)) {

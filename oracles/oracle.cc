@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/proto/error.h"
+#include "core/schema.h"
 
 namespace parity::oracles {
 namespace {
@@ -141,6 +142,21 @@ OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptio
     throw MakeError(ErrorKind::kBadArgument, "unknown oracle '", name, "' (known: ", known, ")");
   }
   return (*oracle)(c, options);
+}
+
+std::set<std::string> BlobsWithoutGradient(const caffe2::NetDef& net) {
+  std::set<std::string> without_gradient;
+  for (const auto& op : net.op()) {
+    const OpSchema* schema = OpSchemaRegistry::Find(op.type());
+    for (int i = 0; i < op.output_size(); ++i) {
+      if (schema != nullptr && !schema->IsOutputDifferentiable(i)) {
+        without_gradient.insert(op.output(i));
+      } else {
+        without_gradient.erase(op.output(i));
+      }
+    }
+  }
+  return without_gradient;
 }
 
 }  // namespace parity::oracles

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,6 +99,11 @@ void SampleMovedCopies(const Case& c, uint64_t salt,
 BackendRun SampledRounding(const Case& c, const std::vector<std::string>& blobs,
                            const BackendRun& truth, const BackendRun& f32,
                            const TruthAndYardstick& references = nullptr);
+
+// Blobs last written at an output position without a gradient (statistics, such as SpatialBN's
+// saved mean): the backward pass, like Caffe2's, never differentiates through them, so no oracle
+// seeds their gradient.
+std::set<std::string> BlobsWithoutGradient(const caffe2::NetDef& net);
 
 // Runs the named oracle (kBadArgument for an unknown name). Only CheckCase calls this.
 OracleResult RunOracle(const std::string& name, const Case& c, const OracleOptions& options);

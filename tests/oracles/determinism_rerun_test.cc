@@ -142,6 +142,74 @@ TEST(DeterminismRerun, AKernelWhoseBitsDependOnItsInputsAddressIsFound) {
   }
 }
 
+// TanhGradient whose result moves by an ulp when dY does not start on a 64-byte boundary.
+class AddressRoundedTanhGradient final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    const Tensor& y = Input(0);
+    const Tensor& dy = Input(1);
+    Tensor* dx = Output(0);
+    dx->Resize(y.dims());
+    const bool aligned = reinterpret_cast<uintptr_t>(dy.data<float>()) % 64 == 0;
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      const float yi = y.data<float>()[i];
+      const float g = dy.data<float>()[i] * (1.0f - yi * yi);
+      dx->mutable_data<float>()[i] = aligned ? g : std::nextafter(g, 2.0f * std::abs(g) + 1.0f);
+    }
+  }
+};
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(TanhGradient, "ADDRESS_ROUNDED_GRADIENT",
+                                         AddressRoundedTanhGradient);
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend(
+    "address-rounded-tanh-gradient", "ADDRESS_ROUNDED_GRADIENT",
+    "TanhGradient whose rounding depends on dY's address"));
+
+// The net followed by its backward pass is checked the same way, the gradient seeds fed as views
+// too: a gradient kernel whose bits depend on where dY lies is found, named as the gradient op;
+// the production gradient kernels are not (Add's and Sub's gradient of a broadcast operand was
+// Eigen's sum() of a block of dY, whose packets start at the first aligned address; a sum of
+// an expression, such as a softmax row's dot product, starts them at index 0).
+TEST(DeterminismRerun, AGradientKernelWhoseBitsDependOnItsInputsAddressIsFound) {
+  const Case tanh = oracles::SingleOpCase(MakeOp("Tanh", {"x"}, {"y"}),
+                                          {{"x", RandomTensor({5, 13}, 8, -2.0f, 2.0f)}});
+  const OracleVerdict verdict =
+      oracles::CheckCase(tanh, Determinism("address-rounded-tanh-gradient")).verdicts(0);
+  ASSERT_EQ(verdict.status(), OracleVerdict::FINDING) << verdict.ShortDebugString();
+  EXPECT_NE(verdict.finding().message().find("backward pass"), std::string::npos)
+      << verdict.finding().message();
+  EXPECT_EQ(verdict.finding().blamed_op_type(), "TanhGradient");
+
+  // B of [3] along axis 0 of A [3, 37]: B's gradient sums each row of a block of dC.
+  const Tensor rows = RandomTensor({3, 37}, 11, 0.5f, 3.0f);
+  const Tensor column = RandomTensor({3}, 12, 0.5f, 3.0f);
+  std::vector<Case> cases;
+  for (const char* type : {"Add", "Sub", "Mul", "Div"}) {
+    cases.push_back(oracles::SingleOpCase(
+        MakeOp(type, {"a", "b"}, {"c"}, {{"broadcast", 1}, {"axis", 0}}),
+        {{"a", rows}, {"b", column}}));
+  }
+  cases.push_back(oracles::SingleOpCase(MakeOp("Softmax", {"x"}, {"y"}), {{"x", rows}}));
+  cases.push_back(
+      oracles::SingleOpCase(MakeOp("LayerNorm", {"x"}, {"y", "mean", "std"}), {{"x", rows}}));
+  cases.push_back(oracles::SingleOpCase(
+      MakeOp("SpatialBN", {"x", "scale", "bias", "mean", "var"},
+             {"y", "mean", "var", "saved_mean", "saved_inv_std"}, {{"is_test", 0}}),
+      {{"x", RandomTensor({2, 3, 5, 7}, 13, -1.0f, 2.0f)},
+       {"scale", RandomTensor({3}, 14, 0.5f, 1.5f)},
+       {"bias", RandomTensor({3}, 15, -1.0f, 1.0f)},
+       {"mean", RandomTensor({3}, 16, -1.0f, 1.0f)},
+       {"var", RandomTensor({3}, 17, 0.5f, 1.5f)}}));
+  for (Case& c : cases) {
+    for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7}) {
+      c.set_seed(seed);  // the offset, 1 to 7 elements, and the gradient seeds' values
+      const OracleVerdict ok = oracles::CheckCase(c, Determinism("production")).verdicts(0);
+      EXPECT_EQ(ok.status(), OracleVerdict::OK)
+          << c.net().op(0).type() << " seed " << seed << ": " << ok.finding().message();
+    }
+  }
+}
+
 // The rerun met a LayerNorm reading a blob that was, by then, a RecurrentNetwork alias: a view
 // at an offset into another blob's storage. Its mean came out an ulp apart from a fresh tensor's,
 // since Eigen's sum() starts its packets at the first aligned address. The same values must give

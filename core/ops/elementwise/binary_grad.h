@@ -11,6 +11,7 @@
 #include <vector>
 #include "core/operator.h"
 #include "core/ops/common/broadcast.h"
+#include "core/ops/common/eigen_maps.h"
 #include "core/ops/common/elementwise.h"
 #include "core/ops/elementwise/binary.h"
 #include "core/schema.h"
@@ -105,6 +106,8 @@ inline void CheckDistinctOutputs(const caffe2::OperatorDef& def, const std::stri
 }
 
 // out[...] = expr (vector block, `assign`), += expr (vector block), or += sum(expr) (repeated).
+// The sum is index-ordered (IndexOrderedSum): Eigen's sum() starts its packets at the first
+// aligned address, so a gradient fed as a view off alignment summed to other bits.
 template <typename T, class E>
 inline void Store(T* out, int64_t offset, bool vector, bool assign, const E& expr) {
   if (vector) {
@@ -114,10 +117,14 @@ inline void Store(T* out, int64_t offset, bool vector, bool assign, const E& exp
     } else {
       dst += expr;
     }
-  } else if (assign) {
-    out[offset] = expr.sum();
+    return;
+  }
+  const Eigen::internal::evaluator<E> values(expr);
+  const T sum = IndexOrderedSum<T>(expr.size(), [&values](int64_t i) { return values.coeff(i); });
+  if (assign) {
+    out[offset] = sum;
   } else {
-    out[offset] += expr.sum();
+    out[offset] += sum;
   }
 }
 
