@@ -1,7 +1,7 @@
 """parity mutate: systematic mutation analysis of core/ and gpu/ (issue 38).
 
   ./parity mutate [PATHS...] [--sample N] [--seed S] [--seconds S] [--jobs J] [--out DIR] [--list]
-                [--no-prepass]
+                [--no-prepass] [--fail-under PERCENT]
 
 Finds every mutation site of the .cc files under PATHS (default core/ gpu/) with libclang, keeps
 one per line (chosen from the seed), samples N of them, writes the mutated files as schemata into
@@ -12,7 +12,8 @@ clean without the mutant (`parity repro` exits 0). A mutant whose site never ran
 (PARITY_MUTANT_COVERAGE) is `not covered`: first measured for all of them by one unmutated
 campaign of twice the budget (the pre-pass), then by each mutant's own campaign. Results go to DIR/mutate.json after each mutant; a second run with the same
 options skips the mutants already there. Score = killed / (total - equivalent - uncompilable),
-per folder; tools/mutate/equivalent.txt lists the equivalent mutants.
+per folder; tools/mutate/equivalent.txt lists the equivalent mutants. With --fail-under, the
+exit status is 1 when the overall score is below PERCENT.
 """
 
 import argparse
@@ -297,6 +298,9 @@ def main(argv):
                         help="hunt every mutant, without the coverage pre-pass")
     parser.add_argument("--out", default="parity-mutate-out")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
+    parser.add_argument("--fail-under", type=float, default=None, metavar="PERCENT",
+                        help="exit 1 when the score over every mutant is below PERCENT "
+                             "(killed / (total - equivalent - uncompilable)), or has none")
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(
         os.path.dirname(os.path.abspath(__file__)))))
     args = parser.parse_args(argv)
@@ -391,6 +395,22 @@ def main(argv):
               f"{s['total']}: score {s['score']}")
     report.write(os.path.join(out, "mutate.html"), state)
     print(f"results: {json_path}, {os.path.join(out, 'mutate.html')}")
+    return below_threshold(state["score"], args.fail_under)
+
+
+def below_threshold(scores, fail_under):
+    """1 (with the reason printed) when --fail-under is set and the overall score is below it."""
+    if fail_under is None:
+        return 0
+    overall = scores.get("all", {}).get("score")
+    if overall is None:
+        print(f"parity mutate: no scored mutant, so no score to hold to --fail-under {fail_under}",
+              file=sys.stderr)
+        return 1
+    if overall * 100 < fail_under:
+        print(f"parity mutate: score {overall * 100:.1f} % is below --fail-under {fail_under}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -322,6 +322,13 @@ class HuntTest(unittest.TestCase):
         self.assertIn("&lt;script&gt;", text)
         self.assertNotIn("<script>", text)
         self.assertIn("<td>25 %</td>", text)
+        # --fail-under holds the overall score (25 % here) to a threshold.
+        scores = mutate.score(records)
+        self.assertEqual(mutate.below_threshold(scores, None), 0)
+        self.assertEqual(mutate.below_threshold(scores, 25), 0)
+        self.assertEqual(mutate.below_threshold(scores, 25.1), 1)
+        only_equivalent = mutate.score({"5": records["5"]})
+        self.assertEqual(mutate.below_threshold(only_equivalent, 0), 1)
 
     def test_prepass_and_parallel_hunts(self):
         import argparse
