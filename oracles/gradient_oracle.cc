@@ -145,6 +145,21 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
     p.v[y] = w;
   }
 
+  // Each seed has its output's dtype: a net fed doubles computes them in double, and its gradient
+  // ops take a dY of Y's dtype. Read off a forward run of the backend when a double is fed.
+  std::set<std::string> double_outputs;
+  if (std::any_of(c.inputs().begin(), c.inputs().end(), [](const caffe2::TensorProto& t) {
+        return t.data_type() == caffe2::TensorProto::DOUBLE;
+      })) {
+    const BackendRun forward = options.backend->Run(c);
+    for (const auto& y : p.outputs) {
+      auto it = forward.blobs.find(y);
+      if (it != forward.blobs.end() && it->second.data_type() == caffe2::TensorProto::DOUBLE) {
+        double_outputs.insert(y);
+      }
+    }
+  }
+
   // Production: the net with its backward pass, seeded with v.
   Case backward = c;
   GradientSeeds seeds;
@@ -160,7 +175,9 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   for (auto& op : pass.ops) *backward.mutable_net()->add_op() = op;
   for (const auto& y : p.outputs) {
     const auto& dims = truth.blobs.at(y).dims();
-    *backward.add_inputs() = FloatProto(y + "_parity_dy", {dims.begin(), dims.end()}, p.v.at(y));
+    *backward.add_inputs() = double_outputs.count(y)
+                                 ? DoubleProto(y + "_parity_dy", {dims.begin(), dims.end()}, p.v.at(y))
+                                 : FloatProto(y + "_parity_dy", {dims.begin(), dims.end()}, p.v.at(y));
   }
   // The gradients of the values fed: a fed blob the net overwrites before reading has none.
   const std::map<std::string, std::string>& gradient_of_input = pass.input_gradient_of;
