@@ -200,6 +200,19 @@ TEST(DeterminismRerun, AGradientKernelWhoseBitsDependOnItsInputsAddressIsFound) 
        {"bias", RandomTensor({3}, 15, -1.0f, 1.0f)},
        {"mean", RandomTensor({3}, 16, -1.0f, 1.0f)},
        {"var", RandomTensor({3}, 17, 0.5f, 1.5f)}}));
+  // Each case fed doubles too: SpatialBNGradient's channel sums of a double dY were Eigen's sum()
+  // of the map itself (its cast to double is no cast), which starts at the first aligned address.
+  const size_t float_cases = cases.size();
+  for (size_t k = 0; k < float_cases; ++k) {
+    Case doubles = cases[k];
+    for (caffe2::TensorProto& t : *doubles.mutable_inputs()) {
+      const std::vector<double> values(t.float_data().begin(), t.float_data().end());
+      t.clear_float_data();
+      t.set_data_type(caffe2::TensorProto::DOUBLE);
+      for (double v : values) t.add_double_data(v);
+    }
+    cases.push_back(doubles);
+  }
   for (Case& c : cases) {
     for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7}) {
       c.set_seed(seed);  // the offset, 1 to 7 elements, and the gradient seeds' values

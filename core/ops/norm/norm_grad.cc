@@ -155,15 +155,21 @@ class SpatialBNGradientOp final : public Operator {
     } else {
       rstd_ = ConstArrayMap<T>(stat_second, l.c).template cast<double>();
     }
-    // Channel sums of dY and dY * xhat.
+    // Channel sums of dY and dY * xhat, index-ordered (IndexOrderedSum): for T = double the cast
+    // is the map itself, whose Eigen sum() starts its packets at the first aligned address, so a
+    // dY fed as a view summed to other bits.
     dbias_.setZero(l.c);
     dscale_.setZero(l.c);
     ForEachBlock(l, [&](int64_t off, int64_t len, int64_t c) {
       auto gd = ConstArrayMap<T>(g + off, len).template cast<double>();
       auto xd = ConstArrayMap<T>(x + off, len).template cast<double>();
       if (c >= 0) {
-        dbias_[c] += gd.sum();
-        dscale_[c] += (gd * (xd - mean_[c])).sum() * rstd_[c];
+        const double m = mean_[c];
+        dbias_[c] += IndexOrderedSum<double>(len, [&](int64_t i) { return double(g[off + i]); });
+        dscale_[c] += IndexOrderedSum<double>(len, [&](int64_t i) {
+                        return double(g[off + i]) * (double(x[off + i]) - m);
+                      }) *
+                      rstd_[c];
       } else {
         dbias_ += gd;
         dscale_ += gd * (xd - mean_) * rstd_;

@@ -1,0 +1,63 @@
+// The campaign feeds one single-op case in 16 doubles (fuzz/generators.cc FeedDoubles): every
+// float input as a double of the same value. That draws each kernel's double path only if both
+// halves take doubles wherever they take floats, and compute in double: checked here for every
+// spec, on the cases its generator draws.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fuzz/generators.h"
+#include "fuzz/spec.h"
+#include "oracles/backend.h"
+
+namespace parity {
+namespace {
+
+constexpr int kCasesPerOp = 20;
+
+Case WithDoubles(const Case& c, int* converted) {
+  Case out = c;
+  *converted = 0;
+  for (caffe2::TensorProto& t : *out.mutable_inputs()) {
+    if (t.data_type() != caffe2::TensorProto::FLOAT) continue;
+    const std::vector<double> values(t.float_data().begin(), t.float_data().end());
+    t.clear_float_data();
+    t.set_data_type(caffe2::TensorProto::DOUBLE);
+    for (double v : values) t.add_double_data(v);
+    ++*converted;
+  }
+  return out;
+}
+
+TEST(Dtypes, EveryOpTakesDoublesWhereItTakesFloatsAndComputesInDouble) {
+  int double_cases = 0;
+  for (const std::string& type : fuzz::SpecRegistry::Types()) {
+    const fuzz::OpSpec& spec = *fuzz::SpecRegistry::Find(type);
+    for (int seed = 1; seed <= kCasesPerOp; ++seed) {
+      const Case floats = fuzz::SampleCase(fuzz::OpCaseGen(spec), seed);
+      int converted = 0;
+      const Case doubles = WithDoubles(floats, &converted);
+      if (converted == 0) continue;
+      SCOPED_TRACE(type + " seed " + std::to_string(seed));
+      const oracles::BackendRun on_floats = oracles::GetBackend("production").Run(floats);
+      const oracles::BackendRun production = oracles::GetBackend("production").Run(doubles);
+      const oracles::BackendRun reference = oracles::GetBackend(oracles::kReference).Run(doubles);
+      if (on_floats.error) continue;  // bad input drawn on purpose (the validity oracle's)
+      ++double_cases;
+      ASSERT_FALSE(production.error) << production.error->what();
+      ASSERT_FALSE(reference.error) << reference.error->what();
+      // A floating output of an op fed only doubles is a double (Cast's `to` decides its own).
+      if (type == "Cast") continue;
+      for (const std::string& blob : oracles::ComparedBlobs(doubles)) {
+        auto it = production.blobs.find(blob);
+        if (it == production.blobs.end()) continue;
+        EXPECT_NE(it->second.data_type(), caffe2::TensorProto::FLOAT) << "blob " << blob;
+      }
+    }
+  }
+  EXPECT_GT(double_cases, 1000);
+}
+
+}  // namespace
+}  // namespace parity
