@@ -285,14 +285,14 @@ rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
     for (auto& op : BuildOps(*inst, inputs, outputs)) *net->add_op() = std::move(op);
     c.set_generator_version(kGeneratorVersion);
     c.set_description("single op " + spec.type());
-    // One case in 16 is fed doubles, but for ops with sub-nets: the gradients of If and While
+    // One case in 16 is fed doubles, but for float-only ops and ops with sub-nets: the gradients of If and While
     // zero-fill with ConstantFill, which makes floats (its default dtype, as in Caffe2), so the
     // backward net of a double loop mixes dtypes and refuses to run.
     const bool runs_nets = std::any_of(net->op().begin(), net->op().end(), [](const auto& op) {
       return std::any_of(op.arg().begin(), op.arg().end(),
                          [](const caffe2::Argument& arg) { return arg.has_n(); });
     });
-    if (Pick(16) == 0 && !runs_nets) {
+    if (Pick(16) == 0 && !runs_nets && !spec.float_only()) {
       FeedDoubles(&c);
       c.set_description(c.description() + " in double");
     }

@@ -185,11 +185,19 @@ class OpSpec {
   }
   // Oracles this op skips, with the reason (e.g. "gradient": not differentiable).
   OpSpec& Skip(const std::string& oracle, const std::string& reason);
+  // The op's CPU kernel takes float, not double: its cases are never fed doubles (the generator
+  // feeds one single-op case in 16 doubles otherwise; tests/coverage/dtypes_test holds both to
+  // what the kernel takes).
+  OpSpec& FloatOnly(std::string reason) {
+    float_only_ = std::move(reason);
+    return *this;
+  }
 
   const std::string& type() const { return type_; }
   const std::string& tolerance() const { return tolerance_; }
   bool consumes_intermediates() const { return consumes_intermediates_; }
   bool outputs_are_views() const { return outputs_are_views_; }
+  bool float_only() const { return !float_only_.empty(); }
   const std::vector<std::pair<std::string, std::string>>& skips() const { return skips_; }
   bool Skips(const std::string& oracle) const;
   std::optional<OpInstance> Instantiate(const Primary* primary) const { return make_(primary); }
@@ -200,6 +208,7 @@ class OpSpec {
   std::string tolerance_ = "default";
   bool consumes_intermediates_ = false;
   bool outputs_are_views_ = false;
+  std::string float_only_;  // why, when the kernel takes float only
   std::vector<std::pair<std::string, std::string>> skips_;
 };
 

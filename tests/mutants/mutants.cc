@@ -43,6 +43,14 @@ class WrappedMutant final : public Operator {
   void Run() override {
     caffe2::OperatorDef inner = def();
     inner.clear_engine();
+    // The catalogue's bugs are written against floats (FloatInput, FloatOutput, float scratch
+    // tensors): a case fed doubles runs the real kernel.
+    for (int i = 0; i < InputSize(); ++i) {
+      if (InputBlob(i)->IsTensor() && Input(i).dtype() == DataType::kDouble) {
+        RunReal(inner);
+        return;
+      }
+    }
     for (const auto& [index, replace] : wrap_->inputs) {
       if (index >= InputSize()) continue;
       const std::string name = "__mutant_" + std::to_string(id_) + "_in" + std::to_string(index);
@@ -60,6 +68,13 @@ class WrappedMutant final : public Operator {
   }
 
  private:
+  void RunReal(const caffe2::OperatorDef& inner) {
+    const OperatorFactory* factory = OperatorRegistry::Find(inner.type(), kCpuDeviceType, "");
+    PARITY_ENFORCE(factory != nullptr, ErrorKind::kInternal, "mutant of ", inner.type(),
+                   ": no default kernel");
+    (*factory)(inner, workspace())->Run();
+  }
+
   const Wrap* wrap_;
   const int64_t id_;
 };

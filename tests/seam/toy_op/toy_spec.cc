@@ -10,6 +10,7 @@ namespace {
 PARITY_OP_SPEC(ToyScaleShift)
     .Tolerance("default")
     .ConsumesIntermediates(true)
+    .FloatOnly("the kernel is written for float")
     .Make([](const Primary* p) -> std::optional<OpInstance> {
       OpInstance op("ToyScaleShift");
       op.Input(p ? *p : AnyDims());
