@@ -23,6 +23,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -182,6 +183,17 @@ def findings(run_dir):
     return out
 
 
+# The largest file a hunted campaign may write (RLIMIT_FSIZE): a mutant of parity's own file writer
+# (core/io.cc's write loop with `done += n` deleted) wrote one file until the disk was full (60 GB),
+# and the driver died on the next mkdir. Past the limit the campaign gets SIGXFSZ instead; its own
+# files are kilobytes.
+FILE_SIZE_LIMIT = 1 << 30
+
+
+def limit_file_size():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+
+
 def hunt(tree, run_dir, mutant, max_id, args):
     """One mutant's campaign, stopped at its first finding; the record's status fields."""
     binary = os.path.join(tree, "bazel-bin", "tools", "parity")
@@ -200,7 +212,8 @@ def hunt(tree, run_dir, mutant, max_id, args):
     fresh = ["--fresh"]
     for _ in range(6):  # a finding that is not the mutant's resumes the campaign
         proc = subprocess.Popen(command + fresh, cwd=tree, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True, errors="replace")
+                                stderr=subprocess.PIPE, text=True, errors="replace",
+                                preexec_fn=limit_file_size)
         fresh = []
         stopped = False
         # A mutant can hang the campaign's parent (it draws cases with engine code), which then

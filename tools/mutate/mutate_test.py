@@ -259,6 +259,7 @@ case "$PARITY_MUTANT" in
   1) mark; found mutant ;;
   2) mark ;;
   4) mark; [ -n "$fresh" ] && found baseline ;;
+  5) mark; head -c 300000 /dev/zero >"$out/runaway" ;;  # a writer that never stops
 esac
 exit 0
 """
@@ -329,6 +330,23 @@ class HuntTest(unittest.TestCase):
         self.assertEqual(mutate.below_threshold(scores, 25.1), 1)
         only_equivalent = mutate.score({"5": records["5"]})
         self.assertEqual(mutate.below_threshold(only_equivalent, 0), 1)
+
+    def test_a_runaway_writer_is_stopped_at_the_file_size_limit(self):
+        import argparse
+        import mutate
+        tree = fake_tree()
+        args = argparse.Namespace(seconds=5, seed=1, jobs=1)
+        mutant = sites.Site("constant", 1, 0, 1, [(0, 1)], "1", "0", "constant: 1 -> 0")
+        mutant.id = 5
+        run_dir = os.path.join(tree, "runs", "5")
+        saved = mutate.FILE_SIZE_LIMIT
+        mutate.FILE_SIZE_LIMIT = 100000
+        try:
+            record = mutate.hunt(tree, run_dir, mutant, 5, args)
+        finally:
+            mutate.FILE_SIZE_LIMIT = saved
+        self.assertEqual(record["status"], "survived")
+        self.assertEqual(os.path.getsize(os.path.join(run_dir, "runaway")), 100000)
 
     def test_prepass_and_parallel_hunts(self):
         import argparse
