@@ -245,20 +245,20 @@ std::vector<T> InOpOrder(const OpInstance& inst, const std::vector<T>& values) {
 
 bool IsScope(const InputSpec& spec) { return spec.domain == Domain::kScope; }
 
-// Every float input of `c` as a double of the same value: every op's production kernel and the
-// reference take doubles (tests/coverage/dtypes_test.cc), and a net fed doubles computes in
-// double, a path of each kernel no float case reaches.
-void FeedDoubles(Case* c) {
+}  // namespace
+
+int FeedDoubles(Case* c) {
+  int converted = 0;
   for (caffe2::TensorProto& t : *c->mutable_inputs()) {
     if (t.data_type() != caffe2::TensorProto::FLOAT) continue;
     const std::vector<double> values(t.float_data().begin(), t.float_data().end());
     t.clear_float_data();
     t.set_data_type(caffe2::TensorProto::DOUBLE);
     for (double v : values) t.add_double_data(v);
+    ++converted;
   }
+  return converted;
 }
-
-}  // namespace
 
 rc::Gen<Case> OpCaseGen(const OpSpec& spec) {
   return rc::gen::exec([&spec] {

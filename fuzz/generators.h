@@ -22,6 +22,11 @@ constexpr char kGeneratorVersion[] = "parity-gen-10";
 // Values for `spec` (draws; call inside rc::gen::exec).
 caffe2::TensorProto DrawTensor(const std::string& name, const InputSpec& spec);
 
+// Every float input of `c` as a double of the same value; returns how many. Every op's production
+// kernel and the reference take doubles (tests/coverage/dtypes_test.cc), and a net fed doubles
+// computes in double, a path of each kernel no float case reaches.
+int FeedDoubles(Case* c);
+
 // A one-op case of `spec`; its inputs are named after the op's schema docs or in0, in1, ...
 rc::Gen<Case> OpCaseGen(const OpSpec& spec);
 

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
@@ -17,29 +16,14 @@ namespace {
 
 constexpr int kCasesPerOp = 20;
 
-Case WithDoubles(const Case& c, int* converted) {
-  Case out = c;
-  *converted = 0;
-  for (caffe2::TensorProto& t : *out.mutable_inputs()) {
-    if (t.data_type() != caffe2::TensorProto::FLOAT) continue;
-    const std::vector<double> values(t.float_data().begin(), t.float_data().end());
-    t.clear_float_data();
-    t.set_data_type(caffe2::TensorProto::DOUBLE);
-    for (double v : values) t.add_double_data(v);
-    ++*converted;
-  }
-  return out;
-}
-
 TEST(Dtypes, EveryOpTakesDoublesWhereItTakesFloatsAndComputesInDouble) {
   int double_cases = 0;
   for (const std::string& type : fuzz::SpecRegistry::Types()) {
     const fuzz::OpSpec& spec = *fuzz::SpecRegistry::Find(type);
     for (int seed = 1; seed <= kCasesPerOp; ++seed) {
       const Case floats = fuzz::SampleCase(fuzz::OpCaseGen(spec), seed);
-      int converted = 0;
-      const Case doubles = WithDoubles(floats, &converted);
-      if (converted == 0) continue;
+      Case doubles = floats;
+      if (fuzz::FeedDoubles(&doubles) == 0) continue;
       SCOPED_TRACE(type + " seed " + std::to_string(seed));
       const oracles::BackendRun on_floats = oracles::GetBackend("production").Run(floats);
       const oracles::BackendRun production = oracles::GetBackend("production").Run(doubles);
