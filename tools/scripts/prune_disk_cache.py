@@ -71,7 +71,7 @@ def prune(root, max_bytes, keep_fraction, min_free_bytes, free=free_bytes):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cache", help="the disk cache folder")
-    parser.add_argument("--max-gb", type=float, default=10.0)
+    parser.add_argument("--max-gb", type=float, default=30.0)
     parser.add_argument("--keep-fraction", type=float, default=0.7)
     parser.add_argument("--min-free-gb", type=float, default=10.0)
     args = parser.parse_args(argv)
