@@ -219,8 +219,11 @@ class SpecRegistry {
   static std::vector<std::string> Types();  // sorted
 };
 
-// Common shape draws (RapidCheck, must run inside rc::gen::exec).
-std::vector<int64_t> AnyDims(int min_rank = 1, int max_rank = 4, int64_t max_dim = 5);
+// Common shape draws (RapidCheck, must run inside rc::gen::exec). AnyDims gives one dim 0 in one
+// draw of 16 (empty tensors); Dim never does. Without a max_rank (kAnyRank: the op takes any
+// rank) it draws rank min_rank..4, and 5 or 6 in one draw of 16.
+constexpr int kAnyRank = -1;
+std::vector<int64_t> AnyDims(int min_rank = 1, int max_rank = kAnyRank, int64_t max_dim = 5);
 int64_t Dim(int64_t min = 1, int64_t max = 5);
 // Which of `n` variants (0..n-1), uniform whatever RapidCheck's size: rc::gen::inRange scales its
 // range with the size, so at small sizes it only ever draws the first few (dims should grow with

@@ -23,9 +23,11 @@ PARITY_OP_SPEC(SpatialBN).Tolerance("default").ConsumesIntermediates(true).Make(
       // reference allows ~2e-4: not yet told apart between rounding amplified by 1/std (a
       // tolerance to derive) and a precision bug, and a campaign must not report what is not
       // understood as a bug (issue 12 note).
-      int64_t per_channel = 1;
-      for (size_t i = 0; i < x.size(); ++i) per_channel *= x[i];
-      per_channel /= c;
+      const size_t channel_axis = nchw ? 1 : x.size() - 1;
+      int64_t per_channel = 1;  // counted without dividing: C may be 0 (an empty tensor)
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (i != channel_axis) per_channel *= x[i];
+      }
       // Two values per channel at least: one has no variance to speak of (epsilon only).
       const bool training = p == nullptr && per_channel >= 2 && *rc::gen::inRange(0, 4) == 0;
       OpInstance op("SpatialBN", training ? 5 : 1);

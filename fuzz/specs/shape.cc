@@ -55,6 +55,11 @@ PARITY_OP_SPEC(Reshape).Tolerance("exact").ConsumesIntermediates(true).Make(
           shape = {0, -1};
           if (x.size() < 2) shape = {0};
       }
+      // allowzero=1 (a 0 is a dim of 0) with a shape free of -1: the reversed dims of an empty
+      // input hold a real 0; otherwise it changes nothing and must not.
+      if (std::find(shape.begin(), shape.end(), -1) == shape.end() && Pick(4) == 3) {
+        op.Arg("allowzero", int64_t{1});
+      }
       op.Arg("shape", shape);
       return op;
     });

@@ -160,8 +160,13 @@ void GaussianFill(OpContext<T>& c) {
 template <typename T>
 void XavierFill(OpContext<T>& c) {
   Value<T> y = c.NewReal(FillShape(c));
-  PARITY_ENFORCE(!y.dims.empty() && y.size() > 0, ErrorKind::kShapeMismatch,
-                 "XavierFill needs a non-empty shape, got ", ShapeString(y.dims));
+  PARITY_ENFORCE(!y.dims.empty(), ErrorKind::kShapeMismatch,
+                 "XavierFill needs an output of rank >= 1 to count fan_in over, got ",
+                 ShapeString(y.dims));
+  if (y.size() == 0) {  // an empty output: nothing to draw
+    c.SetOutput(0, std::move(y));
+    return;
+  }
   const double fan_in = static_cast<double>(y.size()) / static_cast<double>(y.dims[0]);
   const double s = std::sqrt(3.0 / fan_in);
   std::uniform_real_distribution<double> dist(-s, s);

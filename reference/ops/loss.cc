@@ -226,6 +226,13 @@ void SoftmaxWithLossGradient(OpContext<T>& c) {
   c.SetOutput(0, std::move(dx));
 }
 
+// The loss is a mean over the last dim: an empty last dim has no mean (0 / 0), refused.
+template <typename T>
+void RequireAveragedDim(const OpContext<T>& c, const Value<T>& x, int i) {
+  PARITY_ENFORCE(x.dims.empty() || x.dims.back() > 0, ErrorKind::kShapeMismatch, Describe(c, i),
+                 " has an empty last dim to average over");
+}
+
 // SigmoidCrossEntropyWithLogits(X, targets) -> dims[:-1]: the mean over the last dim of
 // -(t log sigmoid(x) + (1-t) log(1 - sigmoid(x))), in the overflow-free form
 // -(x (t - [x >= 0]) - log(1 + exp(-|x|))).
@@ -236,8 +243,9 @@ void SigmoidXentSetup(const OpContext<T>& c, const Value<T>& x, int targets, int
                  ErrorKind::kBadArgument,
                  "log_D_trick and unjoined_lr_loss are not supported by the reference");
   RequireShape(c, c.RealInput(targets), targets, x.dims);
+  RequireAveragedDim(c, x, targets - 1);  // X comes just before its targets
   *inner = x.dims.empty() ? 1 : x.dims.back();
-  *outer = *inner == 0 ? 0 : x.size() / *inner;
+  *outer = x.size() / *inner;
 }
 
 template <typename T>
@@ -273,8 +281,9 @@ void SigmoidCrossEntropyWithLogitsGradient(OpContext<T>& c) {
                  ErrorKind::kBadArgument,
                  "log_D_trick and unjoined_lr_loss are not supported by the reference");
   RequireShape(c, c.RealInput(2), 2, x.dims);
+  RequireAveragedDim(c, x, 1);
   inner = x.dims.empty() ? 1 : x.dims.back();
-  outer = inner == 0 ? 0 : x.size() / inner;
+  outer = x.size() / inner;
   PARITY_ENFORCE(g.size() == outer, ErrorKind::kShapeMismatch, Describe(c, 0), " must hold ", outer,
                  " values");
   const Value<T>& t = c.Input(2);

@@ -25,6 +25,8 @@ ChannelView ChannelsOf(const OpContext<T>& c, const Value<T>& x) {
   v.nchw = order == "NCHW";
   v.n = x.dims[0];
   v.c = v.nchw ? x.dims[1] : x.dims.back();
+  // Per-channel statistics need a channel (Caffe2's kernels index channel 0 of every batch).
+  PARITY_ENFORCE(v.c > 0, ErrorKind::kShapeMismatch, Describe(c, 0), " has no channels");
   v.hw = (v.n * v.c) == 0 ? 0 : x.size() / (v.n * v.c);
   return v;
 }

@@ -66,11 +66,11 @@ void ReduceKernel(OpContext<T>& c) {
   for (int64_t o = 0; o < y.size(); ++o) {
     if (kOp == Red::kMean) y.r()[o] /= static_cast<T>(count[o]);
     if (kOp == Red::kProd && count[o] == 0) y.r()[o] = 1;  // the empty product
-    // Max/Min of nothing: Caffe2 starts from lowest()/max() of the type.
+    // Max/Min of nothing: the identity of max (min), -inf (+inf); an integer's lowest (highest).
     if (count[o] == 0 && (kOp == Red::kMax || kOp == Red::kMin)) {
       if (x.is_real()) {
-        y.r()[o] =
-            kOp == Red::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+        const T inf = std::numeric_limits<T>::infinity();
+        y.r()[o] = kOp == Red::kMax ? -inf : inf;
       } else {
         const bool i32 = x.dtype == DType::kInt32;
         y.i()[o] = kOp == Red::kMax ? (i32 ? INT32_MIN : INT64_MIN) : (i32 ? INT32_MAX : INT64_MAX);

@@ -39,10 +39,19 @@ void Reshape(OpContext<T>& c) {
                    "new shape must be given as argument 'shape' or as input 1");
     shape = c.args.Ints("shape");
   }
-  // 0 copies the input's dim at the same position; one -1 is inferred from the element count.
+  // 0 copies the input's dim at the same position (with allowzero=1 it is a dim of 0); one -1 is
+  // inferred from the element count.
+  const bool allowzero = c.args.Bool("allowzero");
+  bool has_zero = false, has_unknown = false;
+  for (int64_t d : shape) {
+    has_zero |= d == 0;
+    has_unknown |= d == -1;
+  }
+  PARITY_ENFORCE(!(allowzero && has_zero && has_unknown), ErrorKind::kBadArgument, "shape ",
+                 ShapeString(shape), " has both a 0 and a -1 with allowzero=1");
   int64_t unknown = -1, known = 1;
   for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 0) {
+    if (shape[k] == 0 && !allowzero) {
       PARITY_ENFORCE(k < x.dims.size(), ErrorKind::kBadArgument, "shape[", k,
                      "] = 0 copies a dimension the input ", ShapeString(x.dims), " lacks");
       shape[k] = x.dims[k];
@@ -59,10 +68,11 @@ void Reshape(OpContext<T>& c) {
   }
   const int64_t total = x.size();
   if (unknown >= 0) {
-    PARITY_ENFORCE(known != 0 && total % known == 0, ErrorKind::kShapeMismatch,
+    // The other dims multiply to 0 (a copied empty dim): only an empty input fits, with -1 as 0.
+    PARITY_ENFORCE(known == 0 ? total == 0 : total % known == 0, ErrorKind::kShapeMismatch,
                    "cannot infer the -1 of shape ", ShapeString(shape), " for input ",
                    ShapeString(x.dims));
-    shape[unknown] = total / known;
+    shape[unknown] = known == 0 ? 0 : total / known;
   } else {
     PARITY_ENFORCE(known == total, ErrorKind::kShapeMismatch, "cannot reshape ",
                    ShapeString(x.dims), " (", total, " elements) to ", ShapeString(shape));
@@ -442,7 +452,7 @@ void Tile(OpContext<T>& c) {
 void RegisterShapeOps(Registry* r) {
   // Caffe2 requires the second output (old_shape / split_info); production makes it optional,
   // and so does the reference (ONNX's Reshape and Concat have one output).
-  r->Add({"Reshape", 1, 2, 1, 2, {{"shape", "[]"}}, PARITY_REF_KERNEL(Reshape)}).inplace = {{0, 0}};
+  r->Add({"Reshape", 1, 2, 1, 2, {{"shape", "[]"}, {"allowzero", "0"}}, PARITY_REF_KERNEL(Reshape)}).inplace = {{0, 0}};
   r->Add({"Transpose", 1, 1, 1, 1, {{"axes", "[]"}}, PARITY_REF_KERNEL(Transpose)});
   r->Add({"Concat",
           1,

@@ -152,8 +152,20 @@ TEST(Reduce, EmptyAndErrors) {
   ExpectTensorNear(ws->GetTensor("y"), {2, 1}, {0, 0});
   ws = RunOp(MakeOp("ReduceMax", {"x"}, {"y"}, {{"axes", Ints{0}}}), {{"x", empty}});
   EXPECT_EQ(ws->GetTensor("y").dims(), (Ints{1, 0}));  // Nothing to take the max of, no error.
-  ExpectError([&] { RunOp(MakeOp("ReduceMax", {"x"}, {"y"}, {{"axes", Ints{1}}}), {{"x", empty}}); },
-              ErrorKind::kShapeMismatch, {"ReduceMax", "empty axis", "[2, 0]"});
+  // Over the empty axis: the identity of max (min), -inf (+inf); an integer's lowest (highest).
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  ws = RunOp(MakeOp("ReduceMax", {"x"}, {"y"}, {{"axes", Ints{1}}}), {{"x", empty}});
+  EXPECT_EQ(ws->GetTensor("y").dims(), (Ints{2, 1}));
+  EXPECT_EQ(Values<float>(ws->GetTensor("y")), (std::vector<float>{-kInf, -kInf}));
+  ws = RunOp(MakeOp("ReduceMin", {"x"}, {"y"}, {{"axes", Ints{1}}, {"keepdims", 0}}),
+             {{"x", empty}});
+  EXPECT_EQ(Values<float>(ws->GetTensor("y")), (std::vector<float>{kInf, kInf}));
+  ws = RunOp(MakeOp("ReduceMax", {"x"}, {"y"}), {{"x", MakeTensor<int32_t>({0, 3}, {})}});
+  EXPECT_EQ(Values<int32_t>(ws->GetTensor("y")),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::lowest()}));
+  ws = RunOp(MakeOp("ReduceMin", {"x"}, {"y"}), {{"x", MakeTensor<int64_t>({0}, {})}});
+  EXPECT_EQ(Values<int64_t>(ws->GetTensor("y")),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::max()}));
   ExpectError([] { RunOp(MakeOp("ReduceSum", {"x"}, {"y"}, {{"axes", Ints{2}}}), {{"x", X23()}}); },
               ErrorKind::kBadArgument, {"ReduceSum", "axes", "[2, 3]"});
   ExpectError([] {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/grad/backward.h"
 #include "core/schema.h"
 #include "tests/test_util.h"
 
@@ -62,6 +63,47 @@ TEST(Reshape, EmptyTensorInfersZero) {
   auto ws = RunOp(MakeOp("Reshape", {"x"}, {"y"}, {{"shape", Ints{-1, 3}}}),
                   {{"x", MakeTensor<float>({0, 3}, {})}});
   EXPECT_EQ(ws->GetTensor("y").dims(), (Ints{0, 3}));
+}
+
+TEST(Reshape, AllowZeroTakesZeroAsADim) {
+  // allowzero=1: [2, 0, 3] (empty) to {3, 0, 2} keeps the 0 as a dim; without it the 0 would copy
+  // the input's dim 1, also 0, so take a shape whose 0 sits where the input has a 3.
+  auto empty = MakeTensor<float>({2, 0, 3}, {});
+  auto ws = RunOp(MakeOp("Reshape", {"x"}, {"y"}, {{"shape", Ints{3, 2, 0}}, {"allowzero", 1}}),
+                  {{"x", empty}});
+  EXPECT_EQ(ws->GetTensor("y").dims(), (Ints{3, 2, 0}));
+  ExpectError([&] { RunOp(MakeOp("Reshape", {"x"}, {"y"}, {{"shape", Ints{3, 2, 0}}}), {{"x", empty}}); },
+              ErrorKind::kShapeMismatch, {"Reshape", "[2, 0, 3]", "[3, 2, 0]"});
+  // Without a 0 in the shape allowzero changes nothing.
+  ws = RunOp(MakeOp("Reshape", {"x"}, {"y"}, {{"shape", Ints{3, 2}}, {"allowzero", 1}}),
+             {{"x", MakeTensor<float>({2, 3}, Iota(6))}});
+  EXPECT_EQ(ws->GetTensor("y").dims(), (Ints{3, 2}));
+  EXPECT_EQ(Values<float>(ws->GetTensor("y")), Iota(6));
+  // A 0 that is a dim leaves 6 elements nowhere to go; with a -1 beside it, the -1 is anything.
+  auto x = MakeTensor<float>({2, 3}, Iota(6));
+  ExpectError([&] {
+    RunOp(MakeOp("Reshape", {"x"}, {"y"}, {{"shape", Ints{0, 6}}, {"allowzero", 1}}), {{"x", x}});
+  }, ErrorKind::kShapeMismatch, {"Reshape", "[2, 3]", "[0, 6]"});
+  ExpectError([&] {
+    RunOp(MakeOp("Reshape", {"x"}, {"y"}, {{"shape", Ints{0, -1}}, {"allowzero", 1}}), {{"x", x}});
+  }, ErrorKind::kBadArgument, {"Reshape", "both a 0 and a -1"});
+}
+
+TEST(Reshape, GradientOfAnEmptyInputHasItsShape) {
+  // [1, 0] flattened to [0]: the gradient reshapes dY [0] by old_shape [1, 0], whose 0 is a dim.
+  // With Caffe2's copying 0 it asked dY (rank 1) for a dim 1 it lacks (found by the campaign's
+  // empty tensors).
+  std::vector<caffe2::OperatorDef> forward = {
+      MakeOp("Reshape", {"x"}, {"y", "old"}, {{"shape", Ints{-1}}})};
+  BackwardPass pass = GetBackwardPass(forward, {{"y", ""}});
+  Workspace ws;
+  *ws.CreateTensor("x") = MakeTensor<float>({1, 0}, {});
+  caffe2::NetDef net;
+  for (const auto& op : forward) *net.add_op() = op;
+  for (const auto& op : pass.ops) *net.add_op() = op;
+  ws.RunNetOnce(net);
+  EXPECT_EQ(ws.GetTensor("y").dims(), (Ints{0}));
+  EXPECT_EQ(ws.GetTensor(pass.gradient_of.at("x")).dims(), (Ints{1, 0}));
 }
 
 TEST(Reshape, Errors) {

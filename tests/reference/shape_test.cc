@@ -36,6 +36,20 @@ TEST(Shape, Reshape) {
         RunOps({Op("Reshape", {"x"}, {"y", "o"}).Ints("shape", {-1, -1})}, in);
       },
       ErrorKind::kBadArgument);
+  // allowzero=1: a 0 is a dim of 0. An empty [2, 0, 3] to [3, 2, 0]; a 0 beside a -1 is refused.
+  const Tensors empty = {{"x", F({2, 0, 3}, {})}};
+  EXPECT_EQ(Dims(RunOp(Op("Reshape", {"x"}, {"y"}).Ints("shape", {3, 2, 0}).I("allowzero", 1),
+                       empty, "y")),
+            (std::vector<int64_t>{3, 2, 0}));
+  ExpectError([&] { RunOps({Op("Reshape", {"x"}, {"y"}).Ints("shape", {3, 2, 0})}, empty); },
+              ErrorKind::kShapeMismatch);
+  ExpectError(
+      [&] { RunOps({Op("Reshape", {"x"}, {"y"}).Ints("shape", {0, -1}).I("allowzero", 1)}, in); },
+      ErrorKind::kBadArgument);
+  // Without allowzero, a copied empty dim beside a -1: only an empty input fits, the -1 is 0.
+  EXPECT_EQ(Dims(RunOp(Op("Reshape", {"x"}, {"y"}).Ints("shape", {0, -1}), {{"x", F({0, 4}, {})}},
+                       "y")),
+            (std::vector<int64_t>{0, 0}));
 }
 
 TEST(Shape, Transpose) {

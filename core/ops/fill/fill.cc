@@ -270,9 +270,13 @@ class XavierFillOp final : public FillerOp {
   XavierFillOp(const caffe2::OperatorDef& def, Workspace* ws) : FillerOp(def, ws), generator_(Seed()) {}
   void Run() override {
     Tensor* out = Output(0);
-    out->Resize(OutputShape());
+    const std::vector<int64_t> shape = OutputShape();
+    // fan_in is counted per row of dims[0]: a scalar has no rows (Caffe2 read past its dims).
+    PARITY_ENFORCE(!shape.empty(), ErrorKind::kShapeMismatch, label(),
+                   ": needs an output of rank >= 1 to count fan_in over, got ", ShapeString(shape));
+    out->Resize(shape);
     float* data = out->mutable_data<float>();
-    if (out->numel() == 0) return;
+    if (out->numel() == 0) return;  // nothing to draw; fan_in would be 0 / 0
     int64_t fan_in = out->numel() / out->dim(0);
     float scale = std::sqrt(3.0f / static_cast<float>(fan_in));
     std::uniform_real_distribution<float> dist(-scale, scale);

@@ -5,8 +5,10 @@
 // Reduce*: `axes` (default: all) are canonicalized (negative allowed) and deduplicated; keepdims=1
 // keeps reduced axes as size 1. Sum/Max/Min take float, double, int32, int64; Mean and Prod
 // float/double (an integer product overflows within a few elements). An empty reduction gives 0
-// for Sum, 1 for Prod and NaN (0/0) for Mean; Max/Min over an empty axis have no
-// value and fail (Caffe2 returned the dtype's lowest/highest value there). Max/Min propagate NaN
+// for Sum, 1 for Prod and NaN (0/0) for Mean; Max/Min over an empty axis give their identity,
+// -inf/+inf for floats and the lowest/highest value for integers (ONNX's ReduceMax/ReduceMin from
+// opset 18, numpy's `initial`; Caffe2 started from lowest()/max() for floats too, a value that
+// differs between f32 and f64, so no engine could be compared with it). Max/Min propagate NaN
 // (Caffe2's Eigen maxCoeff dropped a NaN unless it started an accumulator, which depends on the
 // row's alignment).
 //
@@ -76,6 +78,17 @@ using shape_util::SizeFromDim;
 using shape_util::SizeToDim;
 
 enum class Reduction { kSum, kMean, kMax, kMin, kProd };
+
+// The max (or min) of nothing: the identity of the reduction, -inf (+inf) where T has infinities,
+// else T's lowest (highest) value.
+template <typename T>
+T EmptyExtremum(bool max) {
+  if constexpr (std::numeric_limits<T>::has_infinity) {
+    return max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  } else {
+    return max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  }
+}
 
 // Rows [o_begin, o_end) of one pass, and of those only the columns [c_begin, c_end) when
 // inner > 1: x is [outer, r, inner], y is [outer, inner].
@@ -171,17 +184,16 @@ class ReduceOp final : public Operator {
     const Tensor& in = Input(0);
     const ReducePlan plan = PlanReduce(in.dims(), axes_, keepdims_, label());
     const int64_t out_numel = SizeFromDim(plan.out_dims, 0);
-    PARITY_ENFORCE(plan.count > 0 || out_numel == 0 ||
-                       (kKind != Reduction::kMax && kKind != Reduction::kMin),
-                   ErrorKind::kShapeMismatch, label(), ": cannot take the ",
-                   kKind == Reduction::kMax ? "max" : "min", " over an empty axis of input ",
-                   in.DebugString());
     auto body = [&](auto zero) {
       using T = decltype(zero);
       Tensor* out = Output(0);
       out->Resize(plan.out_dims);
       T* y = out->template mutable_data<T>();
       if (out_numel == 0) return;
+      if (plan.count == 0 && (kKind == Reduction::kMax || kKind == Reduction::kMin)) {
+        std::fill(y, y + out_numel, EmptyExtremum<T>(kKind == Reduction::kMax));
+        return;
+      }
       Compute<T>(in.data<T>(), y, in.dims(), plan);
       if (kKind == Reduction::kMean) {
         elementwise::ParallelElementwise(y, out_numel, 1, [&](int64_t begin, int64_t end) {
@@ -274,11 +286,13 @@ PARITY_OP_SCHEMA(ReduceMean)
 PARITY_REGISTER_CPU_OPERATOR(ReduceMean, ReduceOp<Reduction::kMean>);
 PARITY_OP_SCHEMA(ReduceMax)
     .Apply(ReduceSchema)
-    .Doc("Maximum over `axes` (float, double, int32, int64); an empty axis is an error.");
+    .Doc("Maximum over `axes` (float, double, int32, int64); -inf (an integer's lowest) over an "
+         "empty axis.");
 PARITY_REGISTER_CPU_OPERATOR(ReduceMax, ReduceOp<Reduction::kMax>);
 PARITY_OP_SCHEMA(ReduceMin)
     .Apply(ReduceSchema)
-    .Doc("Minimum over `axes` (float, double, int32, int64); an empty axis is an error.");
+    .Doc("Minimum over `axes` (float, double, int32, int64); +inf (an integer's highest) over an "
+         "empty axis.");
 PARITY_REGISTER_CPU_OPERATOR(ReduceMin, ReduceOp<Reduction::kMin>);
 PARITY_OP_SCHEMA(ReduceProd)
     .Apply(ReduceSchema)

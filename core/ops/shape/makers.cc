@@ -11,9 +11,11 @@
 
 namespace parity {
 
+// old_shape holds X's real dims: a 0 there is an empty dim, not "copy dY's dim" (Caffe2's maker
+// reshaped an empty X's gradient wrongly, or failed, with the copying 0), hence allowzero.
 PARITY_REGISTER_GRADIENT_OWN_ARGS(Reshape, [](GradientContext& g) {
   std::string dx = g.GI(0);
-  return Ops{g.Op("Reshape", {g.GO(0), g.O(1)}, {dx, "_" + dx + "_dims"})};
+  return Ops{g.Op("Reshape", {g.GO(0), g.O(1)}, {dx, "_" + dx + "_dims"}, {IntArg("allowzero", 1)})};
 });
 
 PARITY_REGISTER_GRADIENT_OWN_ARGS(Transpose, [](GradientContext& g) {

@@ -86,11 +86,20 @@ auto WithLabel(const std::string& label, Fn&& fn) -> decltype(fn()) {
 
 // New dims for a tensor of `in_dims` from Caffe2's `shape`: 0 copies the input's dim at that
 // position, one -1 is inferred from the element count.
+// allowzero (ONNX's Reshape-14; Caffe2 has only the copying 0): a 0 in the shape is a dim of 0.
 std::vector<int64_t> ResolveReshape(const std::vector<int64_t>& in_dims,
-                                    const std::vector<int64_t>& shape, const std::string& label) {
+                                    const std::vector<int64_t>& shape, bool allowzero,
+                                    const std::string& label) {
   std::vector<int64_t> out = shape;
   int unknown = -1;
+  if (allowzero) {
+    PARITY_ENFORCE(std::find(shape.begin(), shape.end(), 0) == shape.end() ||
+                       std::find(shape.begin(), shape.end(), -1) == shape.end(),
+                   ErrorKind::kBadArgument, label, ": new shape ", ShapeString(shape),
+                   " has both a 0 and a -1 with allowzero=1 (the -1 could be anything)");
+  }
   for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && allowzero) continue;
     if (shape[i] == 0) {
       PARITY_ENFORCE(i < in_dims.size(), ErrorKind::kBadArgument, label, ": new shape ",
                      ShapeString(shape), " has 0 (copy the input's dim) at position ", i,
@@ -137,7 +146,8 @@ void CheckReshapeSource(int num_inputs, bool has_shape_arg, const std::string& l
 
 class ReshapeOp final : public Operator {
  public:
-  ReshapeOp(const caffe2::OperatorDef& def, Workspace* ws) : Operator(def, ws) {
+  ReshapeOp(const caffe2::OperatorDef& def, Workspace* ws)
+      : Operator(def, ws), allowzero_(Arg<bool>("allowzero")) {
     CheckReshapeSource(InputSize(), args().Has("shape"), label());
     if (InputSize() == 1) shape_ = Args<int64_t>("shape");
   }
@@ -153,7 +163,7 @@ class ReshapeOp final : public Operator {
                      InputName(1), "' (the new shape) must be 1-D, got ", s.DebugString());
       shape = shape_util::ReadIndexTensor(s, label(), InputName(1));
     }
-    const std::vector<int64_t> new_dims = ResolveReshape(old_dims, shape, label());
+    const std::vector<int64_t> new_dims = ResolveReshape(old_dims, shape, allowzero_, label());
     shape_util::CopyAndReshape(in, Output(0), new_dims);
     if (OutputSize() == 2) {
       Tensor* old_shape = Output(1);
@@ -163,6 +173,7 @@ class ReshapeOp final : public Operator {
   }
 
  private:
+  bool allowzero_;
   std::vector<int64_t> shape_;
 };
 
@@ -174,7 +185,8 @@ std::vector<TensorType> ReshapeShape(const caffe2::OperatorDef& def, const Argum
   if (def.input_size() == 2) {
     out[0].known = false;  // The new shape is data.
   } else {
-    out[0].dims = ResolveReshape(in[0].dims, args.GetVector<int64_t>("shape"), args.op_label());
+    out[0].dims = ResolveReshape(in[0].dims, args.GetVector<int64_t>("shape"),
+                                 args.Get<bool>("allowzero"), args.op_label());
   }
   if (out.size() == 2) {
     out[1].dtype = DataType::kInt64;
@@ -190,6 +202,9 @@ PARITY_OP_SCHEMA(Reshape)
     .Arg("shape", ArgType::kInts, std::monostate{},
          "New shape; 0 copies the input's dim at that position, one -1 is inferred. Absent when "
          "the shape is input 1.")
+    .Arg("allowzero", ArgType::kInt, int64_t{0},
+         "If 1, a 0 in the new shape is a dim of 0, not a copy (ONNX's Reshape-14; not in "
+         "Caffe2). The gradient uses it: old_shape holds real dims, 0s included.")
     .DifferentiableInputs({0})
     .ShapeInference(ReshapeShape)
     .InputDoc(0, "data", "Any tensor.")
