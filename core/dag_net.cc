@@ -126,12 +126,15 @@ void DagNet::Run() {
   int first_error_index = n;
   std::exception_ptr foreign_error;
 
-  // Runs op j, then schedules the children it released. Once anything fails, no new op starts.
+  // Runs op j, then schedules the children it released. Once an op fails, only ops before it in
+  // the net still start: one of them may fail as well, and the error thrown is then the first in
+  // the net's order, as SimpleNet's, whatever the schedule (two independent failing ops once made
+  // the determinism oracle's two executors name different ops). After a foreign exception, none.
   std::function<void(int)> run_op = [&](int j) {
     bool ok = true;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      ok = !failed;
+      ok = !failed || (!foreign_error && j < first_error_index);
     }
     if (ok) {
       try {

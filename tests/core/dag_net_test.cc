@@ -95,6 +95,24 @@ TEST(DagNet, ErrorNamesTheFailingOp) {
   ExpectError([&] { dag->Run(); }, ErrorKind::kShapeMismatch, {"op #1"});
 }
 
+TEST(DagNet, OfTwoFailingOpsTheFirstInTheNetIsReportedAsSimpleNetDoes) {
+  // Op #2 fails at once; op #1 fails too, but only after op #0's long fill. SimpleNet stops at op
+  // #1, and so must the DAG executor, whichever failure comes first in time (a campaign's
+  // determinism oracle found the two executors naming different ops).
+  caffe2::NetDef net;
+  net.set_name("d");
+  net.set_type("dag");
+  net.set_num_workers(4);
+  *net.add_op() = Fill("a", 1, 4000000);
+  *net.add_op() = MakeOp("Reshape", {"a"}, {"r"}, {{"shape", Ints{3}}});
+  *net.add_op() = MakeOp("GivenTensorFill", {}, {"bad"}, {{"shape", Ints{2}}, {"values", Floats{1}}});
+  Workspace ws;
+  NetBase* dag = ws.CreateNet(net);
+  for (int run = 0; run < 10; ++run) {
+    ExpectError([&] { dag->Run(); }, ErrorKind::kShapeMismatch, {"net 'd': op #1 (Reshape)"});
+  }
+}
+
 TEST(DagNet, CaffeParallelNetTypesMapToDag) {
   for (const char* type : {"dag", "async_dag", "async_scheduling", "async_simple"}) {
     caffe2::NetDef net;
