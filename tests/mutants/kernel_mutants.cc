@@ -2,6 +2,7 @@
 // author makes (a dropped term, an off-by-one axis, a swapped pad, a flipped flag).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "core/operator.h"
@@ -216,6 +217,21 @@ void AddKernelMutants(std::vector<Entry>* out) {
   }
 
   // ---- reduce / softmax
+  {
+    // Only an empty tensor reaches it: Caffe2's start value for a max, float's lowest, left where
+    // nothing was reduced (the identity is -inf; the f64 reference's lowest differs anyway).
+    Wrap w;
+    w.after = [](Operator& self) {
+      const Tensor& x = self.Input(0);
+      Tensor* y = self.Output(0);
+      if (x.numel() != 0 || y->numel() == 0 || y->dtype() != DataType::kFloat) return;
+      std::fill(FloatOutput(self, 0), FloatOutput(self, 0) + y->numel(),
+                std::numeric_limits<float>::lowest());
+    };
+    add(M("REDUCEMAX_EMPTY_AXIS_LOWEST", "ReduceMax", "forward", "reduce",
+          "ReduceMax over an empty axis gives float's lowest value, not -inf"),
+        w);
+  }
   {
     Wrap w;
     w.edit = [](const Operator& self, caffe2::OperatorDef* def) {

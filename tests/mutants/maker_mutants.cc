@@ -99,6 +99,11 @@ void AddMakerMutants(std::vector<Entry>* out) {
   add(MakerMutant("SPATIALBN_MAKER_MEAN_VAR_SWAPPED", "SpatialBN",
                   "SpatialBN's gradient maker swaps the mean and variance inputs",
                   [](const GradientContext&, Ops* ops) { SwapInputs(&ops->at(0), 3, 4); }));
+  // Only an empty tensor tells: old_shape's 0 read as "copy dY's dim" (Caffe2's maker).
+  add(MakerMutant("RESHAPE_MAKER_COPYING_ZERO", "Reshape",
+                  "Reshape's gradient maker drops allowzero: a 0 in old_shape copies dY's dim",
+                  [](const GradientContext&, Ops* ops) { RemoveArg(&ops->at(0), "allowzero"); },
+                  /*own_args=*/true));
   add(MakerMutant("MAXPOOL_MAKER_READS_X_AS_Y", "MaxPool",
                   "MaxPool's gradient maker wires X where MaxPoolGradient reads Y",
                   [](const GradientContext& g, Ops* ops) {

@@ -462,5 +462,29 @@ TEST(GradientPerInput, AnOverflowedIntermediateIsNotFiniteNotAFinding) {
   EXPECT_EQ(oracles::CheckCase(c, request).verdicts(0).status(), OracleVerdict::OK);
 }
 
+// An intermediate past f32's range but within f64's: cosh(sinh(-5.8)) = cosh(-165) ≈ 2e71, inf
+// in f32, clipped to 0.045 above. The f64 finite differences see a flat function (0); an f32
+// backward pass multiplies ClipGradient's 0 by sinh(-165) = -inf. The f32 reference does the same
+// on the same backward net, so there is no verdict (a slice of the default campaign found it).
+TEST(GradientPerInput, AnIntermediatePastF32RangeOnlyIsNotFiniteNotAFinding) {
+  Case c;
+  *c.mutable_net()->add_op() = MakeOp("Sinh", {"x"}, {"s"});
+  *c.mutable_net()->add_op() = MakeOp("Cosh", {"s"}, {"t"});
+  *c.mutable_net()->add_op() = MakeOp("Clip", {"t"}, {"t"}, {{"max", 0.045f}});
+  c.mutable_net()->add_external_output("t");
+  *c.add_inputs() = TensorToProto(MakeTensor<float>({2}, {-5.8f, -5.7f}), "x");
+  c.add_grad_inputs("x");
+  oracles::CheckRequest request;
+  request.oracles = {"gradient"};
+  const OracleVerdict verdict = oracles::CheckCase(c, request).verdicts(0);
+  EXPECT_EQ(verdict.status(), OracleVerdict::NOT_APPLICABLE) << verdict.DebugString();
+  EXPECT_EQ(verdict.reason(),
+            "not finite: op #1 (Cosh) wrote inf or NaN to 't' in the f32 reference, whose gradient "
+            "is not finite either");
+  // In f32's range (x = -2: cosh(sinh(-2)) ≈ 19, still clipped) the gradient, 0, is checked.
+  *c.mutable_inputs(0) = TensorToProto(MakeTensor<float>({2}, {-2.0f, -1.5f}), "x");
+  EXPECT_EQ(oracles::CheckCase(c, request).verdicts(0).status(), OracleVerdict::OK);
+}
+
 }  // namespace
 }  // namespace parity::testing
