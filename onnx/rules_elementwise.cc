@@ -5,6 +5,7 @@
 // through int64 arithmetic and EyeLike as a constant.
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "onnx/rules.h"
 #include "onnx/tensor.h"
@@ -99,15 +100,24 @@ void Pow(ImportContext& ctx, const Node& node) {
 
 // Opset < 11: `min`/`max` attributes; opset >= 11: optional inputs 1 and 2, which must be
 // constants at import time (parity's Clip takes arguments). Absent: the dtype's limits.
+// ONNX's Clip is min(max(x, min), max), so a min above max makes every value max; parity's Clip
+// refuses min > max (a net that means it is rare), and Clip(x, max, max) computes the same.
 void Clip(ImportContext& ctx, const Node& node) {
-  OpBuilder op = ctx.Emit("Clip", {node.In(0)}, {node.Out(0)});
+  std::optional<float> min, max;
   if (node.opset() < 11) {
-    if (node.HasAttr("min")) op.Float("min", node.Float("min", 0));
-    if (node.HasAttr("max")) op.Float("max", node.Float("max", 0));
-    return;
+    if (node.HasAttr("min")) min = node.Float("min", 0);
+    if (node.HasAttr("max")) max = node.Float("max", 0);
+  } else {
+    if (node.HasIn(1)) min = ctx.ConstantScalar(node.In(1), "Clip's min (input 1)");
+    if (node.HasIn(2)) max = ctx.ConstantScalar(node.In(2), "Clip's max (input 2)");
   }
-  if (node.HasIn(1)) op.Float("min", ctx.ConstantScalar(node.In(1), "Clip's min (input 1)"));
-  if (node.HasIn(2)) op.Float("max", ctx.ConstantScalar(node.In(2), "Clip's max (input 2)"));
+  if (min && max && *min > *max) {
+    ctx.Note("Clip: min > max, every value is max (ONNX's min(max(x, min), max))");
+    min = max;
+  }
+  OpBuilder op = ctx.Emit("Clip", {node.In(0)}, {node.Out(0)});
+  if (min) op.Float("min", *min);
+  if (max) op.Float("max", *max);
 }
 
 void EmitCast(ImportContext& ctx, const Node& node, DataType to) {

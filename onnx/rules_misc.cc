@@ -12,8 +12,9 @@ namespace {
 
 // ReduceMax/Min/Mean/Sum/Prod are parity ops; the others are ReduceSum between an elementwise op
 // before and one after: L1 = Sum|x|, L2 = sqrt(Sum x^2), SumSquare = Sum x^2, LogSum =
-// log(Sum x), LogSumExp = log(Sum e^x). Axes: an attribute, except ReduceSum from opset 13 (an
-// optional input, with noop_with_empty_axes deciding what no axes mean). No axes: every axis.
+// log(Sum x), LogSumExp = log(Sum e^x). Axes: an attribute, except ReduceSum from opset 13 and
+// every other reduction from opset 18 (an optional input, with noop_with_empty_axes deciding what
+// no axes mean). No axes: every axis.
 void Reduce(ImportContext& ctx, const Node& node) {
   static const std::map<std::string, std::pair<std::string, std::string>> kComposed = {
       {"ReduceL1", {"Abs", ""}},
@@ -24,15 +25,20 @@ void Reduce(ImportContext& ctx, const Node& node) {
   std::string x = node.In(0);
   const int64_t rank = ctx.Rank(x);
   std::vector<int64_t> axes;
-  if (node.type() == "ReduceSum" && node.opset() >= 13) {
-    if (node.HasIn(1)) axes = ctx.ConstantInts(node.In(1), "ReduceSum's axes (input 1)");
+  const int axes_input_from = node.type() == "ReduceSum" ? 13 : 18;
+  if (node.opset() >= axes_input_from) {
+    PARITY_ENFORCE(!node.HasAttr("axes"), ErrorKind::kBadArgument,
+                   "attribute 'axes' from opset ", axes_input_from, " (axes are input 1)");
+    if (node.HasIn(1)) axes = ctx.ConstantInts(node.In(1), node.type() + "'s axes (input 1)");
     if (axes.empty() && node.Int("noop_with_empty_axes", 0) == 1) {
       ctx.Emit("Copy", {x}, {node.Out(0)});
       return;
     }
   } else {
     PARITY_ENFORCE(node.Int("noop_with_empty_axes", 0) == 0, ErrorKind::kBadArgument,
-                   "attribute 'noop_with_empty_axes' before opset 13");
+                   "attribute 'noop_with_empty_axes' before opset ", axes_input_from);
+    PARITY_ENFORCE(!node.HasIn(1), ErrorKind::kBadArgument, "input 1 (axes) before opset ",
+                   axes_input_from, " (axes are an attribute)");
     axes = node.Ints("axes");
   }
   axes = NormalizeAxes(axes, rank, "axis");
@@ -227,9 +233,18 @@ const std::vector<int>& ParameterSlots(const std::string& op_type) {
                                                                           {"Tile", {1}},
                                                                           {"Split", {1}},
                                                                           {"ReduceSum", {1}},
+                                                                          {"ReduceMean", {1}},
+                                                                          {"ReduceMax", {1}},
+                                                                          {"ReduceMin", {1}},
+                                                                          {"ReduceProd", {1}},
+                                                                          {"ReduceL1", {1}},
+                                                                          {"ReduceL2", {1}},
+                                                                          {"ReduceSumSquare", {1}},
+                                                                          {"ReduceLogSum", {1}},
+                                                                          {"ReduceLogSumExp", {1}},
                                                                           {"Clip", {1, 2}},
                                                                           {"Expand", {1}},
-                                                                          {"Pad", {1, 2}},
+                                                                          {"Pad", {1, 2, 3}},
                                                                           {"TopK", {1}},
                                                                           {"Dropout", {1, 2}},
                                                                           {"Upsample", {1}},

@@ -35,9 +35,16 @@ void Gemm(ImportContext& ctx, const Node& node) {
 }
 
 // numpy matmul: parity's MatMul for two matrices, else BatchMatMul with broadcasting.
+// numpy's matmul: two vectors give a scalar, where Caffe2's BatchMatMul gives [1] (squeezed).
 void MatMul(ImportContext& ctx, const Node& node) {
-  if (ctx.Rank(node.In(0)) == 2 && ctx.Rank(node.In(1)) == 2) {
+  const int a_rank = ctx.Rank(node.In(0)), b_rank = ctx.Rank(node.In(1));
+  if (a_rank == 2 && b_rank == 2) {
     ctx.Emit("MatMul", {node.In(0), node.In(1)}, {node.Out(0)});
+  } else if (a_rank == 1 && b_rank == 1) {
+    const std::string dot = ctx.Temp(node.Out(0));
+    ctx.Emit("BatchMatMul", {node.In(0), node.In(1)}, {dot}).Int("broadcast", 1);
+    ctx.Emit("Squeeze", {dot}, {node.Out(0)}).Ints("dims", {0});
+    ctx.Note("MatMul of two vectors: BatchMatMul's [1] squeezed to a scalar");
   } else {
     ctx.Emit("BatchMatMul", {node.In(0), node.In(1)}, {node.Out(0)}).Int("broadcast", 1);
   }

@@ -102,7 +102,8 @@ void Concat(ImportContext& ctx, const Node& node) {
 }
 
 // ONNX's default axis is 0, Caffe2's 1: always explicit. Opset < 13: `split` attribute; >= 13:
-// optional input 1. Without sizes the outputs are equal parts, as in Caffe2.
+// optional input 1. Without sizes the outputs are equal parts, as in Caffe2; from opset 18 the
+// `num_outputs` attribute may ask for parts of ceil(d / n), the last one smaller.
 void Split(ImportContext& ctx, const Node& node) {
   const int64_t axis = NormalizeAxis(node.Int("axis", 0), ctx.Rank(node.In(0)), "attribute 'axis'");
   std::vector<std::string> outputs;
@@ -110,7 +111,23 @@ void Split(ImportContext& ctx, const Node& node) {
   OpBuilder op = ctx.Emit("Split", {node.In(0)}, outputs).Int("axis", axis);
   if (node.opset() < 13 && node.HasAttr("split")) op.Ints("split", node.Ints("split"));
   if (node.opset() >= 13 && node.HasIn(1)) {
+    PARITY_ENFORCE(!node.HasAttr("num_outputs"), ErrorKind::kBadArgument,
+                   "both input 1 (split) and attribute 'num_outputs'");
     op.Ints("split", ctx.ConstantInts(node.In(1), "Split's split (input 1)"));
+  } else if (node.HasAttr("num_outputs")) {
+    PARITY_ENFORCE(node.opset() >= 18, ErrorKind::kBadArgument,
+                   "attribute 'num_outputs' before opset 18");
+    const int64_t n = node.Int("num_outputs", 0);
+    PARITY_ENFORCE(n == node.num_outputs(), ErrorKind::kBadArgument, "num_outputs = ", n,
+                   " for a node with ", node.num_outputs(), " outputs");
+    const int64_t d = ctx.Dims(node.In(0))[axis];
+    const int64_t part = (d + n - 1) / n;
+    PARITY_ENFORCE(part * (n - 1) < d || (d == 0 && part == 0), ErrorKind::kBadArgument,
+                   "num_outputs = ", n, " parts of ", part, " leave nothing for the last of axis ",
+                   axis, " (size ", d, ")");
+    std::vector<int64_t> sizes(n, part);
+    sizes.back() = d - part * (n - 1);
+    op.Ints("split", sizes);
   }
 }
 
@@ -442,6 +459,23 @@ void Pad(ImportContext& ctx, const Node& node) {
     pads = ctx.ConstantInts(node.In(1), "Pad's pads (input 1)");
     if (node.HasIn(2)) value = ctx.ConstantScalar(node.In(2), "Pad's constant_value (input 2)");
   }
+  if (node.HasIn(3)) {
+    // Opset 18's axes: pads [begins..., ends...] for those axes only, 0 for the others.
+    PARITY_ENFORCE(node.opset() >= 18, ErrorKind::kBadArgument, "input 3 (axes) before opset 18");
+    const std::vector<int64_t> axes =
+        NormalizeAxes(ctx.ConstantInts(node.In(3), "Pad's axes (input 3)"), rank, "axis");
+    const int64_t k = static_cast<int64_t>(axes.size());
+    PARITY_ENFORCE(static_cast<int64_t>(pads.size()) == 2 * k, ErrorKind::kBadArgument,
+                   pads.size(), " pads for ", k, " axes, expected ", 2 * k);
+    std::vector<int64_t> full(2 * rank, 0);
+    for (int64_t i = 0; i < k; ++i) {
+      PARITY_ENFORCE(std::count(axes.begin(), axes.end(), axes[i]) == 1, ErrorKind::kBadArgument,
+                     "axis ", axes[i], " given twice in Pad's axes (input 3)");
+      full[axes[i]] = pads[i];
+      full[rank + axes[i]] = pads[k + i];
+    }
+    pads = full;
+  }
   PARITY_ENFORCE(static_cast<int64_t>(pads.size()) == 2 * rank, ErrorKind::kBadArgument,
                  pads.size(), " pads for rank ", rank, ", expected ", 2 * rank);
   const DataType dtype = ctx.Dtype(x);
@@ -523,7 +557,7 @@ void AddShapeRules(RuleTable* table) {
   (*table)["Squeeze"] = {Squeeze, {"axes"}};
   (*table)["Unsqueeze"] = {Unsqueeze, {"axes"}};
   (*table)["Concat"] = {Concat, {"axis"}};
-  (*table)["Split"] = {Split, {"axis", "split"}};
+  (*table)["Split"] = {Split, {"axis", "split", "num_outputs"}};
   (*table)["Transpose"] = {Transpose, {"perm"}};
   (*table)["Gather"] = {Gather, {"axis"}};
   (*table)["GatherElements"] = {GatherElements, {"axis"}};

@@ -225,6 +225,112 @@ TEST(OnnxImporterTest, ReshapeAllowzero) {
   }
 }
 
+// From opset 18 every reduction takes its axes as input 1 (ReduceSum from 13); the importer once
+// ignored it and reduced over every axis, a silent wrong answer.
+TEST(OnnxImporterTest, ReduceAxesInputFromOpset18) {
+  const Tensor x = MakeTensor<float>({2, 3}, {1, 5, 3, -4, 2, 0});
+  struct Want {
+    const char* type;
+    std::vector<float> rows;  // reduced over axis 1, keepdims 0
+  };
+  for (const Want& want : {Want{"ReduceMean", {3, -2.0f / 3}}, Want{"ReduceMax", {5, 2}},
+                           Want{"ReduceMin", {1, -4}}, Want{"ReduceL1", {9, 6}},
+                           Want{"ReduceSumSquare", {35, 20}}}) {
+    ModelBuilder b(18);
+    b.Input("x", {2, 3}).Output("y").Initializer("axes", MakeTensor<int64_t>({1}, {-1}));
+    SetInt(b.Node(want.type, {"x", "axes"}, {"y"}), "keepdims", 0);
+    ExpectBoth(ImportModel(b.model()), {{"x", x}}, "y", want.rows);
+  }
+  // No axes: every axis; with noop_with_empty_axes=1, the input unchanged.
+  ModelBuilder all(18);
+  all.Input("x", {2, 3}).Output("y");
+  all.Node("ReduceMax", {"x"}, {"y"});
+  ExpectBoth(ImportModel(all.model()), {{"x", x}}, "y", {5});
+  ModelBuilder noop(18);
+  noop.Input("x", {2, 3}).Output("y");
+  SetInt(noop.Node("ReduceMean", {"x"}, {"y"}), "noop_with_empty_axes", 1);
+  ExpectBoth(ImportModel(noop.model()), {{"x", x}}, "y", {1, 5, 3, -4, 2, 0});
+  // Before 18 the axes are an attribute; an input there, or an attribute from 18, is refused.
+  ModelBuilder old(17);
+  old.Input("x", {2, 3}).Output("y");
+  SetInts(old.Node("ReduceMean", {"x"}, {"y"}), "axes", {0});
+  ExpectBoth(ImportModel(old.model()), {{"x", x}}, "y", {-1.5f, 3.5f, 1.5f});
+  for (int opset : {17, 18}) {
+    ModelBuilder bad(opset);
+    bad.Input("x", {2, 3}).Output("y").Initializer("axes", MakeTensor<int64_t>({1}, {0}));
+    auto* node = bad.Node("ReduceMax", opset == 17 ? std::vector<std::string>{"x", "axes"}
+                                                   : std::vector<std::string>{"x"},
+                          {"y"});
+    if (opset == 18) SetInts(node, "axes", {0});
+    EXPECT_THROW(ImportModel(bad.model()), Error) << "opset " << opset;
+  }
+}
+
+// Opset 18: Split's num_outputs (parts of ceil(d / n), the last smaller) and Pad's axes input.
+TEST(OnnxImporterTest, SplitNumOutputsAndPadAxesFromOpset18) {
+  const Tensor x = MakeTensor<float>({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ModelBuilder split(18);
+  split.Input("x", {2, 5}).Output("a").Output("b").Output("c");
+  auto* node = split.Node("Split", {"x"}, {"a", "b", "c"});
+  SetInt(node, "axis", 1);
+  SetInt(node, "num_outputs", 3);
+  const ImportResult r = ImportModel(split.model());
+  ExpectBoth(r, {{"x", x}}, "a", {0, 1, 5, 6});
+  ExpectBoth(r, {{"x", x}}, "b", {2, 3, 7, 8});
+  ExpectBoth(r, {{"x", x}}, "c", {4, 9});
+  // Pad only axis -1 (1 before, 2 after) with 7s; axis 0 untouched.
+  ModelBuilder pad(18);
+  pad.Input("x", {2, 5}).Output("y");
+  pad.Initializer("pads", MakeTensor<int64_t>({2}, {1, 2}))
+      .Initializer("value", MakeTensor<float>({}, {7}))
+      .Initializer("axes", MakeTensor<int64_t>({1}, {-1}));
+  pad.Node("Pad", {"x", "pads", "value", "axes"}, {"y"});
+  ExpectBoth(ImportModel(pad.model()), {{"x", x}}, "y",
+             {7, 0, 1, 2, 3, 4, 7, 7, 7, 5, 6, 7, 8, 9, 7, 7});
+  // Before 18 an axes input is refused, not ignored.
+  ModelBuilder old(17);
+  old.Input("x", {2, 5}).Output("y");
+  old.Initializer("pads", MakeTensor<int64_t>({2}, {1, 2}))
+      .Initializer("axes", MakeTensor<int64_t>({1}, {1}));
+  old.Node("Pad", {"x", "pads", "", "axes"}, {"y"});
+  EXPECT_THROW(ImportModel(old.model()), Error);
+}
+
+// numpy's matmul of two vectors is a scalar (rank 0), not Caffe2's [1].
+TEST(OnnxImporterTest, MatMulOfTwoVectorsIsAScalar) {
+  ModelBuilder b(13);
+  b.Input("a", {3}).Input("b", {3}).Output("y");
+  b.Node("MatMul", {"a", "b"}, {"y"});
+  const ImportResult r = ImportModel(b.model());
+  const std::map<std::string, Tensor> feeds = {{"a", MakeTensor<float>({3}, {1, 2, 3})},
+                                               {"b", MakeTensor<float>({3}, {4, -5, 6})}};
+  ExpectBoth(r, feeds, "y", {12});
+  for (const char* engine : {oracles::kProduction, oracles::kReference}) {
+    Case c;
+    *c.mutable_net() = r.net;
+    for (const auto& [name, value] : feeds) *c.add_inputs() = TensorToProto(value, name);
+    const auto run = oracles::GetBackend(engine).Run(c);
+    ASSERT_FALSE(run.error) << engine << ": " << run.error->what();
+    EXPECT_TRUE(TensorFromProto(run.blobs.at("y")).dims().empty()) << engine;
+  }
+}
+
+// ONNX's Clip is min(max(x, min), max): with min > max every value is max.
+TEST(OnnxImporterTest, ClipWithMinAboveMaxIsMax) {
+  const Tensor x = MakeTensor<float>({4}, {-2, 0.5f, 1.5f, 3});
+  ModelBuilder inputs(13);
+  inputs.Input("x", {4}).Output("y");
+  inputs.Initializer("lo", MakeTensor<float>({}, {2})).Initializer("hi", MakeTensor<float>({}, {1}));
+  inputs.Node("Clip", {"x", "lo", "hi"}, {"y"});
+  ExpectBoth(ImportModel(inputs.model()), {{"x", x}}, "y", {1, 1, 1, 1});
+  ModelBuilder attrs(6);
+  attrs.Input("x", {4}).Output("y");
+  auto* clip = attrs.Node("Clip", {"x"}, {"y"});
+  SetFloat(clip, "min", 0.75f);
+  SetFloat(clip, "max", -1);
+  ExpectBoth(ImportModel(attrs.model()), {{"x", x}}, "y", {-1, -1, -1, -1});
+}
+
 // SAME_UPPER pads the odd total at the end, SAME_LOWER at the beginning: 4x4 input, 3x3 kernel,
 // stride 2 -> 2x2 output, which needs one row and column of padding.
 TEST(OnnxImporterTest, AutoPadSame) {
