@@ -31,6 +31,22 @@ void Workspace::AddForwarding(Workspace* parent,
   }
 }
 
+void Workspace::CopyForwardedTensors(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    auto fwd = forwarded_.find(name);
+    if (fwd == forwarded_.end()) continue;
+    const Blob* from = fwd->second.first->GetBlob(fwd->second.second);
+    PARITY_ENFORCE(from != nullptr && from->IsTensor(), ErrorKind::kShapeMismatch, "blob '",
+                   fwd->second.second, "' bound to inner blob '", name, "' holds ",
+                   from == nullptr ? std::string("nothing") : from->Describe(),
+                   ", not a tensor to copy (copy_external_blobs)");
+    Tensor copy(from->GetTensor().device());
+    copy.CopyFrom(from->GetTensor());
+    forwarded_.erase(fwd);
+    *CreateLocalBlob(name)->GetMutableTensor(copy.device()) = std::move(copy);
+  }
+}
+
 Workspace::~Workspace() {
   // Nets hold pointers into blobs_: destroy them first.
   nets_.clear();
@@ -43,10 +59,12 @@ Blob* Workspace::GetBlob(const std::string& name) {
 const Blob* Workspace::GetBlob(const std::string& name) const {
   const Workspace* ws = this;
   while (ws != nullptr) {
-    auto it = ws->blobs_.find(name);
-    if (it != ws->blobs_.end()) return it->second.get();
+    // Forwarding first: a local blob of a forwarded name is a copy an earlier run kept
+    // (copy_external_blobs), and a new binding of the name sees the outer blob again.
     auto fwd = ws->forwarded_.find(name);
     if (fwd != ws->forwarded_.end()) return fwd->second.first->GetBlob(fwd->second.second);
+    auto it = ws->blobs_.find(name);
+    if (it != ws->blobs_.end()) return it->second.get();
     ws = ws->read_through_parent_ ? ws->parent_ : nullptr;
   }
   return nullptr;

@@ -32,7 +32,7 @@ class Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
-  // The visible blob named `name` (local, forwarded, then the parent chain), or nullptr.
+  // The visible blob named `name` (forwarded, local, then the parent chain), or nullptr.
   Blob* GetBlob(const std::string& name);
   const Blob* GetBlob(const std::string& name) const;
   // Like GetBlob but throws kMissingBlob naming the blob.
@@ -49,6 +49,12 @@ class Workspace {
   // with forwarded blobs only: they never read through to a parent.
   void AddForwarding(Workspace* parent, const std::map<std::string, std::string>& forwarded,
                      bool skip_defined);
+  // Caffe2's CopyForwardedTensors (a Do with copy_external_blobs, after its net ran): each name
+  // in `names` that is forwarded becomes a local copy of the tensor it forwards to, and its
+  // forwarding ends, so the workspace keeps the values its run saw (for the gradient Do that
+  // pops it). A local blob of that name is reused, so nets that hold it stay valid. kShapeMismatch
+  // when a forwarded blob holds no tensor.
+  void CopyForwardedTensors(const std::vector<std::string>& names);
   // Local blob names, sorted; with `include_parents`, every visible name.
   std::vector<std::string> Blobs(bool include_parents = false) const;
 

@@ -9,6 +9,8 @@
 //   more passes than its cap is a kResourceLimit error, never a hang.
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/control/do_bindings.h"
 #include "core/control/shape_inference.h"
@@ -26,8 +28,10 @@ class DoOp final : public Operator {
     PARITY_ENFORCE(!(def.is_gradient_op() && Arg<bool>("reuse_workspace")), ErrorKind::kBadArgument,
                    label(),
                    ": a gradient Do pops its forward workspace; reuse_workspace cannot be set");
-    PARITY_ENFORCE(!Arg<bool>("copy_external_blobs"), ErrorKind::kBadArgument, label(),
-                   ": copy_external_blobs is not supported (bindings forward blobs instead)");
+    PARITY_ENFORCE(!(copy_external_blobs_ && Arg<bool>("reuse_workspace")),
+                   ErrorKind::kBadArgument, label(),
+                   ": reuse_workspace and copy_external_blobs cannot both be set");
+    for (const auto& [inner, outer] : bindings_.inner_to_outer) bound_.push_back(inner);
   }
 
   void Run() override {
@@ -45,11 +49,16 @@ class DoOp final : public Operator {
       ws = stack->PushForward(workspace(), bindings_.inner_to_outer);
     }
     net_.Run(ws);
+    // The workspace keeps copies of what its bound blobs hold after the run, for the gradient Do
+    // (Caffe2's add_while_op sets it on a loop body: each pass keeps its own values).
+    if (copy_external_blobs_ && !def().is_gradient_op()) ws->CopyForwardedTensors(bound_);
   }
 
  private:
   DoBindings bindings_;
   PerWorkspaceNet net_;
+  bool copy_external_blobs_ = Arg<bool>("copy_external_blobs");
+  std::vector<std::string> bound_;  // the inner names of bindings_
 };
 
 class IfOp final : public Operator {
@@ -113,7 +122,9 @@ PARITY_OP_SCHEMA(Do)
          "gradient Do: local blobs of the forward workspace its net reads")
     .Arg("reuse_workspace", ArgType::kInt, int64_t{0},
          "rerun the top workspace of the stack instead of pushing a new one")
-    .Arg("copy_external_blobs", ArgType::kInt, int64_t{0}, "not supported (must be 0)")
+    .Arg("copy_external_blobs", ArgType::kInt, int64_t{0},
+         "If 1, the child workspace copies its bound blobs' tensors after a forward run and "
+         "keeps them for the gradient Do (not with reuse_workspace)")
     .ShapeInference(DoShapes)
     .Doc(
         "Runs `net` in a child workspace that sees only the bound blobs; the workspace stays on "

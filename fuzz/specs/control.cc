@@ -81,7 +81,13 @@ PARITY_OP_SPEC(Do).Tolerance("exact").ConsumesIntermediates(true).Make(
       op.OutputInPlace(1, op.ScopeInput());
       op.RawArg(NetArg("net", MakeNet("do_body", chain->ops)));
       BindDo(&op, num_inputs, true);
-      if (*rc::gen::inRange(0, 4) == 0) op.Arg("reuse_workspace", int64_t{1});
+      // reuse_workspace one time in 4; otherwise copy_external_blobs one time in 3 (the two
+      // exclude each other): the workspace keeps copies of its bound blobs for the gradient.
+      if (*rc::gen::inRange(0, 4) == 0) {
+        op.Arg("reuse_workspace", int64_t{1});
+      } else if (Pick(3) == 2) {
+        op.Arg("copy_external_blobs", int64_t{1});
+      }
       return op;
     });
 
@@ -201,6 +207,13 @@ std::optional<OpInstance> DrawWhile(const Primary* p, const WhileChoices& choice
     reuse_workspace.set_name("reuse_workspace");
     reuse_workspace.set_i(1);
     *body.add_arg() = reuse_workspace;
+  } else if (Pick(2) == 1) {
+    // Caffe2's add_while_op sets copy_external_blobs on its loop body: each pass's workspace
+    // keeps copies of the bound blobs as that pass left them, for the gradient While.
+    caffe2::Argument copy_external_blobs;
+    copy_external_blobs.set_name("copy_external_blobs");
+    copy_external_blobs.set_i(1);
+    *body.add_arg() = copy_external_blobs;
   }
   op.RawArg(NetArg("loop_net", MakeNet("loop", {body})));
   // cond_net names the While's instance inputs and outputs by position ($k, @j).

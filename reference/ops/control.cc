@@ -60,8 +60,9 @@ void Do(OpContext<T>& c) {
   PARITY_ENFORCE(c.InputName(n_in) == c.OutputName(n_out), ErrorKind::kBadArgument,
                  "the last input and the last output of Do must be the same scope blob, got '",
                  c.InputName(n_in), "' and '", c.OutputName(n_out), "'");
-  PARITY_ENFORCE(!c.args.Bool("copy_external_blobs"), ErrorKind::kBadArgument,
-                 "copy_external_blobs is not supported by the reference");
+  const bool copy_external = c.args.Bool("copy_external_blobs");
+  PARITY_ENFORCE(!(copy_external && c.args.Bool("reuse_workspace")), ErrorKind::kBadArgument,
+                 "reuse_workspace and copy_external_blobs cannot both be set");
   const caffe2::NetDef net = c.args.Net("net");
   std::vector<std::string> outer;
   for (int i = 0; i < n_in; ++i) outer.push_back(c.InputName(i));
@@ -113,6 +114,20 @@ void Do(OpContext<T>& c) {
     child->SetBindings(bindings);
   }
   c.runner->RunNet(child.get(), net, false);
+  if (copy_external && !c.def.is_gradient_op()) {
+    // The child keeps a copy of each bound blob as it is after the run, and the binding ends: the
+    // gradient Do that pops this workspace reads the copies (Caffe2's CopyForwardedTensors).
+    auto kept = child->bindings();
+    for (const auto& [inner, target] : bindings) {
+      Value<T>* v = target.first->Find(target.second);
+      PARITY_ENFORCE(v != nullptr && IsTensorType(v->dtype), ErrorKind::kShapeMismatch, "blob '",
+                     target.second, "' bound to inner blob '", inner,
+                     "' holds no tensor to copy (copy_external_blobs)");
+      child->local_blobs()[inner] = v->Clone();
+      kept.erase(inner);
+    }
+    child->SetBindings(kept);
+  }
   Value<T> scope;
   scope.dtype = DType::kScope;
   scope.scope = stack;

@@ -8,9 +8,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/tensor_proto.h"
 #include "fuzz/generators.h"
 #include "fuzz/spec.h"
+#include "oracles/backend.h"
 #include "oracles/check.h"
+#include "oracles/tolerance.h"
+#include "tests/control/control_util.h"
 
 namespace parity::oracles {
 namespace {
@@ -22,6 +26,41 @@ Case LoadCase(const std::string& path) {
   Case c;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text.str(), &c)) << path;
   return c;
+}
+
+// copy_external_blobs (Caffe2's add_while_op sets it on loop bodies): after its run the forward
+// Do's workspace keeps copies of its bound blobs, and the gradient Do that pops it reads those,
+// not what the outer blobs hold by then. Here the outer x is scaled by 10 between the two Dos; the
+// gradient Do copies what its inner `a` names into `seen`. Both engines, both settings.
+TEST(ControlOracles, CopyExternalBlobsKeepsTheForwardValuesForTheGradientDo) {
+  using ::parity::testing::MakeDo;
+  using ::parity::testing::MakeOp;
+  using ::parity::testing::MakeTensor;
+  using ::parity::testing::Net;
+  for (const bool copy : {false, true}) {
+    caffe2::OperatorDef forward = MakeDo({"x"}, {"y"}, {"a"}, {"out"}, "ws",
+                                         Net("square", {MakeOp("Mul", {"a", "a"}, {"out"})}));
+    caffe2::Argument* arg = forward.add_arg();
+    arg->set_name("copy_external_blobs");
+    arg->set_i(copy ? 1 : 0);
+    caffe2::OperatorDef gradient =
+        MakeDo({"x"}, {"seen"}, {"a"}, {"s"}, "ws", Net("look", {MakeOp("Copy", {"a"}, {"s"})}));
+    gradient.set_is_gradient_op(true);
+    Case c;
+    *c.mutable_net() = Net("n", {MakeOp("CreateScope", {}, {"ws"}), forward,
+                                 MakeOp("Scale", {"x"}, {"x"}, {{"scale", 10.0f}}), gradient});
+    c.mutable_net()->add_external_output("y");
+    c.mutable_net()->add_external_output("seen");
+    *c.add_inputs() = TensorToProto(MakeTensor<float>({3}, {1, -2, 3}), "x");
+    for (const char* engine : {kProduction, kReference}) {
+      const BackendRun run = GetBackend(engine).Run(c);
+      ASSERT_FALSE(run.error) << engine << ": " << run.error->what();
+      EXPECT_EQ(ProtoValues(run.blobs.at("y")), (std::vector<double>{1, 4, 9})) << engine;
+      EXPECT_EQ(ProtoValues(run.blobs.at("seen")),
+                copy ? (std::vector<double>{1, -2, 3}) : (std::vector<double>{10, -20, 30}))
+          << engine << (copy ? " with" : " without") << " copy_external_blobs";
+    }
+  }
 }
 
 TEST(ControlOracles, EveryDefaultOracleChecksAWhileOfDos) {
