@@ -71,6 +71,8 @@
 //   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias); with
 //     is_test=1 inputs 3, 4 are the running mean and running var (dX = dY*scale/sqrt(var+eps))
 //   LayerNormGradient(dY, Y, mean, std, X)->dX   (no elementwise_affine)
+//   LRNGradient(X, Y, dY)->dX            dX = dY*s^-beta - 2*alpha*beta/size * X * (sum over the
+//                                        windows holding X of dY*Y/s), s recomputed from X
 //   DropoutGrad(dY[, mask])->dX          dX = dY/(1-ratio) where the mask keeps, else 0 (times
 //                                        dY: NaN stays NaN); is_test: dX = dY
 //   ConvGradient(X, W, dY)->(dW, db[, dX]); with no_bias=1: (dW[, dX])
