@@ -239,7 +239,9 @@ void Runner<T>::RunNet(Workspace<T>* ws, const caffe2::NetDef& net, bool top_lev
     if (!op.has_device_option() && net.has_device_option()) {
       *op.mutable_device_option() = net.device_option();
     }
-    RunOp(ws, op, top_level ? trace_index_++ : i, top_level);
+    // Errors name the op by its position in its own net, as production does; the trace numbers
+    // top-level ops on across the init net and the net (RunNets).
+    RunOp(ws, op, i, top_level);
   }
 }
 
@@ -315,8 +317,9 @@ void Runner<T>::RunOp(Workspace<T>* ws, const caffe2::OperatorDef& op, int index
         break;
       }
     }
+    const int trace_index = top_level ? trace_index_++ : -1;
     if (top_level && options_.trace) {
-      entry.op_index = index;
+      entry.op_index = trace_index;
       entry.op_type = op.type();
       for (int k = 0; k < op.output_size(); ++k) {
         const Value<T>* v = ws->Find(op.output(k));
@@ -364,12 +367,15 @@ RunResult RunAll(const caffe2::NetDef* init_net, const caffe2::NetDef& net,
   for (const auto& [name, proto] : inputs) {
     ws.Write(name, FromProto<T>(name, proto, options.max_alloc_bytes));
   }
-  try {
-    if (init_net) runner.RunNet(&ws, *init_net, true);
-    runner.RunNet(&ws, net, true);
-  } catch (Error& e) {
-    if (!net.name().empty()) e.AddContext("net '" + net.name() + "'");
-    throw;
+  // A failing op is named within the net that holds it (the init net's own name for its ops).
+  for (const caffe2::NetDef* def : {init_net, &net}) {
+    if (def == nullptr) continue;
+    try {
+      runner.RunNet(&ws, *def, true);
+    } catch (Error& e) {
+      if (!def->name().empty()) e.AddContext("net '" + def->name() + "'");
+      throw;
+    }
   }
   RunResult result;
   for (const auto& [name, v] : ws.local_blobs()) {

@@ -24,9 +24,10 @@
 //   unknown op type (or a finite-differences-only op) -> kUnknownOp; a tensor over
 //   max_alloc_bytes, int64-overflowing dims, a While over max_loop_iterations -> kResourceLimit.
 //   Nothing the user feeds aborts the process.
-// * Random fills (UniformFill, GaussianFill, XavierFill) produce the right shape and dtype and
-//   values from the documented distribution (seeded from DeviceOption.random_seed), but values
-//   cannot match production's generator: check them statistically, not elementwise.
+// * Random fills (UniformFill, GaussianFill, XavierFill) and Dropout's training mask produce the
+//   right shape and dtype and values from the documented distribution (seeded from
+//   DeviceOption.random_seed), but values cannot match production's generator: check them
+//   statistically, not elementwise.
 //
 // ---- Gradient-op conventions used by the reference kernels (inputs -> outputs) ----
 // Outputs in [brackets] are optional (the op may list fewer outputs). Names and orders follow
@@ -70,6 +71,10 @@
 //   SpatialBNGradient(X, scale, dY, saved_mean, saved_inv_std)->(dX, dScale, dBias); with
 //     is_test=1 inputs 3, 4 are the running mean and running var (dX = dY*scale/sqrt(var+eps))
 //   LayerNormGradient(dY, Y, mean, std, X)->dX   (no elementwise_affine)
+//   LRNGradient(X, Y, dY)->dX            dX = dY*s^-beta - 2*alpha*beta/size * X * (sum over the
+//                                        windows holding X of dY*Y/s), s recomputed from X
+//   DropoutGrad(dY[, mask])->dX          dX = dY/(1-ratio) where the mask keeps, else 0 (times
+//                                        dY: NaN stays NaN); is_test: dX = dY
 //   ConvGradient(X, W, dY)->(dW, db[, dX]); with no_bias=1: (dW[, dX])
 //   MaxPoolGradient(X, Y, dY)->dX        dY to every X equal to its window's max (ties all)
 //   AveragePoolGradient(X, Y, dY)->dX    dY/count to every real input of the window

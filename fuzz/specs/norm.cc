@@ -1,4 +1,4 @@
-// Test specs of the normalizations: SpatialBN, LayerNorm.
+// Test specs of the normalizations: SpatialBN, LayerNorm, LRN.
 #include <rapidcheck.h>
 
 #include "fuzz/spec.h"
@@ -71,6 +71,26 @@ PARITY_OP_SPEC(LayerNorm).Tolerance("default").ConsumesIntermediates(true).Make(
         op.Input(tail);                     // beta
         op.Arg("elementwise_affine", int64_t{1});
       }
+      return op;
+    });
+
+// LRN over 4-D X, NCHW or NHWC, odd window sizes from 1 (no neighbour) to 7 (wider than most
+// drawn channel counts: the window is clipped at both ends). With Caffe2's usual alpha 1e-4 the
+// scale is ~bias and beta barely matters; alpha 1 and 4 with a bias of 0.5 make the sum of squares
+// dominate, so the exponent, the alpha / size scaling and the window's extent all move Y.
+PARITY_OP_SPEC(LRN)
+    .Tolerance("transcendental")
+    .ConsumesIntermediates(true)
+    .Make([](const Primary* p) -> std::optional<OpInstance> {
+      std::vector<int64_t> x = p ? *p : AnyDims(4, 4);
+      if (x.size() != 4) return std::nullopt;
+      OpInstance op("LRN", *rc::gen::arbitrary<bool>() ? 2 : 1);
+      op.Input(x);
+      op.Arg("size", *rc::gen::element<int64_t>(1, 3, 5, 7));
+      op.Arg("alpha", *rc::gen::element(1e-4f, 1.0f, 4.0f));
+      op.Arg("beta", *rc::gen::element(0.75f, 0.5f, 2.0f));
+      if (*rc::gen::arbitrary<bool>()) op.Arg("bias", *rc::gen::element(0.5f, 2.0f));
+      if (*rc::gen::arbitrary<bool>()) op.Arg("order", std::string("NHWC"));
       return op;
     });
 

@@ -42,9 +42,16 @@ std::optional<OpInstance> MakePool(const Primary* primary, bool average) {
     op.Input(x, average ? Domain::kAny : Domain::kDistinct);
   }
   if (*rc::gen::inRange(0, 5) == 0) {
-    // Global pooling: the window is the whole image; no kernel, stride or pads.
+    // Global pooling: the window is the whole image. Kernel, stride and pads absent, or (one case
+    // in 3) given as Caffe2 accepts them: any kernel >= 0, which H x W replaces (densenet121 gives
+    // 0), stride 1, pad 0.
     op.Arg("global_pooling", int64_t{1});
     if (*rc::gen::inRange(0, 4) == 0) op.Arg("order", std::string("NCHW"));
+    if (Pick(3) == 0) {
+      op.Arg("kernel", *rc::gen::element<int64_t>(0, 1, 3));
+      op.Arg("stride", int64_t{1});
+      op.Arg("pad", int64_t{0});
+    }
   } else {
     conv_args::Geometry g;
     conv_args::DrawDim(x[2], true, &g.kh, &g.dh, &g.pt, &g.pb);

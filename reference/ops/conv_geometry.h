@@ -52,26 +52,28 @@ ConvGeometry ParseGeometry(const OpContext<T>& c, const Value<T>& x, const Value
   // Only the pools take global_pooling (filter == nullptr); Conv has no such argument.
   const bool global = filter == nullptr && c.args.Bool("global_pooling");
   const bool has_kernel = GetPair(c, "kernel", "kernel_h", "kernel_w", "kernels", &g.kh, &g.kw);
-  const bool has_stride = GetPair(c, "stride", "stride_h", "stride_w", "strides", &g.sh, &g.sw);
-  const bool has_dil =
-      GetPair(c, "dilation", "dilation_h", "dilation_w", "dilations", &g.dh, &g.dw);
-  bool has_pad = false;
+  GetPair(c, "stride", "stride_h", "stride_w", "strides", &g.sh, &g.sw);
+  GetPair(c, "dilation", "dilation_h", "dilation_w", "dilations", &g.dh, &g.dw);
   if (c.args.Has("pad")) {
     g.pt = g.pl = g.pb = g.pr = c.args.Int("pad");
-    has_pad = true;
   } else if (c.args.Has("pads")) {
     const std::vector<int64_t> p = c.args.Ints("pads");
     PARITY_ENFORCE(p.size() == 4, ErrorKind::kBadArgument, "'pads' must be (t, l, b, r)");
     g.pt = p[0], g.pl = p[1], g.pb = p[2], g.pr = p[3];
-    has_pad = true;
   } else {
-    for (const char* name : {"pad_t", "pad_l", "pad_b", "pad_r"}) has_pad |= c.args.Has(name);
     g.pt = c.args.Int("pad_t"), g.pl = c.args.Int("pad_l");
     g.pb = c.args.Int("pad_b"), g.pr = c.args.Int("pad_r");
   }
   if (global) {
-    PARITY_ENFORCE(!has_kernel && !has_stride && !has_pad && !has_dil, ErrorKind::kBadArgument,
-                   "global_pooling excludes kernel, stride, pad and dilation arguments");
+    // Caffe2's ConvPoolOpBase: with global_pooling every pad must be 0 and every stride and
+    // dilation 1, whether given or defaulted (densenet121 gives kernel 0, stride 1, pad 0); a
+    // given kernel must be non-negative, as every kernel, and is replaced by the image's H x W.
+    PARITY_ENFORCE(!has_kernel || (g.kh >= 0 && g.kw >= 0), ErrorKind::kBadArgument, "kernel ",
+                   g.kh, "x", g.kw, " must not be negative");
+    PARITY_ENFORCE(g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.pt == 0 && g.pl == 0 &&
+                       g.pb == 0 && g.pr == 0,
+                   ErrorKind::kBadArgument,
+                   "global_pooling needs stride 1, dilation 1 and pads 0 (given or not)");
     g.kh = x.dims[2];
     g.kw = x.dims[3];
   } else if (filter != nullptr) {

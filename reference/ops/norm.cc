@@ -1,4 +1,4 @@
-// SpatialBN, LayerNorm and their gradients.
+// SpatialBN, LayerNorm, LRN and their gradients.
 #include <cmath>
 #include <limits>
 
@@ -225,6 +225,112 @@ void LayerNormGradient(OpContext<T>& c) {
   }
 }
 
+// LRN across channels (Caffe2's local_response_normalization_op): for 4-D X (NCHW or NHWC) with
+// half = (size - 1) / 2, at every element of channel c
+//   scale = bias + alpha / size * (sum of X^2 over channels c - half .. c + half that exist),
+//   Y = X * scale^(-beta);
+// output 1, when asked, is scale. Caffe2 DCHECKs size > 0 and odd, alpha > 0, beta > 0: bad
+// arguments here.
+struct LrnParams {
+  int64_t size = 0, half = 0;
+  double alpha = 0, beta = 0, bias = 1;
+  // X as [outer, channels, inner]: NCHW [N, C, H*W], NHWC [N*H*W, C, 1].
+  int64_t outer = 0, channels = 0, inner = 0;
+  int64_t At(int64_t o, int64_t ch, int64_t i) const { return (o * channels + ch) * inner + i; }
+};
+
+template <typename T>
+LrnParams ReadLrn(const OpContext<T>& c, const Value<T>& x) {
+  LrnParams p;
+  p.size = c.args.Int("size");
+  // Single precision, as the arguments are stored (and as production reads them).
+  p.alpha = static_cast<float>(c.args.Float("alpha"));
+  p.beta = static_cast<float>(c.args.Float("beta"));
+  p.bias = static_cast<float>(c.args.Float("bias"));
+  PARITY_ENFORCE(p.size > 0 && p.size % 2 == 1, ErrorKind::kBadArgument, "size ", p.size,
+                 " must be positive and odd");
+  PARITY_ENFORCE(p.alpha > 0, ErrorKind::kBadArgument, "alpha ", p.alpha, " must be positive");
+  PARITY_ENFORCE(p.beta > 0, ErrorKind::kBadArgument, "beta ", p.beta, " must be positive");
+  const std::string order = c.args.Str("order");
+  PARITY_ENFORCE(order == "NCHW" || order == "NHWC", ErrorKind::kBadArgument, "unknown order '",
+                 order, "'");
+  PARITY_ENFORCE(x.dims.size() == 4, ErrorKind::kShapeMismatch, "LRN needs a 4-D ", Describe(c, 0));
+  p.half = (p.size - 1) / 2;
+  const Dims& d = x.dims;
+  if (order == "NCHW") {
+    p.outer = d[0], p.channels = d[1], p.inner = d[2] * d[3];
+  } else {
+    p.outer = d[0] * d[1] * d[2], p.channels = d[3], p.inner = 1;
+  }
+  return p;
+}
+
+// scale at every element of x.
+template <typename T>
+std::vector<T> LrnScale(const LrnParams& p, const Value<T>& x) {
+  std::vector<T> scale(x.size());
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t ch = 0; ch < p.channels; ++ch)
+      for (int64_t i = 0; i < p.inner; ++i) {
+        T sum = 0;
+        for (int64_t k = ch - p.half; k <= ch + p.half; ++k) {
+          if (k < 0 || k >= p.channels) continue;
+          const T v = x.r()[p.At(o, k, i)];
+          sum += v * v;
+        }
+        scale[p.At(o, ch, i)] =
+            static_cast<T>(p.bias) + static_cast<T>(p.alpha) / static_cast<T>(p.size) * sum;
+      }
+  return scale;
+}
+
+template <typename T>
+void LRN(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const LrnParams p = ReadLrn(c, x);
+  const std::vector<T> scale = LrnScale(p, x);
+  Value<T> y = c.NewReal(x.dims);
+  Value<T> s = c.NewReal(x.dims);
+  for (int64_t k = 0; k < x.size(); ++k) {
+    y.r()[k] = x.r()[k] * std::pow(scale[k], static_cast<T>(-p.beta));
+    s.r()[k] = scale[k];
+  }
+  c.SetOutput(0, std::move(y));
+  if (c.OutputSize() == 2) c.SetOutput(1, std::move(s));
+}
+
+// LRNGradient(X, Y, dY) -> dX, the chain rule through scale: Y_c depends on X_c directly and on
+// every X_k in its window through scale_c (d scale_c / d X_k = 2 alpha / size * X_k), so
+//   dX_k = dY_k * scale_k^(-beta)
+//          - 2 alpha beta / size * X_k * sum over c whose window holds k of dY_c * Y_c / scale_c,
+// with Y_c / scale_c = X_c * scale_c^(-beta - 1) read from the given Y, as Caffe2's kernel does.
+template <typename T>
+void LRNGradient(OpContext<T>& c) {
+  const Value<T>& x = c.RealInput(0);
+  const Value<T>& y = c.RealInput(1);
+  const Value<T>& dy = c.RealInput(2);
+  const LrnParams p = ReadLrn(c, x);
+  RequireShape(c, y, 1, x.dims);
+  RequireShape(c, dy, 2, x.dims);
+  const std::vector<T> scale = LrnScale(p, x);
+  const T coefficient = static_cast<T>(2 * p.alpha * p.beta / static_cast<double>(p.size));
+  Value<T> dx = c.NewReal(x.dims);
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t k = 0; k < p.channels; ++k)
+      for (int64_t i = 0; i < p.inner; ++i) {
+        const int64_t at = p.At(o, k, i);
+        T through_scale = 0;
+        for (int64_t ch = 0; ch < p.channels; ++ch) {
+          if (k < ch - p.half || k > ch + p.half) continue;  // k outside ch's window
+          const int64_t e = p.At(o, ch, i);
+          through_scale += dy.r()[e] * y.r()[e] / scale[e];
+        }
+        dx.r()[at] = dy.r()[at] * std::pow(scale[at], static_cast<T>(-p.beta)) -
+                     coefficient * x.r()[at] * through_scale;
+      }
+  c.SetOutput(0, std::move(dx));
+}
+
 }  // namespace
 
 void RegisterNormOps(Registry* r) {
@@ -242,6 +348,10 @@ void RegisterNormOps(Registry* r) {
   const ArgTable ln_args = {{"axis", "1"}, {"epsilon", "1e-5"}, {"elementwise_affine", "0"}};
   r->Add({"LayerNorm", 1, 3, 3, 3, ln_args, PARITY_REF_KERNEL(LayerNorm)});
   r->Add({"LayerNormGradient", 5, 6, 1, 3, ln_args, PARITY_REF_KERNEL(LayerNormGradient)});
+  const ArgTable lrn_args = {
+      {"size", "0"}, {"alpha", "0"}, {"beta", "0"}, {"bias", "1.0"}, {"order", "NCHW"}};
+  r->Add({"LRN", 1, 1, 1, 2, lrn_args, PARITY_REF_KERNEL(LRN)});
+  r->Add({"LRNGradient", 3, 3, 1, 1, lrn_args, PARITY_REF_KERNEL(LRNGradient)});
 }
 
 PARITY_REFERENCE_FAMILY(RegisterNormOps);

@@ -22,7 +22,7 @@ const char* const kOpSet[] = {
     "Slice", "Shape", "Gather", "Tile",
     // Reductions and normalization.
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "SumElements", "Softmax", "SpatialBN",
-    "LayerNorm",
+    "LayerNorm", "LRN", "Dropout",
     // Losses.
     "SquaredL2Distance", "AveragedLoss", "LabelCrossEntropy", "SoftmaxWithLoss",
     "SigmoidCrossEntropyWithLogits",

@@ -1,6 +1,7 @@
-// SpatialBN and LayerNorm against hand-computed values.
+// SpatialBN, LayerNorm and LRN against hand-computed values.
 #include <cmath>
 
+#include "core/grad/gradient.h"
 #include "core/schema.h"
 #include "tests/test_util.h"
 
@@ -185,6 +186,117 @@ TEST(LayerNorm, ErrorsAndShapeInference) {
                    {{DataType::kFloat, {2, 3, 4}, true}});
   EXPECT_EQ(out[1].dims, (Ints{2, 3, 1}));
   EXPECT_EQ(out[2].dims, (Ints{2, 3, 1}));
+}
+
+// LRN over X [1, 3, 1, 1] = (1, 2, 3) with alpha = 3 (alpha / size = 1 for size 3), beta 0.5,
+// bias 1: the windows are {0, 1}, {0, 1, 2}, {1, 2} (clipped at the edges, still divided by
+// size), so scale = (1 + 1 + 4, 1 + 1 + 4 + 9, 1 + 4 + 9) = (6, 15, 14) and Y = X / sqrt(scale).
+TEST(LRN, ClippedWindowsDividedBySize) {
+  const std::vector<TestArg> args = {{"size", 3}, {"alpha", 3.0f}, {"beta", 0.5f}};
+  auto ws = RunOp(MakeOp("LRN", {"x"}, {"y", "s"}, args),
+                  {{"x", MakeTensor<float>({1, 3, 1, 1}, {1, 2, 3})}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 3, 1, 1},
+                   {1 / std::sqrt(6.0), 2 / std::sqrt(15.0), 3 / std::sqrt(14.0)});
+  ExpectTensorNear(ws->GetTensor("s"), {1, 3, 1, 1}, {6, 15, 14});
+  // NHWC, the same channels last; size 5 covers all three channels: scale = 1 + 3/5 * 14 = 9.4;
+  // bias 2 and beta 1 with size 1: scale = 2 + 0.5 * x^2.
+  ws = RunOp(MakeOp("LRN", {"x"}, {"y"},
+                    {{"size", 5}, {"alpha", 3.0f}, {"beta", 0.5f}, {"order", "NHWC"}}),
+             {{"x", MakeTensor<double>({1, 1, 1, 3}, {1, 2, 3})}});
+  const double r = 1 / std::sqrt(9.4);
+  ExpectTensorNear(ws->GetTensor("y"), {1, 1, 1, 3}, {r, 2 * r, 3 * r}, 1e-12);
+  ws = RunOp(
+      MakeOp("LRN", {"x"}, {"y"}, {{"size", 1}, {"alpha", 0.5f}, {"beta", 1.0f}, {"bias", 2.0f}}),
+      {{"x", MakeTensor<float>({1, 2, 1, 2}, {1, 2, -2, 0})}});
+  ExpectTensorNear(ws->GetTensor("y"), {1, 2, 1, 2}, {1 / 2.5, 2 / 4.0, -2 / 4.0, 0});
+}
+
+// size 1: y = x (b + a x^2)^-beta, dy/dx = (b + a x^2)^-beta - 2 a beta x^2 (b + a x^2)^(-beta-1).
+// At x = 1, a = 3, b = 1, beta = 0.5: 4^-0.5 - 3 * 4^-1.5 = 0.125. Then the full chain rule
+// across channels against central differences of sum(dY * Y), in double.
+TEST(LRN, GradientByHandAndByFiniteDifferences) {
+  const std::vector<TestArg> one = {{"size", 1}, {"alpha", 3.0f}, {"beta", 0.5f}};
+  auto ws = RunOp(MakeOp("LRNGradient", {"x", "y", "dy"}, {"dx"}, one),
+                  {{"x", MakeTensor<float>({1, 1, 1, 1}, {1})},
+                   {"y", MakeTensor<float>({1, 1, 1, 1}, {0.5f})},
+                   {"dy", MakeTensor<float>({1, 1, 1, 1}, {2})}});
+  ExpectTensorNear(ws->GetTensor("dx"), {1, 1, 1, 1}, {0.25});
+  for (const char* order : {"NCHW", "NHWC"}) {
+    const std::vector<TestArg> args = {
+        {"size", 3}, {"alpha", 2.0f}, {"beta", 0.75f}, {"bias", 0.5f}, {"order", order}};
+    const std::vector<int64_t> dims = {2, 4, 1, 3};
+    std::vector<double> x(24), dy(24);
+    for (int i = 0; i < 24; ++i) {
+      x[i] = std::sin(1.3 * i + 0.2);
+      dy[i] = std::cos(0.7 * i);
+    }
+    auto forward = [&](const std::vector<double>& v) {
+      return Values<double>(
+          RunOp(MakeOp("LRN", {"x"}, {"y"}, args), {{"x", MakeTensor<double>(dims, v)}})
+              ->GetTensor("y"));
+    };
+    const std::vector<double> y = forward(x);
+    ws = RunOp(MakeOp("LRNGradient", {"x", "y", "dy"}, {"dx"}, args),
+               {{"x", MakeTensor<double>(dims, x)},
+                {"y", MakeTensor<double>(dims, y)},
+                {"dy", MakeTensor<double>(dims, dy)}});
+    const std::vector<double> dx = Values<double>(ws->GetTensor("dx"));
+    for (int i = 0; i < 24; ++i) {
+      std::vector<double> up = x, down = x;
+      up[i] += 1e-6;
+      down[i] -= 1e-6;
+      const std::vector<double> yu = forward(up), yd = forward(down);
+      double fd = 0;
+      for (int k = 0; k < 24; ++k) fd += dy[k] * (yu[k] - yd[k]) / 2e-6;
+      EXPECT_NEAR(dx[i], fd, 1e-7) << order << " element " << i;
+    }
+  }
+}
+
+TEST(LRN, ArgumentChecksAndGradientMaker) {
+  const Tensor x = MakeTensor<float>({1, 2, 1, 1}, {1, 2});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LRN", {"x"}, {"y"}, {{"size", 4}, {"alpha", 1.0f}, {"beta", 1.0f}}),
+              {{"x", x}});
+      },
+      ErrorKind::kBadArgument, {"LRN", "'size' = 4", "odd"});
+  // Caffe2's defaults alpha = beta = 0 (and size 0) must be overridden.
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LRN", {"x"}, {"y"}, {{"size", 3}, {"beta", 1.0f}}), {{"x", x}});
+      },
+      ErrorKind::kBadArgument, {"'alpha' = 0"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LRN", {"x"}, {"y"}, {{"size", 3}, {"alpha", 1.0f}}), {{"x", x}});
+      },
+      ErrorKind::kBadArgument, {"'beta' = 0"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LRN", {"x"}, {"y"}, {{"alpha", 1.0f}, {"beta", 1.0f}}), {{"x", x}});
+      },
+      ErrorKind::kBadArgument, {"'size' = 0"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LRN", {"x"}, {"y"}, {{"size", 3}, {"alpha", 1.0f}, {"beta", 1.0f}}),
+              {{"x", MakeTensor<float>({2, 1}, {1, 2})}});
+      },
+      ErrorKind::kShapeMismatch, {"4-D"});
+  ExpectError(
+      [&] {
+        RunOp(MakeOp("LRNGradient", {"x", "x", "d"}, {"dx"},
+                     {{"size", 3}, {"alpha", 1.0f}, {"beta", 1.0f}}),
+              {{"x", x}, {"d", MakeTensor<float>({1, 1, 2, 1}, {1, 2})}});
+      },
+      ErrorKind::kShapeMismatch, {"'d'", "dims of X"});
+  GradientOpsMeta g = GetGradientForOp(
+      MakeOp("LRN", {"x"}, {"y", "s"}, {{"size", 3}, {"alpha", 1.0f}, {"beta", 1.0f}}),
+      {"y_grad", ""});
+  ASSERT_EQ(g.ops.size(), 1u);
+  EXPECT_EQ(g.ops[0].type(), "LRNGradient");
+  EXPECT_EQ(std::vector<std::string>(g.ops[0].input().begin(), g.ops[0].input().end()),
+            (std::vector<std::string>{"x", "y", "y_grad"}));
 }
 
 }  // namespace

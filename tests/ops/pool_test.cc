@@ -119,6 +119,17 @@ TEST(Pool, GlobalPooling) {
   // The kernel argument is ignored (Caffe2 overrides it with the image size).
   ws = Pool("AveragePool", {{"global_pooling", 1}, {"kernel", 2}}, t);
   ExpectTensorNear(ws->GetTensor("y"), {1, 2, 1, 1}, {5, -1.0 / 9});
+  // densenet121's form: kernel 0, stride 1 and pad 0 given explicitly (valid in Caffe2).
+  ws = Pool("AveragePool", {{"global_pooling", 1}, {"kernel", 0}, {"stride", 1}, {"pad", 0}}, t);
+  ExpectTensorNear(ws->GetTensor("y"), {1, 2, 1, 1}, {5, -1.0 / 9});
+  ws = Pool("MaxPool", {{"global_pooling", 1}, {"kernel", 0}, {"stride", 1}, {"dilation", 1}}, t);
+  ExpectTensorNear(ws->GetTensor("y"), {1, 2, 1, 1}, {9, 0});
+  // Caffe2 checks every kernel >= 0, global or not.
+  ExpectError(
+      [&] {
+        Pool("AveragePool", {{"global_pooling", 1}, {"kernel", -1}}, t);
+      },
+      ErrorKind::kBadArgument, {"AveragePool", "kernel -1x-1 must not be negative"});
 }
 
 TEST(Pool, BatchAndChannelsAreIndependentPlanes) {

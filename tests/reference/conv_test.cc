@@ -165,6 +165,26 @@ TEST(Pool, AveragePoolCountIncludePad) {
   EXPECT_VALUES_NEAR(b, (std::vector<double>{0.25, 1.75, 2.5, 4.5}), 0);
   auto g = RunOp(Op("AveragePool", {"x"}, {"y"}).I("global_pooling", 1), in, "y");
   EXPECT_VALUES_NEAR(g, (std::vector<double>{4}), 0);
+  // Caffe2 takes global_pooling with kernel 0 (any kernel >= 0 is replaced by H x W), stride 1
+  // and pad 0 given explicitly: densenet121's last pool.
+  g = RunOp(Op("AveragePool", {"x"}, {"y"})
+                .I("global_pooling", 1)
+                .I("kernel", 0)
+                .I("stride", 1)
+                .I("pad", 0),
+            in, "y");
+  EXPECT_VALUES_NEAR(g, (std::vector<double>{4}), 0);
+  g = RunOp(Op("MaxPool", {"x"}, {"y"}).I("global_pooling", 1).I("kernel", 2).I("dilation", 1), in,
+            "y");
+  EXPECT_VALUES_NEAR(g, (std::vector<double>{8}), 0);
+  ExpectError(
+      [&] { RunOps({Op("AveragePool", {"x"}, {"y"}).I("global_pooling", 1).I("kernel", -1)}, in); },
+      ErrorKind::kBadArgument);
+  ExpectError(
+      [&] { RunOps({Op("AveragePool", {"x"}, {"y"}).I("global_pooling", 1).I("stride", 2)}, in); },
+      ErrorKind::kBadArgument);
+  ExpectError([&] { RunOps({Op("MaxPool", {"x"}, {"y"}).I("global_pooling", 1).I("pad", 1)}, in); },
+              ErrorKind::kBadArgument);
 }
 
 // ConvTranspose scatters: each input pixel adds x * W at (input * stride - pad), W [C, M / g, ..].

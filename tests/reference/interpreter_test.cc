@@ -41,6 +41,43 @@ TEST(Interpreter, RunNetsSharesTheWorkspace) {
   EXPECT_EQ(r.trace[1].op_index, 1);
 }
 
+// A predict net's op is named by its position in that net, as production names it, not by its
+// position counted from the init net's first op (densenet121's op #666 was reported as #1514).
+TEST(Interpreter, RunNetsNamesTheFailingOpWithinItsOwnNet) {
+  const auto init = MakeNet({Op("ConstantFill", {}, {"w"}).Ints("shape", {2}).F("value", 3),
+                             Op("ConstantFill", {}, {"v"}).Ints("shape", {2}).F("value", 1),
+                             Op("ConstantFill", {}, {"u"}).Ints("shape", {2}).F("value", 2)},
+                            "init");
+  const auto net =
+      MakeNet({Op("Mul", {"x", "w"}, {"y"}), Op("Add", {"y", "nope"}, {"z"})}, "predict");
+  std::string msg = ExpectError(
+      [&] {
+        RunNets(init, net, {{"x", F({2}, {1, 2})}});
+      },
+      ErrorKind::kMissingBlob);
+  EXPECT_NE(msg.find("net 'predict': op #1 (Add)"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("op #4"), std::string::npos) << msg;
+  // An init net's failing op is named within the init net, under its own name.
+  const auto bad_init = MakeNet(
+      {Op("ConstantFill", {}, {"w"}).Ints("shape", {2}), Op("Relu", {"nope"}, {"r"})}, "init");
+  msg = ExpectError(
+      [&] {
+        RunNets(bad_init, net, {{"x", F({2}, {1, 2})}});
+      },
+      ErrorKind::kMissingBlob);
+  EXPECT_NE(msg.find("net 'init': op #1 (Relu)"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("predict"), std::string::npos) << msg;
+  // The trace still numbers top-level ops on across both nets (the backends subtract the init
+  // net's count).
+  RunOptions options;
+  options.trace = true;
+  const auto good = MakeNet({Op("Mul", {"x", "w"}, {"y"}), Op("Add", {"y", "v"}, {"z"})});
+  RunResult r = RunNets(init, good, {{"x", F({2}, {1, 2})}}, options);
+  ASSERT_EQ(r.trace.size(), 5u);
+  EXPECT_EQ(r.trace[4].op_index, 4);
+  EXPECT_EQ(r.trace[4].op_type, "Add");
+}
+
 TEST(Interpreter, FloatInputsRunInTheChosenPrecision) {
   // 1 + 2^-30 is exact in double and rounds to 1 in float.
   const double tiny = std::ldexp(1.0, -30);

@@ -108,6 +108,10 @@ ConvGeometry ParseConvGeometry(const ArgumentHelper& args, ConvKind kind) {
                  ", ", g.pad_b, ", ", g.pad_r, ") must not be negative");
   if (kind == ConvKind::kPool) {
     if (g.global_pooling) {
+      // The kernel is replaced by the image's H x W, but a given one must still be non-negative
+      // (Caffe2's ConvPoolOpBase checks every kernel >= 0; a kernel of 0 is densenet121's form).
+      PARITY_ENFORCE(!has_kernel || (g.kernel_h >= 0 && g.kernel_w >= 0), ErrorKind::kBadArgument,
+                     label, ": kernel ", g.kernel_h, "x", g.kernel_w, " must not be negative");
       PARITY_ENFORCE(g.pad_t == 0 && g.pad_l == 0 && g.pad_b == 0 && g.pad_r == 0 &&
                          g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
                          g.dilation_w == 1,

@@ -1,5 +1,5 @@
-// Gradient makers of SpatialBN and LayerNorm: which gradient ops the backward pass emits for each
-// op of this family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op input/output
+// Gradient makers of SpatialBN, LayerNorm and LRN: which gradient ops the backward pass emits for
+// each op of this family (Caffe2's GetGradientDefs), beside their kernels. Gradient-op input/output
 // conventions are tabulated in core/ops/GRADIENTS.md.
 #include <numeric>
 #include <string>
@@ -25,6 +25,11 @@ PARITY_REGISTER_GRADIENT(LayerNorm, [](GradientContext& g) {
                     {g.GI(0), g.GI(1), g.GI(2)})};
   }
   return Ops{g.Op("LayerNormGradient", {g.GO(0), g.O(0), g.O(1), g.O(2), g.I(0)}, {g.GI(0)})};
+});
+
+// Caffe2's GetLRNGradient: the scale output is not read (LRNGradient recomputes it from X).
+PARITY_REGISTER_GRADIENT(LRN, [](GradientContext& g) {
+  return Ops{g.Op("LRNGradient", {g.I(0), g.O(0), g.GO(0)}, {g.GI(0)})};
 });
 
 }  // namespace parity
