@@ -123,8 +123,10 @@ OracleResult CheckGradientAt(const Case& c, const OracleOptions& options) {
   // is that the backward pass runs and gives gradients of their shapes. Outputs they cannot move
   // (the -inf of a max over nothing, the NaN of a mean over nothing) are then no obstacle.
   const bool all_inputs_empty = std::all_of(p.inputs.begin(), p.inputs.end(), [&](auto& x) {
-    auto it = p.base_inputs.find(x);
-    return it != p.base_inputs.end() && ProtoValues(it->second).empty();
+    auto it = p.base_inputs.find(x);  // a dim of 0, read off the proto without converting it
+    return it != p.base_inputs.end() &&
+           std::find(it->second.dims().begin(), it->second.dims().end(), 0) !=
+               it->second.dims().end();
   });
   // An output that overflowed (or is NaN) even in f64 has no derivative to compare: finite
   // differences see it unmoved (inf - inf), while the backward pass multiplies inf by 0.

@@ -16,6 +16,7 @@
 
 #include "core/operator.h"
 #include "core/ops/common/shape_util.h"
+#include "core/ops/fill/fill.h"
 #include "core/schema.h"
 
 namespace parity {
@@ -44,9 +45,7 @@ class DropoutOp final : public Operator {
       : Operator(def, ws),
         ratio_(ReadRatio(args())),
         is_test_(Arg<bool>("is_test")),
-        generator_(def.has_device_option() && def.device_option().has_random_seed()
-                       ? def.device_option().random_seed()
-                       : 0u) {
+        generator_(OpRandomSeed(def)) {
     PARITY_ENFORCE(is_test_ || OutputSize() == 2, ErrorKind::kBadArgument, label(),
                    ": training mode (is_test=0) writes outputs Y and mask; got ", OutputSize(),
                    " output");

@@ -90,11 +90,13 @@ std::vector<int64_t> FillerOp::OutputShape() const {
   return shape;
 }
 
-uint32_t FillerOp::Seed() const {
-  return def().has_device_option() && def().device_option().has_random_seed()
-             ? def().device_option().random_seed()
+uint32_t OpRandomSeed(const caffe2::OperatorDef& def) {
+  return def.has_device_option() && def.device_option().has_random_seed()
+             ? def.device_option().random_seed()
              : 0u;
 }
+
+uint32_t FillerOp::Seed() const { return OpRandomSeed(def()); }
 
 // ---------------------------------------------------------------------------------------------
 // ConstantFill

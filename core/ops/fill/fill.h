@@ -21,6 +21,9 @@ class FillerOp : public Operator {
   uint32_t Seed() const;
 };
 
+// The seed of a random op's generator (fills, Dropout): DeviceOption.random_seed, or 0.
+uint32_t OpRandomSeed(const caffe2::OperatorDef& def);
+
 }  // namespace parity
 
 #endif  // PARITY_CORE_OPS_FILL_FILL_H_
