@@ -44,6 +44,12 @@ int Autodiff(const AutodiffOptions& options) {
 PARITY_REGISTER_COMMAND(Command{
     "autodiff", "Append gradient operators for a loss (Caffe2's AddGradientOperators)",
     [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity autodiff examples/mlp.pbtxt --loss loss -o mlp_train.pbtxt",
+           "append the backward pass of blob 'loss'; prints each blob's gradient"},
+          {"parity autodiff lstm.pbtxt --loss lstm/hidden_t_all -o lstm_train.pbtxt",
+           "a net built by parity rnn, differentiated through its RecurrentNetwork"},
+      }));
       auto options = std::make_shared<AutodiffOptions>();
       app->add_option("net", options->net_path, "NetDef file (.pb or .pbtxt)")->required();
       app->add_option("--loss", options->losses, "Blob(s) to differentiate, seeded with ones")

@@ -123,12 +123,23 @@ int Check(const CheckOptions& options) {
 PARITY_REGISTER_COMMAND(Command{
     "check", "Check a net: production vs reference, gradients, determinism, round-trip",
     [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity check examples/mlp.pbtxt --init examples/mlp_init.pbtxt",
+           "every default oracle on the net: exit 0 clean, 1 a finding, 2 the net cannot run"},
+          {"parity check net.pbtxt --init init.pbtxt --input data=x.npy --oracle forward,gradient "
+           "--full",
+           "two oracles; the gradient of every input element separately"},
+          {"parity check net.pb --tolerance exact --json",
+           "production bit-equal to the f32 reference; the verdicts as JSON"},
+          {"parity check net.pbtxt --html check-report",
+           "also write the HTML report (check-report/index.html)"},
+      }));
       auto options = std::make_shared<CheckOptions>();
       app->add_option("net", options->net_path, "NetDef file (.pb or .pbtxt)")->required();
       app->add_option("--init", options->init_path, "Init net, run first");
       app->add_option("--input", options->inputs, "NAME=FILE or FILE (see parity run)");
       app->add_option("--oracle", options->oracles,
-                      "Oracles to run (default: forward, gradient, determinism, roundtrip)")
+                      "Oracles to run (default: " + oracles::DescribeDefaultOracles() + ")")
           ->delimiter(',');
       app->add_option("--engine", options->engine,
                       "The backend under test, by registered name (default: production)");

@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace parity::tools {
@@ -70,6 +72,16 @@ inline const CLI::Validator kPositiveSeconds(
     },
     "SECONDS");
 bool RegisterCommand(Command command);
+
+// The footer of a subcommand's --help: commands a user can copy, each with what it does. Every
+// subcommand has two or more (tests/docs/docs_test checks it; docs/cli.md is generated from them).
+inline std::string Examples(std::initializer_list<std::pair<const char*, const char*>> examples) {
+  std::string footer = "Examples:\n";
+  for (const auto& [command, what] : examples) {
+    footer += std::string("  ") + command + "\n      " + what + "\n";
+  }
+  return footer;
+}
 
 }  // namespace parity::tools
 

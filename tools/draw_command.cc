@@ -37,6 +37,13 @@ int Draw(const DrawCommandOptions& options) {
 PARITY_REGISTER_COMMAND(Command{
     "draw", "Draw a net with Graphviz, as Caffe2's net_drawer (svg, png or dot)",
     [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity draw examples/mlp.pbtxt -o mlp.svg", "the net as Caffe2's net_drawer draws it"},
+          {"parity draw net.pbtxt -o net.svg --highlight 3 --rankdir LR",
+           "op #3 in red, the ops downstream of it shaded, left to right"},
+          {"parity draw big_net.pb -o big_net.dot",
+           "the graph without layout, for nets too large to lay out"},
+      }));
       auto options = std::make_shared<DrawCommandOptions>();
       app->add_option("net", options->net_path, "NetDef file (.pb binary or .pbtxt text)")
           ->required();

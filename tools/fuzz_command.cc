@@ -140,6 +140,17 @@ int Fuzz(fuzz::CampaignOptions options, const std::string& shard, bool out_given
 
 PARITY_REGISTER_COMMAND(Command{
     "fuzz", "Fuzz campaign: generated ops and nets through every oracle", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity fuzz --seconds 60",
+           "the default campaign into parity-out/: findings/, summary.json, junit.xml, "
+           "report/index.html"},
+          {"parity fuzz --cases 2000 --seed 7 --ops Conv,ConvRelu --out conv-out",
+           "a reproducible campaign over two op types"},
+          {"parity fuzz --seconds 3600 --seed 20261129 --shard 0/4 --out shard0",
+           "shard 0 of a 4-machine nightly (parity merge unites the shards)"},
+          {"parity fuzz --engine production-im2col --oracles forward,gradient",
+           "another backend under two oracles; run the same command again to resume"},
+      }));
       auto options = std::make_shared<fuzz::CampaignOptions>();
       options->out_dir = "parity-out";
       auto group = app->add_option_group("budget");

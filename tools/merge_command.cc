@@ -172,6 +172,11 @@ int Merge(const MergeOptions& options) {
 
 PARITY_REGISTER_COMMAND(Command{
     "merge", "Unite campaign corpora (shards, nights) by signature", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity merge shard0 shard1 shard2 shard3 -o night",
+           "the shards of one nightly campaign, by signature"},
+          {"parity merge night-1127 night-1128 -o week", "several nights into one corpus"},
+      }));
       auto options = std::make_shared<MergeOptions>();
       app->add_option("dirs", options->inputs, "Campaign out dirs (or their findings/)")
           ->required();

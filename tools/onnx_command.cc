@@ -173,10 +173,21 @@ int Conformance(const ConformanceOptions& o) {
 
 PARITY_REGISTER_COMMAND(Command{
     "onnx", "Import ONNX models; run ONNX's conformance suites", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity onnx import model.onnx -o net.pbtxt --init init.pb",
+           "translate a model and its initializers"},
+          {"parity onnx conformance --summary", "ONNX's node suite on the production engine"},
+      }));
       app->require_subcommand(1);
       auto import = std::make_shared<ImportCommandOptions>();
       CLI::App* import_app = app->add_subcommand(
           "import", "Translate an ONNX model into a NetDef (and its initializers' init net)");
+      import_app->footer(Examples({
+          {"parity onnx import resnet18.onnx -o resnet18.pbtxt --init resnet18_init.pb",
+           "the net, and an init net of fills holding the initializers"},
+          {"parity onnx import model.onnx -o net.pbtxt --bind shape=shape.npy",
+           "take graph input 'shape' as a constant (e.g. a Reshape's shape)"},
+      }));
       import_app->add_option("model", import->model_path, "ONNX model (.onnx)")->required();
       import_app->add_option("-o,--output", import->net_path, "the net (.pbtxt or .pb)")
           ->required();
@@ -196,6 +207,14 @@ PARITY_REGISTER_COMMAND(Command{
           std::string("suite directory, or node, pytorch-operator, pytorch-converted, simple "
                       "under ") +
               kSuiteRoot + " (default " + kDefaultSuite + ")");
+      conformance_app->footer(Examples({
+          {"parity onnx conformance --summary",
+           "ONNX's node suite (Debian's libonnx-testdata) on production: failures and counts"},
+          {"parity onnx conformance pytorch-converted --engine reference --json cases.json",
+           "another suite on the f64 reference, every case's result as JSON"},
+          {"parity onnx conformance onnx/backend/test/data/node",
+           "a suite directory of a newer ONNX release"},
+      }));
       conformance_app->add_option("--engine", conformance->engine,
                                   "A registered backend: production, reference (f64), ...");
       conformance_app->add_option("--json", conformance->json_path,

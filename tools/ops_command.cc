@@ -90,12 +90,17 @@ int ListOps(bool json) {
   return kExitClean;
 }
 
-PARITY_REGISTER_COMMAND(Command{"ops", "List registered op types and their schemas",
-                                [](CLI::App* app) {
-                                  auto json = std::make_shared<bool>(false);
-                                  app->add_flag("--json", *json, "Machine-readable output");
-                                  return [json] { return ListOps(*json); };
-                                }});
+PARITY_REGISTER_COMMAND(Command{
+    "ops", "List registered op types and their schemas", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity ops",
+           "every op type: arity, arguments, kernels per device and engine, coverage"},
+          {"parity ops --json > ops.json", "the same, machine-readable"},
+      }));
+      auto json = std::make_shared<bool>(false);
+      app->add_flag("--json", *json, "Machine-readable output");
+      return [json] { return ListOps(*json); };
+    }});
 
 }  // namespace
 }  // namespace parity::tools

@@ -61,6 +61,12 @@ int Reduce(const ReduceCommandOptions& options) {
 
 PARITY_REGISTER_COMMAND(Command{
     "reduce", "Reduce a finding's case while its signature holds", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity reduce parity-out/findings/SIGNATURE/case.pb",
+           "reduce for 10 s; writes reduced.pb and reduced.pbtxt beside it"},
+          {"parity reduce finding.pb -o small.pb --seconds 60",
+           "a longer time box, another output"},
+      }));
       auto options = std::make_shared<ReduceCommandOptions>();
       app->add_option("finding", options->finding, "Finding file (.pb or .pbtxt)")->required();
       app->add_option("-o,--out", options->out,

@@ -31,6 +31,11 @@ int Report(const ReportCommandOptions& options) {
 PARITY_REGISTER_COMMAND(Command{
     "report", "Write a campaign's HTML discrepancy report (index and one page per finding)",
     [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity report parity-out", "parity-out/report/index.html and one page per finding"},
+          {"parity report night-1129 -o www/parity --history night-1127 night-1128",
+           "with a trend chart over the earlier nights"},
+      }));
       auto options = std::make_shared<ReportCommandOptions>();
       app->add_option("dir", options->dir, "Campaign directory (parity fuzz --out DIR)")
           ->required();

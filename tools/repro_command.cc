@@ -162,6 +162,12 @@ int Repro(const ReproOptions& options) {
 
 PARITY_REGISTER_COMMAND(Command{
     "repro", "Re-run a saved finding", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity repro parity-out/findings/SIGNATURE/reduced.pb",
+           "exit 1: it still reproduces; 0: fixed; 2: it cannot run"},
+          {"parity repro parity-out", "one line per signature: reproduces, fixed or cannot run"},
+          {"parity repro finding.pb --engine reference-f32", "replay the case on another backend"},
+      }));
       auto options = std::make_shared<ReproOptions>();
       app->add_option("finding", options->path,
                       "Finding file (.pb or .pbtxt), or a directory: every finding under it")

@@ -230,6 +230,14 @@ int BuildRnn(const RnnOptions& o) {
 PARITY_REGISTER_COMMAND(Command{
     "rnn", "Build an LSTM or a GRU with Caffe2's rnn_cell layout (a net and its init net)",
     [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity rnn lstm --T 50 --N 32 --D 256 --H 256 -o lstm.pbtxt --init lstm_init.pbtxt "
+           "--inputs example.pb",
+           "an LSTM and its init net, with example inputs for parity run --input"},
+          {"parity rnn gru --T 8 --N 2 --D 4 --H 3 --linear-before-reset -o gru.pbtxt --init "
+           "gru_init.pbtxt",
+           "a GRU in cuDNN's variant"},
+      }));
       auto o = std::make_shared<RnnOptions>();
       app->add_option("cell", o->cell, "lstm or gru")->required();
       app->add_option("--T", o->steps, "sequence length")->required();

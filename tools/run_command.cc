@@ -83,6 +83,14 @@ int RunNetCommand(const RunOptions& options) {
 
 PARITY_REGISTER_COMMAND(Command{
     "run", "Run a net and print or save its outputs", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity run examples/mlp.pbtxt --init examples/mlp_init.pbtxt",
+           "print the external outputs"},
+          {"parity run net.pbtxt --init init.pbtxt --input data=x.npy --fetch fc1,prob -o out.pb",
+           "feed a tensor file, save two blobs as TensorProtos"},
+          {"parity run net.pbtxt --engine reference",
+           "the naive f64 interpreter instead of production"},
+      }));
       auto options = std::make_shared<RunOptions>();
       app->add_option("net", options->net_path, "NetDef file (.pb binary or .pbtxt text)")
           ->required();

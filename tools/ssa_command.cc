@@ -57,6 +57,10 @@ int Ssa(const std::string& net_path, bool json) {
 
 PARITY_REGISTER_COMMAND(Command{
     "ssa", "The SSA view of a net (Caffe2's get_ssa)", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity ssa examples/mlp.pbtxt", "one op per line with versioned blobs (h@1 -> h@2)"},
+          {"parity ssa net.pb --json", "exactly Caffe2's core.get_ssa result"},
+      }));
       auto net = std::make_shared<std::string>();
       auto json = std::make_shared<bool>(false);
       app->add_option("net", *net, "NetDef file (.pb binary or .pbtxt text)")->required();

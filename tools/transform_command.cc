@@ -101,6 +101,15 @@ int Transform(const TransformOptions& options) {
 
 PARITY_REGISTER_COMMAND(Command{
     "transform", "Graph transforms by name, each verified (see --list)", [](CLI::App* app) {
+      app->footer(Examples({
+          {"parity transform --list", "the passes and their contracts"},
+          {"parity transform net.pbtxt --init init.pbtxt --pass fuse_conv_bn,cse -o fused.pbtxt "
+           "--init-out fused_init.pbtxt",
+           "two passes in order, each verified"},
+          {"parity transform net.pbtxt --pass optimize_inference_for_dag --set namescope=m -o "
+           "shared.pbtxt",
+           "share blob names whose lives do not overlap"},
+      }));
       auto options = std::make_shared<TransformOptions>();
       app->add_option("net", options->net_path, "NetDef file (.pb binary or .pbtxt text)");
       app->add_option("--init", options->init_path, "Its init net");
