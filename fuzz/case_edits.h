@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/proto/parity.pb.h"
+#include "oracles/case_dims.h"
 
 namespace parity::fuzz {
 
@@ -27,12 +28,11 @@ using OpOutputs = std::vector<std::map<std::string, caffe2::TensorProto>>;
 std::optional<Case> RemoveOps(const Case& c, const std::set<int>& removed,
                               const OpOutputs& outputs);
 
-// The case with every input axis of size `from` cut to its first `to` entries.
-std::optional<Case> ShrinkDimEverywhere(const Case& c, int64_t from, int64_t to);
-// The case with axis `axis` of input `input` cut to its first `to` entries.
-std::optional<Case> ShrinkDim(const Case& c, int input, int axis, int64_t to);
-// The distinct dim sizes > 1 among the inputs, largest first.
-std::vector<int64_t> InputDimSizes(const Case& c);
+// The dim edits (ShrinkDimEverywhere, ShrinkDim, InputDimSizes) live with the oracles, which run
+// cases shrunk the same way.
+using oracles::InputDimSizes;
+using oracles::ShrinkDim;
+using oracles::ShrinkDimEverywhere;
 
 enum class ValueEdit { kZeros, kIntegers, kOneDecimal };
 // Input `input`'s floating values edited; nothing when that changes nothing (or it holds none).

@@ -3,8 +3,9 @@
 // ops also run on 1 compute thread and on N, SimpleNet and DAG, and must agree bit for bit: the
 // intra-op split (core/parallel.h) may not change results. A case with compute_threads > 1 (the
 // campaign draws them) is compared with its one-thread run the same way. And one net instance run a
-// second time on other values must give what a fresh net gives on them; and a case gives the same
-// bits on empty process-wide caches as after a neighbouring case (one argument moved) filled them.
+// second time on other values, and on smaller inputs, must give what a fresh net gives on them;
+// and a case gives the same bits on empty process-wide caches as after a neighbouring case (one
+// argument moved) filled them.
 // Inputs fed as views off alignment give the bits of fresh tensors, for the net and for the net
 // followed by its backward pass.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "core/grad/backward.h"
 #include "core/operator.h"
 #include "core/schema.h"
+#include "oracles/case_dims.h"
 #include "oracles/finding.h"
 #include "oracles/op_facts.h"
 #include "oracles/oracle.h"
@@ -69,6 +71,15 @@ std::optional<Case> WithReversedFloatInputs(const Case& c) {
   }
   if (!changed) return std::nullopt;
   return other;
+}
+
+// `c` with every input axis of one size (picked from the seed among the sizes above 1) cut by one:
+// other shapes through the same ops. Nullopt when every input dim is 0 or 1.
+std::optional<Case> WithSmallerShapes(const Case& c) {
+  const std::vector<int64_t> sizes = InputDimSizes(c);
+  if (sizes.empty()) return std::nullopt;
+  const int64_t from = sizes[(c.seed() * 0x9E3779B97F4A7C15ull >> 40) % sizes.size()];
+  return ShrinkDimEverywhere(c, from, from - 1);
 }
 
 // The op index of the first traced op whose outputs differ bit for bit between two runs, or -1.
@@ -279,6 +290,26 @@ OracleResult CheckDeterminism(const Case& c, const OracleOptions& options) {
                                            "a fresh net vs the same net run again on other inputs "
                                            "(every floating input reversed)")) {
           return {finding, ""};
+        }
+      }
+    }
+    // The same net instance run again on smaller inputs gives what a fresh net gives on them: a
+    // predictor meets batch after batch of other sizes, and an op that keeps what it derived from
+    // the first run's shapes (dims appended to and never cleared, a plan or a check cached on too
+    // little) would compute the second run with them. Where a fresh net refuses the smaller case
+    // (an argument holds a size), there is nothing to compare.
+    if (std::optional<Case> smaller = WithSmallerShapes(c)) {
+      BackendRun fresh = backend.Run(*smaller, simple);
+      if (!fresh.error) {
+        RunOptions again = simple;
+        again.rerun_inputs = &smaller->inputs();
+        BackendRun reused = backend.Run(c, again);
+        if (reused.reran) {
+          if (auto finding = CompareAndBlame(c, backend, *smaller, simple, fresh, again, reused,
+                                             "a fresh net vs the same net run again on smaller "
+                                             "inputs (every axis of one size cut by one)")) {
+            return {finding, ""};
+          }
         }
       }
     }

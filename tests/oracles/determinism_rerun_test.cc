@@ -1,8 +1,8 @@
 // The determinism oracle runs one net instance a second time on other values (every floating input
-// reversed) and compares with a fresh net on them: a predictor runs one net on batch after batch,
-// and state an op instance keeps between runs shows only so. A kernel that keeps its first result
-// (a cache keyed on the shape alone) is found; the real kernels, and nets with random fills (whose
-// streams continue by design), are not.
+// reversed), and on smaller inputs, and compares with a fresh net on them: a predictor runs one net
+// on batch after batch, and state an op instance keeps between runs shows only so. A kernel that
+// keeps its first result (a cache keyed on the shape alone) is found; the real kernels, and nets
+// with random fills (whose streams continue by design), are not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,6 +80,61 @@ TEST(DeterminismRerun, RandomFillsAreNotComparedAcrossRuns) {
   *c.mutable_net()->mutable_op(0) = fill;
   const OracleVerdict verdict = oracles::CheckCase(c, Determinism("production")).verdicts(0);
   EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+}
+
+// Tanh whose op instance sizes its output by the first run's shape, as a kernel that appends the
+// dims it reads to a member and never clears it (Sum's dims_, once) or caches a check keyed on
+// nothing: right on the first run of every instance, wrong on a later run with other shapes.
+class FirstShapeTanh final : public Operator {
+ public:
+  using Operator::Operator;
+  void Run() override {
+    const Tensor& x = Input(0);
+    if (first_dims_.empty()) first_dims_ = x.dims();
+    Tensor* y = Output(0);
+    y->Resize(first_dims_);
+    float* out = y->mutable_data<float>();
+    std::fill(out, out + y->numel(), 0.0f);
+    const int64_t n = std::min(x.numel(), y->numel());
+    for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(x.data<float>()[i]);
+  }
+
+ private:
+  std::vector<int64_t> first_dims_;
+};
+PARITY_REGISTER_CPU_OPERATOR_WITH_ENGINE(Tanh, "FIRST_SHAPE", FirstShapeTanh);
+PARITY_REGISTER_BACKEND(oracles::MakeProductionBackend(
+    "first-shape-tanh", "FIRST_SHAPE", "Tanh that keeps its first run's output shape"));
+
+// Run again on the same shapes (the reversed values), it is right: only the second run on smaller
+// inputs (every axis of one size cut by one) shows it.
+TEST(DeterminismRerun, AnOpThatKeepsItsFirstShapeIsFoundOnSmallerInputs) {
+  const Case c = oracles::SingleOpCase(MakeOp("Tanh", {"x"}, {"y"}),
+                                       {{"x", RandomTensor({3, 4}, 5, -2.0f, 2.0f)}});
+  const OracleVerdict verdict = oracles::CheckCase(c, Determinism("first-shape-tanh")).verdicts(0);
+  ASSERT_EQ(verdict.status(), OracleVerdict::FINDING) << verdict.ShortDebugString();
+  EXPECT_NE(verdict.finding().message().find("run again on smaller inputs"), std::string::npos)
+      << verdict.finding().message();
+  EXPECT_EQ(verdict.finding().blamed_op_type(), "Tanh") << verdict.ShortDebugString();
+  EXPECT_EQ(oracles::CheckCase(c, Determinism("production")).verdicts(0).status(),
+            OracleVerdict::OK);
+}
+
+// The kernels that keep dims between runs (Sum, Max, a broadcast Add) run again on smaller inputs
+// as fresh ones do.
+TEST(DeterminismRerun, RealKernelsRunAgainOnSmallerInputsAsFreshOnes) {
+  Case c = oracles::SingleOpCase(MakeOp("Sum", {"a", "b"}, {"s"}),
+                                 {{"a", RandomTensor({3, 4}, 1, -1.0f, 1.0f)},
+                                  {"b", RandomTensor({3, 4}, 2, -1.0f, 1.0f)},
+                                  {"c", RandomTensor({4}, 3, -1.0f, 1.0f)}});
+  *c.mutable_net()->add_op() = MakeOp("Max", {"s", "a"}, {"m"});
+  *c.mutable_net()->add_op() = MakeOp("Add", {"m", "c"}, {"y"});
+  c.mutable_net()->add_external_output("y");
+  for (uint64_t seed = 1; seed <= 4; ++seed) {  // the size cut is picked from the seed
+    c.set_seed(seed);
+    const OracleVerdict verdict = oracles::CheckCase(c, Determinism("production")).verdicts(0);
+    EXPECT_EQ(verdict.status(), OracleVerdict::OK) << verdict.ShortDebugString();
+  }
 }
 
 // Tanh whose result moves by an ulp when its input does not start on a 64-byte boundary: what a
