@@ -107,6 +107,17 @@ void ExpectError(Fn&& fn, ErrorKind kind, std::initializer_list<std::string> nee
   }
 }
 
+// A float TensorProto: an input of a hand-made Case.
+inline caffe2::TensorProto FloatsProto(const std::string& name, const std::vector<int64_t>& dims,
+                                       const std::vector<float>& values) {
+  caffe2::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(caffe2::TensorProto::FLOAT);
+  for (int64_t d : dims) t.add_dims(d);
+  for (float v : values) t.add_float_data(v);
+  return t;
+}
+
 // A float tensor of multiples of 1/8 in [-4, 4], reproducible from `seed`: sums and products of a
 // few of them are exact in f32, so two summation orders give the same bits.
 inline Tensor EighthsTensor(const std::vector<int64_t>& dims, uint32_t seed) {

@@ -267,11 +267,30 @@ void FoldKernel(OpContext<T>& c) {
   for (int i = 1; i < c.InputSize(); ++i) {
     const Value<T>& b = c.Input(i);
     RequireSameDtype(c, a, b, i);
-    RequireSameShape(c, a, b, i);
-    for (int64_t k = 0; k < a.size(); ++k) {
+    // Max and Min broadcast as numpy's maximum / minimum (production's choice; where Caffe2
+    // accepts the inputs, equal shapes, it is the same); Sum and Mean take one shape.
+    Broadcast m;
+    if (kOp == Fold::kMax || kOp == Fold::kMin) {
+      m = NumpyBroadcast(y.dims, b.dims);
+      c.CheckAlloc(m.dims);
+      Value<T> wide = c.NewTensor(y.dtype, m.dims);
+      for (size_t k = 0; k < m.a.size(); ++k) {
+        if (y.is_real()) {
+          wide.r()[k] = y.r()[m.a[k]];
+        } else {
+          wide.i()[k] = y.i()[m.a[k]];
+        }
+      }
+      y = std::move(wide);
+    } else {
+      RequireSameShape(c, a, b, i);
+      m.dims = a.dims;
+      for (int64_t k = 0; k < a.size(); ++k) m.b.push_back(k);
+    }
+    for (int64_t k = 0; k < y.size(); ++k) {
       if (a.is_real()) {
         T& acc = y.r()[k];
-        const T x = b.r()[k];
+        const T x = b.r()[m.b[k]];
         // NaN propagates through Max/Min (std::max would keep the first operand).
         if (kOp == Fold::kMax)
           acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
@@ -281,7 +300,7 @@ void FoldKernel(OpContext<T>& c) {
           acc += x;
       } else {
         int64_t& acc = y.i()[k];
-        const int64_t x = b.i()[k];
+        const int64_t x = b.i()[m.b[k]];
         if (kOp == Fold::kMax)
           acc = std::max(acc, x);
         else if (kOp == Fold::kMin)

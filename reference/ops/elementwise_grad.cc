@@ -9,7 +9,8 @@ namespace parity::reference {
 namespace {
 
 // MaxGradient / MinGradient(Y, dY, X0, X1, ...) -> (dX0, dX1, ...): every input equal to the
-// selected value gets dY (ties all receive it, as Caffe2's SelectGradient does).
+// selected value gets dY (ties all receive it, as Caffe2's SelectGradient does), summed over the
+// copies of an input the forward op broadcast.
 template <typename T>
 void SelectGradient(OpContext<T>& c) {
   const Value<T>& y = c.RealInput(0);
@@ -19,9 +20,14 @@ void SelectGradient(OpContext<T>& c) {
                  "one gradient output per forward input expected");
   for (int i = 2; i < c.InputSize(); ++i) {
     const Value<T>& x = c.RealInput(i);
-    RequireShape(c, x, i, y.dims);
+    // An input Max broadcast (numpy rules) gets dY summed over its copies.
+    const Broadcast m = NumpyBroadcast(x.dims, y.dims);
+    PARITY_ENFORCE(m.dims == y.dims, ErrorKind::kShapeMismatch, Describe(c, i),
+                   " does not broadcast to Y ", ShapeString(y.dims));
     Value<T> dx = c.NewReal(x.dims);
-    for (int64_t k = 0; k < x.size(); ++k) dx.r()[k] = x.r()[k] == y.r()[k] ? dy.r()[k] : T(0);
+    for (size_t k = 0; k < m.a.size(); ++k) {
+      if (x.r()[m.a[k]] == y.r()[k]) dx.r()[m.a[k]] += dy.r()[k];
+    }
     c.SetOutput(i - 2, std::move(dx));
   }
 }

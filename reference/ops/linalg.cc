@@ -81,6 +81,13 @@ void MatMul(OpContext<T>& c) {
                  KB, "x", N);
   Value<T> y = c.NewReal({M, N});
   Gemm(a.r(), 0, ta, b.r(), 0, tb, M, K, N, &y.r(), 0);
+  if (c.InputSize() == 3) {
+    // Caffe2's third input: Y takes its dims (the product's M*N elements, in order).
+    const Value<T>& shape = c.Input(2);
+    PARITY_ENFORCE(shape.size() == M * N, ErrorKind::kShapeMismatch, "the product is [", M, ", ", N,
+                   "] but input 2, whose dims Y takes, is ", ShapeString(shape.dims));
+    y.dims = shape.dims;
+  }
   c.SetOutput(0, std::move(y));
 }
 
@@ -167,9 +174,10 @@ void RegisterLinalgOps(Registry* r) {
   r->Add({"FC", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FC)});
   r->Add({"FCTransposed", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCTransposed)});
   r->Add({"FCRelu", 3, 3, 1, 1, fc_args, PARITY_REF_KERNEL(FCRelu)});
+  // Caffe2's MatMul takes a third input (NumInputs(2, 3)) whose dims Y takes.
   r->Add({"MatMul",
           2,
-          2,
+          3,
           1,
           1,
           {{"axis_a", "1"}, {"axis_b", "1"}, {"trans_a", "0"}, {"trans_b", "0"}},

@@ -161,7 +161,10 @@ SoftmaxLossSetup<T> SetupSoftmaxLoss(const OpContext<T>& c, const Value<T>& x, b
   s.weights.assign(s.n, T(1));
   if (has_weights) {
     const Value<T>& w = c.RealInput(weight_input);
-    RequireShape(c, w, weight_input, {s.n});
+    // One weight per row, in any shape holding N of them: Caffe2 reads the weights' data alone.
+    PARITY_ENFORCE(w.size() == s.n, ErrorKind::kShapeMismatch, "input ", weight_input,
+                   " (weights) ", Describe(c, weight_input), " must hold one weight per row (", s.n,
+                   ")");
     s.weights = w.r();
   }
   for (T w : s.weights) s.weight_sum += w;

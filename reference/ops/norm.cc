@@ -47,14 +47,23 @@ template <typename T>
 void SpatialBN(OpContext<T>& c) {
   const Value<T>& x = c.RealInput(0);
   const ChannelView v = ChannelsOf(c, x);
-  for (int i = 1; i < 5; ++i) RequireChannelVector(c, i, v.c);
+  const bool is_test = c.args.Bool("is_test");
+  // Training reads the running statistics only to update them, and Caffe2 zero-initializes one
+  // that does not hold C values (a fresh net's), keeping the dims of one that does.
+  for (int i = 1; i < (is_test ? 5 : 3); ++i) RequireChannelVector(c, i, v.c);
   const Value<T>& scale = c.Input(1);
   const Value<T>& bias = c.Input(2);
   const T eps = static_cast<T>(c.args.Float("epsilon"));
-  const bool is_test = c.args.Bool("is_test");
   PARITY_ENFORCE(c.args.Int("num_batches") == 1, ErrorKind::kBadArgument,
                  "num_batches != 1 (synchronized BN) is not supported by the reference");
-  std::vector<T> mean(c.Input(3).r()), var(c.Input(4).r());
+  const auto statistic = [&](int i) {
+    const Value<T>& s = c.RealInput(i);
+    return s.size() == v.c ? s.r() : std::vector<T>(static_cast<size_t>(v.c), T(0));
+  };
+  const auto running_dims = [&](int i) {
+    return c.Input(i).size() == v.c ? c.Input(i).dims : Dims{v.c};
+  };
+  std::vector<T> mean = statistic(3), var = statistic(4);
   if (!is_test) {
     PARITY_ENFORCE(c.OutputSize() == 5, ErrorKind::kBadArgument,
                    "training SpatialBN needs 5 outputs, got ", c.OutputSize());
@@ -73,7 +82,7 @@ void SpatialBN(OpContext<T>& c) {
     const T momentum = static_cast<T>(c.args.Float("momentum"));
     const T unbias =
         m == 1 ? std::numeric_limits<T>::infinity() : static_cast<T>(m) / static_cast<T>(m - 1);
-    Value<T> rm = c.NewReal({v.c}), rv = c.NewReal({v.c});
+    Value<T> rm = c.NewReal(running_dims(3)), rv = c.NewReal(running_dims(4));
     Value<T> saved_mean = c.NewReal({v.c}), saved_inv_std = c.NewReal({v.c});
     for (int64_t ch = 0; ch < v.c; ++ch) {
       const T bvar = sq[ch] / static_cast<T>(m);

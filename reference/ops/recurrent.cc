@@ -181,11 +181,14 @@ void ApplyLink(OpContext<T>& c) {
 // rnn_internal_accumulate_gradient_input(timestep, og, g) -> g: row t + offset of g += row t of og.
 template <typename T>
 void AccumulateGradientInput(OpContext<T>& c) {
-  const int64_t t = c.Input(0).i()[0];
+  const Value<T>& timestep = c.Input(0);
+  PARITY_ENFORCE(timestep.dtype == DType::kInt32 && timestep.size() == 1, ErrorKind::kShapeMismatch,
+                 "the timestep must be one int32, got ", Describe(c, 0));
+  const int64_t t = timestep.i()[0];
   const int64_t offset = c.args.Int("offset");
   PARITY_ENFORCE(offset >= 0, ErrorKind::kBadArgument, "offset must be set and >= 0");
-  const Value<T>& og = c.Input(1);
-  Value<T> g = c.Input(2).Clone();
+  const Value<T>& og = c.RealInput(1);
+  Value<T> g = c.RealInput(2).Clone();
   PARITY_ENFORCE(!g.dims.empty() && g.dims[0] > 0, ErrorKind::kShapeMismatch,
                  "the gradient must have a time axis, got ", Describe(c, 2));
   const int64_t row = SizeFromDim(g.dims, 1);

@@ -157,7 +157,20 @@ void ArgMin(OpContext<T>& c) {
 // SumElements: a 0-D scalar, the sum (or, with average=1, the mean) of every element.
 template <typename T>
 void SumElements(OpContext<T>& c) {
-  const Value<T>& x = c.RealInput(0);
+  const Value<T>& x = c.Input(0);
+  if (x.dtype == DType::kInt32 || x.dtype == DType::kInt64) {
+    // Integers sum exactly, wrapping at the dtype's width, into a scalar of their dtype.
+    PARITY_ENFORCE(!c.args.Bool("average"), ErrorKind::kShapeMismatch,
+                   "average=1 needs a float or double input, got ", Describe(c, 0));
+    int64_t sum = 0;
+    for (int64_t v : x.i())
+      sum = WrapInt(x.dtype, static_cast<int64_t>(static_cast<uint64_t>(sum) + v));
+    Value<T> y = c.NewTensor(x.dtype, {});
+    y.i()[0] = sum;
+    c.SetOutput(0, std::move(y));
+    return;
+  }
+  c.RealInput(0);
   T acc = 0;
   for (T v : x.r()) acc += v;
   if (c.args.Bool("average")) acc /= static_cast<T>(x.size());

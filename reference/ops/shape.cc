@@ -324,6 +324,8 @@ void SliceBounds(const OpContext<T>& c, const Dims& dims, std::vector<int64_t>* 
 template <typename T>
 void Slice(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
+  PARITY_ENFORCE(c.InputSize() != 2, ErrorKind::kBadArgument,
+                 "2 inputs do not fit: starts and ends come together, as inputs 1 and 2");
   std::vector<int64_t> lo, hi;
   SliceBounds(c, x.dims, &lo, &hi);
   Dims ydims(x.dims.size());
@@ -419,6 +421,12 @@ void GatherElements(OpContext<T>& c) {
 template <typename T>
 void Tile(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
+  // Both halves require each of tiles and axis, as an argument or an input (as Slice's starts and
+  // ends): a Tile that silently tiles once along axis 0 hides a net that lost its input.
+  PARITY_ENFORCE(c.InputSize() >= 2 || c.args.Has("tiles"), ErrorKind::kBadArgument,
+                 "needs argument 'tiles' or input 1");
+  PARITY_ENFORCE(c.InputSize() == 3 || c.args.Has("axis"), ErrorKind::kBadArgument,
+                 "needs argument 'axis' or input 2");
   int64_t tiles = c.args.Int("tiles"), axis = c.args.Int("axis");
   if (c.InputSize() > 1) {
     const std::vector<int64_t> t = IntValues(c, 1);

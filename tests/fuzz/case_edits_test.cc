@@ -6,18 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "core/tensor_proto.h"
+#include "tests/test_util.h"
 
 namespace parity::fuzz {
 namespace {
 
-caffe2::TensorProto Floats(const std::string& name, std::vector<int64_t> dims,
-                           std::vector<float> values) {
-  caffe2::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(caffe2::TensorProto::FLOAT);
-  for (int64_t d : dims) t.add_dims(d);
-  for (float v : values) t.add_float_data(v);
-  return t;
+caffe2::TensorProto Floats(const std::string& name, const std::vector<int64_t>& dims,
+                           const std::vector<float>& values) {
+  return ::parity::testing::FloatsProto(name, dims, values);
 }
 
 void AddOp(Case* c, const std::string& type, std::vector<std::string> in,

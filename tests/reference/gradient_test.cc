@@ -183,10 +183,10 @@ TEST(Gradient, BinaryAndReductionKernelsMatchFiniteDifferences) {
                  {{"y", {1.7}}},
                  Op("SumElementsGradient", {"a", "d_y"}, {"da"}).I("average", 1),
                  {{"a", "da"}}});
-  CheckGradient({Op("Tile", {"b"}, {"y"}).I("tiles", 2),
+  CheckGradient({Op("Tile", {"b"}, {"y"}).I("tiles", 2).I("axis", 0),
                  in,
                  {{"y", w}},
-                 Op("TileGradient", {"d_y"}, {"db"}).I("tiles", 2),
+                 Op("TileGradient", {"d_y"}, {"db"}).I("tiles", 2).I("axis", 0),
                  {{"b", "db"}}});
   CheckGradient(
       {Op("Slice", {"a"}, {"y"}).Ints("starts", {0, 1}).Ints("ends", {-1, 3}),

@@ -224,8 +224,13 @@ TEST(Shape, ShapeGatherTile) {
   auto t1 = RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2).I("axis", 1), t, "y");
   EXPECT_EQ(Dims(t1), (std::vector<int64_t>{2, 4}));
   EXPECT_VALUES_NEAR(t1, (std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4}), 0);
-  auto t0 = RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2), t, "y");
+  auto t0 = RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2).I("axis", 0), t, "y");
   EXPECT_VALUES_NEAR(t0, (std::vector<double>{1, 2, 3, 4, 1, 2, 3, 4}), 0);
+  // Each of tiles and axis is required, as production requires it (as Slice's starts and ends).
+  ExpectError([&] { RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2), t, "y"); },
+              ErrorKind::kBadArgument);
+  ExpectError([&] { RunOp(Op("Tile", {"x"}, {"y"}).I("axis", 0), t, "y"); },
+              ErrorKind::kBadArgument);
   auto tn = RunOp(Op("Tile", {"x"}, {"y"}).I("tiles", 2).I("axis", -1), t, "y");
   EXPECT_VALUES_NEAR(tn, (std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4}), 0);
 }

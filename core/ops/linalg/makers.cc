@@ -37,6 +37,8 @@ PARITY_REGISTER_GRADIENT_OWN_ARGS(MatMul, [](GradientContext& g) {
   PARITY_ENFORCE(GradientArgOr(def, "axis_a", 1) == 1 && GradientArgOr(def, "axis_b", 1) == 1,
                  ErrorKind::kBadArgument, OpLabel(def),
                  ": the gradient of MatMul supports only axis_a = axis_b = 1");
+  PARITY_ENFORCE(def.input_size() == 2, ErrorKind::kBadArgument, OpLabel(def),
+                 ": the gradient of MatMul with a third input (the dims Y takes) is not supported");
   bool ta = GradientArgOr(def, "trans_a", 0) != 0;
   bool tb = GradientArgOr(def, "trans_b", 0) != 0;
   const std::string &a = g.I(0), &b = g.I(1), &dc = g.GO(0);

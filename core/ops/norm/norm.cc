@@ -331,6 +331,9 @@ class SpatialBNOp final : public Operator {
 PARITY_OP_SCHEMA(SpatialBN)
     .NonDifferentiableOutputs({1, 2, 3, 4})  // running and saved statistics
     .NumInputs(5, 7)
+    // Caffe2's NumInputs({5, 7}): the sums come as a pair, inputs 5 and 6, or not at all.
+    .NumInputsOutputs([](int in, int) { return in != 6; },
+                      "5 or 7 inputs (sums and sumsq together)")
     .NumOutputs(1, 5)
     .AllowInplace({{0, 0}, {5, 3}, {6, 4}})
     .EnforceInplace({{3, 1}, {4, 2}})
