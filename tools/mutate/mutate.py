@@ -8,8 +8,8 @@ one per line (chosen from the seed), samples N of them, writes the mutated files
 a copy of the tree (DIR/tree) and builds //:parity there once (the shared disk cache makes it
 incremental). Then each mutant runs the default campaign (`parity fuzz`) with PARITY_MUTANT=<id>
 until its first finding, J mutants at once; the finding kills the mutant only if its case is
-clean without the mutant (`parity repro` exits 0). A mutant whose site never ran
-(PARITY_MUTANT_COVERAGE) is `not covered`: first measured for all of them by one unmutated
+clean without the mutant (`parity repro` exits 0, or 2 because both halves refuse the case
+alike). A mutant whose site never ran (PARITY_MUTANT_COVERAGE) is `not covered`: first measured for all of them by one unmutated
 campaign of twice the budget (the pre-pass), then by each mutant's own campaign. Results go to DIR/mutate.json after each mutant; a second run with the same
 options skips the mutants already there. Score = killed / (total - equivalent - uncompilable),
 per folder; tools/mutate/equivalent.txt lists the equivalent mutants. With --fail-under, the
@@ -236,8 +236,9 @@ def hunt(tree, run_dir, mutant, max_id, args):
             checked.add(path)
             case = os.path.join(path, "case.pb")
             repro = subprocess.run([binary, "repro", case], cwd=tree, env=clean_env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if repro.returncode == 0:
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   errors="replace")
+            if clean_without_mutant(repro):
                 return {"status": "killed", "seconds": round(found_at, 2),
                         "oracle": finding.get("oracle"), "blamed_op": finding.get("blamed_op"),
                         "signature": finding.get("signature")}
@@ -247,6 +248,16 @@ def hunt(tree, run_dir, mutant, max_id, args):
         covered = f.read()[mutant.id] != 0
     return {"status": "survived" if covered else "not covered",
             "seconds": round(time.monotonic() - started, 2)}
+
+
+def clean_without_mutant(repro):
+    """Whether `parity repro` of a finding's case, run without the mutant, says the case is clean:
+    exit 0 (no finding), or exit 2 because both halves refuse the case alike (a case made wrong on
+    purpose, fuzz/misshapen.h: the unmutated engine refuses it as the reference does, so a mutant
+    that made production take it deleted a check)."""
+    if repro.returncode == 0:
+        return True
+    return repro.returncode == 2 and "the finding's case cannot run" in (repro.stderr or "")
 
 
 def coverage_prepass(tree, out, max_id, args):

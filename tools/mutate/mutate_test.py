@@ -235,10 +235,13 @@ class SchemataRunTest(unittest.TestCase):
 
 FAKE_PARITY = r"""#!/usr/bin/env bash
 # A stand-in for bazel-bin/tools/parity: mutant 1 is found by a clean case, 2 runs unfound,
-# 3 never runs, 4 is found only by a case that fails without it too; unmutated (0), it reaches
-# the sites of 1, 2 and 4.
+# 3 never runs, 4 is found only by a case that fails without it too, 6 by a case both halves
+# refuse without it (a deleted check), 7 by a case whose repro exits 2 for another reason;
+# unmutated (0), it reaches the sites of 1, 2 and 4.
 if [ "$1" = repro ]; then
   grep -q mutant "$2" && exit 0
+  grep -q refused "$2" && { echo "parity repro: bad argument: the finding's case cannot run: x" >&2; exit 2; }
+  grep -q garbage "$2" && { echo "parity repro: FILE holds no case to replay" >&2; exit 2; }
   exit 1
 fi
 while [ $# -gt 0 ]; do
@@ -260,6 +263,8 @@ case "$PARITY_MUTANT" in
   2) mark ;;
   4) mark; [ -n "$fresh" ] && found baseline ;;
   5) mark; head -c 300000 /dev/zero >"$out/runaway" ;;  # a writer that never stops
+  6) mark; found refused ;;
+  7) mark; found garbage ;;
 esac
 exit 0
 """
@@ -304,6 +309,14 @@ class HuntTest(unittest.TestCase):
                                                mutant, 4, args), file="core/ops/conv/conv.cc")
         self.assertEqual([records[str(i)]["status"] for i in (1, 2, 3, 4)],
                          ["killed", "survived", "not covered", "survived"])
+        # The kill rule's exit 2: a case both halves refuse without the mutant is clean; a repro
+        # that fails for another reason is not.
+        for i in (6, 7):
+            mutant = sites.Site("constant", 1, 0, 1, [(0, 1)], "1", "0", "constant: 1 -> 0")
+            mutant.id = i
+            run_dir = os.path.join(tree, "runs", str(i))
+            status = mutate.hunt(tree, run_dir, mutant, 8, args)["status"]
+            self.assertEqual(status, "killed" if i == 6 else "survived", i)
         self.assertEqual(records["1"]["oracle"], "forward")
         self.assertEqual(records["1"]["blamed_op"], "Conv")
         records["5"] = {"status": "equivalent", "file": "core/ops/conv/conv.cc"}
