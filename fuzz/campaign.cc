@@ -88,7 +88,13 @@ Case CampaignStructure(const CampaignOptions& options, int64_t index, uint64_t s
     return SampleCase(CellBuilderCaseGen(), seed);
   }
   const OpSpec& spec = *SpecRegistry::Find(types[seed % types.size()]);
-  return SampleCase(OpCaseGen(spec), seed);
+  Case c = SampleCase(OpCaseGen(spec), seed);
+  // One single-op case in 16 is made wrong in one way (fuzz/misshapen.h): the validity oracle
+  // then holds both halves to refusing it alike. From seed bits nothing else reads.
+  if ((seed >> 56) % 16 == 0) {
+    if (std::optional<Case> wrong = MisshapenVariant(c, seed >> 20)) return *wrong;
+  }
+  return c;
 }
 
 }  // namespace
@@ -96,11 +102,6 @@ Case CampaignStructure(const CampaignOptions& options, int64_t index, uint64_t s
 Case CampaignCase(const CampaignOptions& options, int64_t index) {
   const uint64_t seed = oracles::SeedAt(options.seed, static_cast<uint64_t>(index));
   Case c = CampaignStructure(options, index, seed);
-  // One single-op case in 16 is made wrong in one way (fuzz/misshapen.h): the validity oracle
-  // then holds both halves to refusing it alike. From seed bits nothing above reads.
-  if ((seed >> 56) % 16 == 0 && c.description().rfind("single op ", 0) == 0) {
-    if (std::optional<Case> wrong = MisshapenVariant(c, seed >> 20)) c = std::move(*wrong);
-  }
   // Half the cases split production's ParallelFor work over 2, 3 or 4 threads (Case.
   // compute_threads): the chunking and every threaded kernel path then face the oracles, which
   // one-thread workers never showed them. From the seed's high bits, which the draw above does

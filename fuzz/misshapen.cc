@@ -12,12 +12,6 @@ bool IsFloating(const caffe2::TensorProto& t) {
          t.data_type() == caffe2::TensorProto::DOUBLE;
 }
 
-int64_t NumElements(const caffe2::TensorProto& t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims()) n *= d;
-  return n;
-}
-
 // The case inputs op `op` reads, by index into c.inputs().
 std::vector<int> InputsRead(const Case& c, const caffe2::OperatorDef& op) {
   std::vector<int> read;
@@ -45,11 +39,11 @@ void GrowField(Field* field, int64_t outer, int64_t size, int64_t inner) {
 }
 
 bool GrowAxis(caffe2::TensorProto* t, int axis) {
-  if (NumElements(*t) == 0) return false;
   int64_t outer = 1, inner = 1;
   for (int k = 0; k < axis; ++k) outer *= t->dims(k);
   for (int k = axis + 1; k < t->dims_size(); ++k) inner *= t->dims(k);
   const int64_t size = t->dims(axis);
+  if (outer * size * inner == 0) return false;  // no slice to repeat
   if (t->data_type() == caffe2::TensorProto::FLOAT) {
     GrowField(t->mutable_float_data(), outer, size, inner);
   } else {

@@ -269,8 +269,9 @@ void FoldKernel(OpContext<T>& c) {
     RequireSameDtype(c, a, b, i);
     // Max and Min broadcast as numpy's maximum / minimum (production's choice; where Caffe2
     // accepts the inputs, equal shapes, it is the same); Sum and Mean take one shape.
+    constexpr bool kBroadcasts = kOp == Fold::kMax || kOp == Fold::kMin;
     Broadcast m;
-    if (kOp == Fold::kMax || kOp == Fold::kMin) {
+    if constexpr (kBroadcasts) {
       m = NumpyBroadcast(y.dims, b.dims);
       c.CheckAlloc(m.dims);
       Value<T> wide = c.NewTensor(y.dtype, m.dims);
@@ -284,13 +285,12 @@ void FoldKernel(OpContext<T>& c) {
       y = std::move(wide);
     } else {
       RequireSameShape(c, a, b, i);
-      m.dims = a.dims;
-      for (int64_t k = 0; k < a.size(); ++k) m.b.push_back(k);
     }
     for (int64_t k = 0; k < y.size(); ++k) {
+      const int64_t j = kBroadcasts ? m.b[k] : k;  // b's element under y's element k
       if (a.is_real()) {
         T& acc = y.r()[k];
-        const T x = b.r()[m.b[k]];
+        const T x = b.r()[j];
         // NaN propagates through Max/Min (std::max would keep the first operand).
         if (kOp == Fold::kMax)
           acc = (std::isnan(acc) || std::isnan(x)) ? NAN : std::max(acc, x);
@@ -300,7 +300,7 @@ void FoldKernel(OpContext<T>& c) {
           acc += x;
       } else {
         int64_t& acc = y.i()[k];
-        const int64_t x = b.i()[m.b[k]];
+        const int64_t x = b.i()[j];
         if (kOp == Fold::kMax)
           acc = std::max(acc, x);
         else if (kOp == Fold::kMin)

@@ -421,24 +421,9 @@ void GatherElements(OpContext<T>& c) {
 template <typename T>
 void Tile(OpContext<T>& c) {
   const Value<T>& x = c.Input(0);
-  // Both halves require each of tiles and axis, as an argument or an input (as Slice's starts and
-  // ends): a Tile that silently tiles once along axis 0 hides a net that lost its input.
-  PARITY_ENFORCE(c.InputSize() >= 2 || c.args.Has("tiles"), ErrorKind::kBadArgument,
-                 "needs argument 'tiles' or input 1");
-  PARITY_ENFORCE(c.InputSize() == 3 || c.args.Has("axis"), ErrorKind::kBadArgument,
-                 "needs argument 'axis' or input 2");
-  int64_t tiles = c.args.Int("tiles"), axis = c.args.Int("axis");
-  if (c.InputSize() > 1) {
-    const std::vector<int64_t> t = IntValues(c, 1);
-    PARITY_ENFORCE(t.size() == 1, ErrorKind::kShapeMismatch, "tiles input must have 1 element");
-    tiles = t[0];
-  }
-  if (c.InputSize() > 2) {
-    const std::vector<int64_t> a = IntValues(c, 2);
-    PARITY_ENFORCE(a.size() == 1, ErrorKind::kShapeMismatch, "axis input must have 1 element");
-    axis = a[0];
-  }
-  axis = CanonicalAxis(axis, x.dims.size());
+  const TileArgs args = ReadTileArgs(c);
+  const int64_t tiles = args.tiles;
+  const int64_t axis = CanonicalAxis(args.axis, x.dims.size());
   PARITY_ENFORCE(tiles >= 0, ErrorKind::kBadArgument, "tiles ", tiles, " must be >= 0");
   Dims ydims = x.dims;
   PARITY_ENFORCE(x.dims[axis] == 0 || tiles <= std::numeric_limits<int64_t>::max() / x.dims[axis],

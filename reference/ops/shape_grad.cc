@@ -11,19 +11,9 @@ namespace {
 template <typename T>
 void TileGradient(OpContext<T>& c) {
   const Value<T>& dy = c.RealInput(0);
-  // As Tile: each of tiles and axis is an argument or an input of one element.
-  PARITY_ENFORCE(c.InputSize() >= 2 || c.args.Has("tiles"), ErrorKind::kBadArgument,
-                 "needs argument 'tiles' or input 1");
-  PARITY_ENFORCE(c.InputSize() == 3 || c.args.Has("axis"), ErrorKind::kBadArgument,
-                 "needs argument 'axis' or input 2");
-  int64_t tiles = c.args.Int("tiles"), axis = c.args.Int("axis");
-  for (int i = 1; i < c.InputSize(); ++i) {
-    const std::vector<int64_t> value = IntValues(c, i);
-    PARITY_ENFORCE(value.size() == 1, ErrorKind::kShapeMismatch, i == 1 ? "tiles" : "axis",
-                   " input must have 1 element, got ", Describe(c, i));
-    (i == 1 ? tiles : axis) = value[0];
-  }
-  axis = CanonicalAxis(axis, dy.dims.size());
+  const TileArgs args = ReadTileArgs(c);
+  const int64_t tiles = args.tiles;
+  const int64_t axis = CanonicalAxis(args.axis, dy.dims.size());
   PARITY_ENFORCE(tiles > 0 && dy.dims[axis] % tiles == 0, ErrorKind::kShapeMismatch, "dimension ",
                  axis, " of dY ", ShapeString(dy.dims), " is not a multiple of ", tiles, " tiles");
   Dims xdims = dy.dims;

@@ -213,6 +213,28 @@ std::vector<int64_t> IntValues(const OpContext<T>& c, int i) {
   return v.i();
 }
 
+// Tile's and TileGradient's `tiles` and `axis`: each an argument or a one-element input (1, 2).
+// Both halves require each (as Slice's starts and ends): a Tile that silently tiles once along
+// axis 0 hides a net that lost its input.
+struct TileArgs {
+  int64_t tiles = 1, axis = 0;
+};
+template <typename T>
+TileArgs ReadTileArgs(const OpContext<T>& c) {
+  PARITY_ENFORCE(c.InputSize() >= 2 || c.args.Has("tiles"), ErrorKind::kBadArgument,
+                 "needs argument 'tiles' or input 1");
+  PARITY_ENFORCE(c.InputSize() == 3 || c.args.Has("axis"), ErrorKind::kBadArgument,
+                 "needs argument 'axis' or input 2");
+  TileArgs t{c.args.Int("tiles"), c.args.Int("axis")};
+  for (int i = 1; i < c.InputSize(); ++i) {
+    const std::vector<int64_t> value = IntValues(c, i);
+    PARITY_ENFORCE(value.size() == 1, ErrorKind::kShapeMismatch, i == 1 ? "tiles" : "axis",
+                   " input must have 1 element, got ", Describe(c, i));
+    (i == 1 ? t.tiles : t.axis) = value[0];
+  }
+  return t;
+}
+
 }  // namespace parity::reference
 
 #endif  // PARITY_REFERENCE_OPS_UTIL_H_
